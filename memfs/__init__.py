@@ -1,0 +1,25 @@
+"""memfs: a folder of Markdown as an LLM agent's long-term memory."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+__all__ = ["Memory", "MemfsError", "__version__"]
+
+if TYPE_CHECKING:
+    from memfs.api import Memory
+    from memfs.errors import MemfsError
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy so that `import memfs` (and the CLI's start-up) stays cheap.
+    if name == "Memory":
+        from memfs.api import Memory
+
+        return Memory
+    if name == "MemfsError":
+        from memfs.errors import MemfsError
+
+        return MemfsError
+    raise AttributeError(name)

@@ -1,0 +1,323 @@
+"""The Python API: one object per workspace with the CLI's verbs.
+
+    from memfs import Memory
+    mem = Memory("~/memory")
+    mem.add("Alice prefers green tea over coffee.")
+    for hit in mem.recall("what does Alice drink"):
+        print(hit.text, hit.path)
+
+Writers (add, forget, sync, ingest) take the workspace lock for the length of one write
+burst; recall never takes it.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+from memfs.categorize import Categorizer, CategorySpec
+from memfs.config import Config, load_config
+from memfs.core.itemline import text_id
+from memfs.core.model import KIND_OF_TYPE, MEMORY_TYPES, Item, normalize_text
+from memfs.errors import MemfsError, NotFoundError
+from memfs.fsutil import WriterLock
+from memfs.index.db import IndexDB, text_hash
+from memfs.index.search import Searcher
+from memfs.index.sync import Indexer, SyncReport
+from memfs.providers.embedding import Embedder, make_embedder
+from memfs.store import CategoryStore, today_iso
+from memfs.views import regenerate_root_files
+from memfs.workspace import Workspace, find_workspace, slugify
+
+if TYPE_CHECKING:
+    from memfs.index.search import SearchResult
+
+
+class RecallHit(BaseModel):
+    """One recalled item, as `recall --json` prints it."""
+
+    id: str
+    text: str
+    category: str
+    kind: str
+    path: str
+    line: int | None
+    type: str
+    when: str | None
+    source: str | None
+    seen: int
+    score: float
+
+
+class Status(BaseModel):
+    root: str
+    items: int
+    categories: int
+    resources: int
+    inbox_pending: int
+    failed: int
+    embedder: str
+    index_bytes: int
+    warnings: list[str]
+
+
+class Memory:
+    """A workspace's memory. `path` may be any folder inside it (found like git finds a repo)."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, config: Config | None = None,
+                 embedder: Embedder | None = None) -> None:
+        if path is not None and (Path(path).expanduser() / "memfs.toml").is_file():
+            self.ws = Workspace(Path(path).expanduser().resolve())
+        elif path is not None:
+            self.ws = find_workspace(Path(path).expanduser())
+        else:
+            self.ws = find_workspace()
+        self.config = config or load_config(self.ws.root)
+        self._embedder = embedder
+        self._indexer: Indexer | None = None
+        self._searcher: Searcher | None = None
+
+    # -- plumbing -------------------------------------------------------------
+    @property
+    def root(self) -> Path:
+        return self.ws.root
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = make_embedder(self.config.embedder)
+        return self._embedder
+
+    @property
+    def indexer(self) -> Indexer:
+        if self._indexer is None:
+            self._indexer = Indexer(self.ws, self.config, self.embedder)
+        return self._indexer
+
+    def lock(self, purpose: str = "write", timeout: float = 60.0) -> WriterLock:
+        return WriterLock(self.ws.state / "write.lock", timeout=timeout, purpose=purpose)
+
+    def close(self) -> None:
+        if self._indexer is not None:
+            self._indexer.close()
+            self._indexer = None
+        if self._searcher is not None:
+            self._searcher.db.close()
+            self._searcher = None
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def category_specs(self) -> list[CategorySpec]:
+        specs: dict[str, CategorySpec] = {}
+        for name, cat in self.config.categories.items():
+            slug = slugify(name)
+            specs[f"{cat.kind}/{slug}"] = CategorySpec(cat.kind, slug, cat.description)
+        for path in self.ws.category_files():
+            rel = self.ws.rel(path)
+            kind, name = rel.split("/", 1)
+            specs.setdefault(f"{kind}/{name[:-3]}", CategorySpec(kind, name[:-3], ""))
+        return [specs[k] for k in sorted(specs)]
+
+    def _after_write(self, rels: list[str]) -> SyncReport:
+        report = self.indexer.sync(only=rels)
+        regenerate_root_files(self.ws, self.indexer.db, self.config)
+        return report
+
+    # -- verbs ----------------------------------------------------------------
+    def sync(self, rebuild: bool = False, progress=None) -> SyncReport:  # type: ignore[no-untyped-def]
+        """Re-index what changed on disk (or everything, with rebuild) and refresh root files."""
+        with self.lock("sync"):
+            report = self.indexer.sync(rebuild=rebuild, progress=progress)
+            if report.changed or rebuild or not (self.ws.root / "index.md").exists():
+                regenerate_root_files(self.ws, self.indexer.db, self.config)
+        return report
+
+    def add(self, text: str, category: str | None = None, type: str | None = None, when: str | None = None,
+            src: str | None = None) -> Item:
+        """File one fact. An identical fact already in memory is reinforced instead (seen + 1)."""
+        clean = normalize_text(text)
+        if not clean:
+            raise MemfsError("nothing to add: the text is empty")
+        if type is not None and type not in MEMORY_TYPES:
+            raise MemfsError(f"unknown type {type!r}: expected one of {', '.join(MEMORY_TYPES)}")
+        with self.lock("add"):
+            self._ensure_indexed()
+            db = self.indexer.db
+            same = db.conn.execute("SELECT id, path FROM items WHERE text_hash=? LIMIT 1",
+                                   (text_hash(clean),)).fetchone()
+            if same is not None:
+                return self._reinforce(same[0], same[1])
+            item_type = type or _guess_type(clean)
+            vector = None
+            if category is None:
+                vectors, fresh = self.indexer.embed_texts({text_hash(clean): clean})
+                vector = vectors[text_hash(clean)]
+                with db.transaction():
+                    db.store_vectors(fresh)
+            spec = self._resolve_category(category, item_type, vector)
+            if type is None and KIND_OF_TYPE[item_type] != spec.kind:
+                item_type = {"memory": "profile", "index": "knowledge", "skill": "skill"}[spec.kind]
+            item_id = self._fresh_id(clean, src or "add")
+            item = Item(id=item_id, text=clean, type=item_type, when=when, src=src, updated=today_iso())  # type: ignore[arg-type]
+            CategoryStore(self.ws, self.config).edit(spec.rel, lambda doc: doc.add(item))
+            self._after_write([spec.rel])
+        return item
+
+    def _resolve_category(self, category: str | None, item_type: str, vector) -> CategorySpec:  # type: ignore[no-untyped-def]
+        specs = self.category_specs()
+        if category is not None:
+            if "/" in category:
+                kind, _, name = category.partition("/")
+                name = name[:-3] if name.endswith(".md") else name
+                if kind not in ("memory", "index", "skill"):
+                    raise MemfsError(f"unknown kind {kind!r} in {category!r}: use memory/, index/ or skill/")
+                return CategorySpec(kind, slugify(name), "")
+            slug = slugify(category)
+            for spec in specs:
+                if spec.name == slug:
+                    return spec
+            cfg = self.config.categories.get(slug)
+            return CategorySpec(cfg.kind if cfg else KIND_OF_TYPE.get(item_type, "memory"), slug, "")
+        return Categorizer(self.embedder, specs).choose(vector, item_type)
+
+    def _fresh_id(self, text: str, salt: str) -> str:
+        db = self.indexer.db
+        candidate = text_id(text, salt)
+        while db.conn.execute("SELECT 1 FROM items WHERE id=?", (candidate,)).fetchone():
+            salt += "+"
+            candidate = text_id(text, salt)
+        return candidate
+
+    def _reinforce(self, item_id: str, rel: str) -> Item:
+        found: list[Item] = []
+
+        def bump(doc) -> None:  # type: ignore[no-untyped-def]
+            slot = doc.find(item_id)
+            if slot is None:
+                raise NotFoundError(f"item {item_id} is no longer in {rel}; run `memfs sync`")
+            slot.item = slot.item.model_copy(update={"seen": slot.item.seen + 1, "updated": today_iso()})
+            found.append(slot.item)
+
+        CategoryStore(self.ws, self.config).edit(rel, bump)
+        self._after_write([rel])
+        return found[0]
+
+    def forget(self, item_id: str) -> Item:
+        """Delete one item's line from its file (the old line stays in git history)."""
+        with self.lock("forget"):
+            self._ensure_indexed()
+            row = self.indexer.db.items_by_ids([item_id]).get(item_id)
+            if row is None:
+                self.indexer.sync()
+                row = self.indexer.db.items_by_ids([item_id]).get(item_id)
+            if row is None:
+                raise NotFoundError(f"no item with id {item_id!r}")
+            removed: list[Item] = []
+
+            def drop(doc) -> None:  # type: ignore[no-untyped-def]
+                slot = doc.find(item_id)
+                if slot is None:
+                    raise NotFoundError(f"item {item_id} is no longer in {row.path}; run `memfs sync`")
+                removed.append(slot.item)
+                doc.remove(item_id)
+
+            CategoryStore(self.ws, self.config).edit(row.path, drop)
+            self._after_write([row.path])
+        return removed[0]
+
+    def _ensure_indexed(self) -> None:
+        """Writers start from an index that matches the files (cheap when nothing changed)."""
+        self.indexer.sync()
+
+    def search(self, query: str, k: int | None = None, types: set[str] | None = None,
+               categories: set[str] | None = None, today: date | None = None) -> "SearchResult":
+        """Hybrid search with per-stage timings (what `recall` and the benchmarks use)."""
+        db_path = self.ws.state / "index.sqlite3"
+        if not db_path.exists():
+            self.sync()
+        if self._searcher is None:
+            self._searcher = Searcher(IndexDB(db_path), self.embedder, self.ws.state, self.config.recall)
+        return self._searcher.search(query, k or self.config.recall.top_k, types, categories, today)
+
+    def recall(self, query: str, k: int | None = None, types: set[str] | None = None,
+               categories: set[str] | None = None) -> list[RecallHit]:
+        if not query.strip():
+            raise MemfsError("empty query")
+        result = self.search(query, k, types, categories)
+        return [RecallHit(id=h.row.id, text=h.row.text, category=h.row.category, kind=h.row.kind, path=h.row.path,
+                          line=h.row.line, type=h.row.type, when=h.row.when, source=h.row.src, seen=h.row.seen,
+                          score=round(h.score, 6)) for h in result.hits]
+
+    def status(self) -> Status:
+        db_path = self.ws.state / "index.sqlite3"
+        items = categories = 0
+        warnings: list[str] = []
+        recorded = None
+        if db_path.exists():
+            db = IndexDB(db_path, readonly=True)
+            try:
+                with db.snapshot():
+                    items = db.count_items()
+                    categories = int(db.conn.execute("SELECT count(*) FROM files").fetchone()[0])
+                    recorded = db.get_meta("embedder")
+                    for (w,) in db.conn.execute("SELECT warnings FROM files WHERE warnings != '' ORDER BY path"):
+                        warnings.extend(w.splitlines())
+            finally:
+                db.close()
+        size = sum(p.stat().st_size for p in self.ws.state.glob("*") if p.is_file()) if self.ws.state.exists() else 0
+        return Status(root=str(self.ws.root), items=items, categories=categories,
+                      resources=_count_files(self.ws.resources), inbox_pending=_count_inbox(self.ws.inbox),
+                      failed=_count_failed(self.ws.failed), embedder=recorded or _configured_name(self.config),
+                      index_bytes=size, warnings=warnings)
+
+    def context(self) -> str:
+        """What an agent reads first: index.md's map and memory.md's salient facts."""
+        parts = []
+        for name in ("index.md", "memory.md"):
+            path = self.ws.root / name
+            if path.exists():
+                parts.append(path.read_text(encoding="utf-8", errors="replace").strip())
+        return "\n\n".join(parts) + "\n"
+
+
+def _guess_type(text: str) -> str:
+    try:
+        from memfs.extract.classify import classify_type  # type: ignore[attr-defined]
+    except ImportError:  # the extractor is optional for the core verbs
+        return "profile"
+    try:
+        return classify_type(text)
+    except Exception:  # a classifier bug must not cost the user their fact
+        return "profile"
+
+
+def _configured_name(config: Config) -> str:
+    e = config.embedder
+    return {"minilm": "minilm-l6-v2-int8", "hashing": f"hashing-v1-{e.dim}"}.get(e.provider, f"openai:{e.model}")
+
+
+def _count_files(folder: Path) -> int:
+    if not folder.is_dir():
+        return 0
+    return sum(1 for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
+
+
+def _count_inbox(inbox: Path) -> int:
+    if not inbox.is_dir():
+        return 0
+    return sum(1 for p in inbox.iterdir() if p.is_file() and not p.name.startswith("."))
+
+
+def _count_failed(failed: Path) -> int:
+    if not failed.is_dir():
+        return 0
+    return sum(1 for p in failed.iterdir() if p.is_file() and not p.name.endswith(".error.txt")
+               and not p.name.startswith("."))

@@ -1,0 +1,62 @@
+"""Choosing a category file for a new item: its kind from its type, its file by meaning.
+
+A fact is compared (cosine) with each category's "title: description"; an extractor's
+hint wins when that category exists. Categories are the config's plus every file a
+person created, so a new file under memory/ becomes a filing target at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from memfs.core.model import KIND_OF_TYPE
+from memfs.providers.embedding import Embedder
+from memfs.workspace import slugify
+
+
+@dataclass(frozen=True)
+class CategorySpec:
+    kind: str
+    name: str
+    description: str
+
+    @property
+    def rel(self) -> str:
+        return f"{self.kind}/{self.name}.md"
+
+
+#: Used when a kind has no category at all (a workspace emptied by hand).
+FALLBACK = {"memory": "profile", "index": "knowledge", "skill": "procedures"}
+
+
+class Categorizer:
+    def __init__(self, embedder: Embedder, specs: list[CategorySpec]) -> None:
+        self.embedder = embedder
+        self.specs = specs
+        self._vectors: np.ndarray | None = None
+
+    def _spec_vectors(self) -> np.ndarray:
+        if self._vectors is None:
+            texts = [f"{s.name.replace('-', ' ')}: {s.description}" for s in self.specs]
+            self._vectors = self.embedder.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
+        return self._vectors
+
+    def choose(self, vector: np.ndarray | None, type_: str, hint: str | None = None) -> CategorySpec:
+        kind = KIND_OF_TYPE.get(type_, "memory")
+        pool = [i for i, s in enumerate(self.specs) if s.kind == kind]
+        if hint:
+            slug = slugify(hint)
+            for i in pool:
+                if self.specs[i].name == slug:
+                    return self.specs[i]
+        if not pool:
+            return CategorySpec(kind, FALLBACK[kind], "")
+        if vector is None or len(pool) == 1:
+            return self.specs[pool[0]]
+        mat = self._spec_vectors()[pool]
+        if mat.shape[1] != vector.shape[0]:
+            return self.specs[pool[0]]
+        best = int(np.argmax(mat @ vector))
+        return self.specs[pool[best]]

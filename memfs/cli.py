@@ -1,0 +1,165 @@
+"""The `memfs` command: a thin shell over memfs.api.Memory.
+
+Errors a user can fix print one line on stderr and exit 1; anything unexpected prints one
+line too (set MEMFS_DEBUG=1 for the traceback) and exits 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from memfs.errors import MemfsError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="memfs: a folder of Markdown as an LLM agent's long-term memory.")
+
+_state: dict[str, Optional[str]] = {"dir": None}
+
+
+@app.callback()
+def _root(dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace folder (default: found "
+                                             "from the current folder upward, or $MEMFS_DIR).")) -> None:
+    _state["dir"] = dir
+
+
+def _memory():  # type: ignore[no-untyped-def]
+    from memfs.api import Memory
+    from memfs.workspace import find_workspace
+
+    ws = find_workspace(explicit=_state["dir"])
+    return Memory(ws.root)
+
+
+def _echo_json(data: object) -> None:
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+@app.command()
+def init(path: Path = typer.Argument(Path("."), help="Folder to turn into a workspace."),
+         no_git: bool = typer.Option(False, "--no-git", help="Do not run `git init`.")) -> None:
+    """Lay down a new workspace (memfs.toml, category folders, inbox/, root files)."""
+    from memfs.api import Memory
+    from memfs.workspace import init_workspace
+
+    ws = init_workspace(path, git=not no_git)
+    with Memory(ws.root) as mem:
+        mem.sync()
+    typer.echo(f"initialised memfs workspace in {ws.root}")
+
+
+@app.command()
+def add(text: str = typer.Argument(..., help="The fact, as it should read on its own."),
+        category: Optional[str] = typer.Option(None, "--category", "-c", help="Category name (or kind/name)."),
+        type: Optional[str] = typer.Option(None, "--type", "-t", help="profile|event|knowledge|behavior|skill|tool"),
+        when: Optional[str] = typer.Option(None, "--when", help="When it happened: YYYY[-MM[-DD]]."),
+        as_json: bool = typer.Option(False, "--json")) -> None:
+    """Add one fact (an identical one is reinforced instead)."""
+    with _memory() as mem:
+        item = mem.add(text, category=category, type=type, when=when)
+        row = mem.indexer.db.items_by_ids([item.id]).get(item.id)
+    path = row.path if row else "?"
+    if as_json:
+        _echo_json({"id": item.id, "text": item.text, "type": item.type, "path": path, "seen": item.seen})
+    else:
+        verb = "reinforced" if item.seen > 1 else "added"
+        typer.echo(f"{verb} {item.id} → {path}")
+
+
+@app.command()
+def recall(query: str = typer.Argument(...),
+           k: Optional[int] = typer.Option(None, "--k", "-k", help="How many items (default from memfs.toml)."),
+           type: Optional[list[str]] = typer.Option(None, "--type", "-t", help="Only these types."),
+           category: Optional[list[str]] = typer.Option(None, "--category", "-c", help="Only these categories."),
+           as_json: bool = typer.Option(False, "--json", help="A JSON list instead of Markdown.")) -> None:
+    """Hybrid recall (BM25 + vectors + salience): Markdown with citations, or --json."""
+    from memfs.render import render_recall_markdown
+
+    with _memory() as mem:
+        hits = mem.recall(query, k=k, types=set(type) if type else None,
+                          categories=set(category) if category else None)
+    if as_json:
+        _echo_json([h.model_dump() for h in hits])
+    else:
+        typer.echo(render_recall_markdown(query, hits))
+
+
+@app.command()
+def forget(item_id: str = typer.Argument(..., help="The item's id (see `recall --json`).")) -> None:
+    """Delete one item from its file; git history keeps the old line."""
+    with _memory() as mem:
+        item = mem.forget(item_id)
+    typer.echo(f"forgot {item.id}: {item.text}")
+
+
+@app.command()
+def sync(rebuild: bool = typer.Option(False, "--rebuild", help="Throw .memfs/ away and rebuild from Markdown."),
+         as_json: bool = typer.Option(False, "--json")) -> None:
+    """Bring the index in line with the Markdown (only what changed)."""
+    with _memory() as mem:
+        report = mem.sync(rebuild=rebuild)
+    if as_json:
+        _echo_json(report.model_dump())
+        return
+    for w in report.warnings:
+        typer.echo(f"warning: {w}", err=True)
+    typer.echo(f"synced: {report.files_parsed} files read, +{report.items_added} ~{report.items_updated} "
+               f"-{report.items_removed} items, {report.embedded} embedded ({report.seconds:.2f}s)")
+
+
+@app.command()
+def status(as_json: bool = typer.Option(False, "--json")) -> None:
+    """Counts, queue and failures."""
+    with _memory() as mem:
+        st = mem.status()
+    if as_json:
+        _echo_json(st.model_dump())
+        return
+    typer.echo(f"workspace  {st.root}\nitems      {st.items} in {st.categories} categories\n"
+               f"resources  {st.resources}\ninbox      {st.inbox_pending} pending, {st.failed} failed\n"
+               f"embedder   {st.embedder}\nindex      {st.index_bytes / 1e6:.1f} MB")
+    for w in st.warnings:
+        typer.echo(f"warning: {w}")
+
+
+@app.command()
+def context() -> None:
+    """Print what an agent should read first (index.md and memory.md)."""
+    with _memory() as mem:
+        typer.echo(mem.context(), nl=False)
+
+
+def main() -> None:
+    """Console entry point: run the app, turning errors into one line."""
+    try:
+        app(standalone_mode=False)
+    except MemfsError as err:
+        typer.echo(f"memfs: error: {err}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        typer.echo("memfs: interrupted", err=True)
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except Exception as err:  # noqa: BLE001 - the one place that turns bugs into one line
+        import click
+
+        if isinstance(err, click.exceptions.ClickException):
+            err.show()
+            sys.exit(err.exit_code)
+        if isinstance(err, click.exceptions.Abort):
+            sys.exit(1)
+        if os.environ.get("MEMFS_DEBUG"):
+            raise
+        typer.echo(f"memfs: internal error: {type(err).__name__}: {err} (MEMFS_DEBUG=1 shows the traceback)",
+                   err=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

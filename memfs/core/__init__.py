@@ -1,0 +1,1 @@
+"""The memory model and its Markdown form: items, category files, root files."""

@@ -1,0 +1,306 @@
+"""A category file (`memory/<cat>.md`, `index/<topic>.md`, `skill/<name>.md`) in memory.
+
+Parsing keeps every byte it does not understand: the front-matter block and every body
+line that is not an item are carried verbatim, and an item line memfs wrote is re-emitted
+as it was unless the item changed. So rendering a file that was only read gives back the
+same bytes, and a write touches only the lines whose meaning changed (DESIGN §3.5).
+
+The body's structure comes from mistune's block AST: a subclassed block parser records
+where each top-level block starts and ends, so item lines inside code fences, quotes or
+HTML blocks are never mistaken for items.
+"""
+
+from __future__ import annotations
+
+import bisect
+import copy
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from frontmatter.default_handlers import YAMLHandler
+from mistune.block_parser import BlockParser
+from mistune.core import BlockState
+
+from memfs.core.itemline import item_from_meta, render_item_line, split_item_text, text_id
+from memfs.core.model import DEFAULT_TYPE_OF_KIND, Item
+
+_FM_HANDLER = YAMLHandler()
+_MARKER = re.compile(r"^( {0,3})([-+*]|\d{1,9}[.)])([ \t]+|$)")
+#: Front-matter keys memfs owns, in the order it writes them.
+FRONT_KEYS: tuple[str, ...] = ("title", "kind", "description", "summary", "updated", "items")
+
+
+class _SpanBlockParser(BlockParser):
+    """A block parser that tags each top-level token with its source span."""
+
+    def parse_method(self, m: re.Match[str], state: BlockState) -> int | None:  # type: ignore[override]
+        before = len(state.tokens)
+        end = super().parse_method(m, state)
+        if state.parent is None:
+            stop = end if end else state.cursor
+            for tok in state.tokens[before:]:
+                tok.setdefault("_span", (m.start(), stop))
+        return end
+
+
+_block = _SpanBlockParser()
+
+
+@dataclass
+class Slot:
+    """Where an item sits in the body: lines [start, end), and the bytes it had."""
+
+    item: Item
+    start: int | None
+    end: int | None
+    raw: str = ""
+    stamped: bool = False
+    parsed: Item | None = None
+    removed: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return self.parsed is None or not self.stamped or self.item != self.parsed
+
+
+@dataclass
+class CategoryDoc:
+    """A parsed category file. `path` is relative to the workspace, e.g. 'memory/preferences.md'."""
+
+    path: str
+    front: dict[str, Any]
+    front_raw: str
+    lines: list[str]
+    slots: list[Slot]
+    warnings: list[str] = field(default_factory=list)
+    front_error: str | None = None
+    _front_parsed: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return self.path.split("/", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit("/", 1)[-1][:-3]
+
+    @property
+    def items(self) -> list[Item]:
+        return [s.item for s in self.slots if not s.removed]
+
+    def find(self, item_id: str) -> Slot | None:
+        for slot in self.slots:
+            if not slot.removed and slot.item.id == item_id:
+                return slot
+        return None
+
+    def add(self, item: Item) -> None:
+        self.slots.append(Slot(item=item, start=None, end=None))
+
+    def remove(self, item_id: str) -> bool:
+        slot = self.find(item_id)
+        if slot is None:
+            return False
+        slot.removed = True
+        return True
+
+    @property
+    def dirty(self) -> bool:
+        return self.front != self._front_parsed or any(
+            s.removed or (s.start is None) or (s.changed and s.stamped) for s in self.slots
+        )
+
+    def render(self) -> str:
+        """The file's text. Untouched parts come back byte for byte."""
+        if self.front == self._front_parsed:
+            head = self.front_raw
+        else:
+            head = dump_front(self.front)
+        return head + self._render_body()
+
+    def _render_body(self) -> str:
+        existing = [s for s in self.slots if s.start is not None]
+        new = [s for s in self.slots if s.start is None and not s.removed]
+        by_start = {s.start: s for s in existing}
+        insert_at = max((s.end for s in existing if s.end is not None), default=None)
+        out: list[str] = []
+        i = 0
+        n = len(self.lines)
+        while i < n:
+            slot = by_start.get(i)
+            if slot is not None:
+                if not slot.removed:
+                    out.append(slot.raw if not slot.changed else render_item_line(slot.item) + "\n")
+                i = slot.end if slot.end is not None else i + 1
+                if i == insert_at:
+                    out.extend(render_item_line(s.item) + "\n" for s in new)
+                    new = []
+                continue
+            out.append(self.lines[i])
+            i += 1
+        if new:
+            if out and not out[-1].endswith("\n"):
+                out[-1] += "\n"
+            if out and out[-1].strip() and not _MARKER.match(out[-1]):
+                out.append("\n")
+            out.extend(render_item_line(s.item) + "\n" for s in new)
+        return "".join(out)
+
+
+def dump_front(front: dict[str, Any]) -> str:
+    """Front-matter in a fixed key order (memfs' keys first), so output is deterministic."""
+    ordered = {k: front[k] for k in FRONT_KEYS if k in front}
+    ordered.update({k: v for k, v in front.items() if k not in ordered})
+    text = yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=10**9, default_flow_style=False)
+    return f"---\n{text}---\n"
+
+
+def _split_front(text: str) -> tuple[str, str, str]:
+    """(whole front-matter block incl. delimiters, its YAML, body) — exact substrings."""
+    if not (text.startswith("---\n") or text.startswith("---\r\n")):
+        return "", "", text
+    first_nl = text.index("\n") + 1
+    m = _FM_HANDLER.FM_BOUNDARY.search(text, first_nl)  # type: ignore[union-attr]
+    if m is None:
+        return "", "", text
+    end = m.end()
+    if end < len(text) and text[end] == "\r":
+        end += 1
+    if end < len(text) and text[end] == "\n":
+        end += 1
+    return text[:end], text[first_nl : m.start()], text[end:]
+
+
+def _yaml_error_line(err: yaml.YAMLError) -> int | None:
+    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+    return mark.line + 2 if mark is not None else None  # +1 for 1-based, +1 for the '---' line
+
+
+def parse_category(text: str, path: str) -> CategoryDoc:
+    """Parse a category file's text. Never raises for bad content: problems become warnings."""
+    warnings: list[str] = []
+    front_raw, yaml_text, body = _split_front(text)
+    front: dict[str, Any] = {}
+    front_error: str | None = None
+    if front_raw:
+        try:
+            loaded = _FM_HANDLER.load(yaml_text)
+            if loaded is None:
+                loaded = {}
+            if not isinstance(loaded, dict):
+                raise yaml.YAMLError("front-matter is not a mapping")
+            front = loaded
+        except (yaml.YAMLError, ValueError, TypeError, RecursionError) as err:
+            line = _yaml_error_line(err) if isinstance(err, yaml.YAMLError) else None
+            where = f"{path}:{line}" if line else path
+            first = str(err).splitlines()[0] if str(err) else type(err).__name__
+            front_error = f"{where}: broken front-matter ({first}); file indexed without it, never rewritten"
+            warnings.append(front_error)
+    kind = path.split("/", 1)[0]
+    default_type = DEFAULT_TYPE_OF_KIND.get(kind, "profile")
+    lines = split_lines(body)
+    slots = _parse_slots(body, lines, path, default_type, warnings)
+    doc = CategoryDoc(
+        path=path, front=front, front_raw=front_raw, lines=lines, slots=slots,
+        warnings=warnings, front_error=front_error,
+    )
+    doc._front_parsed = copy.deepcopy(front)
+    return doc
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on '\n' only (str.splitlines also splits on \x0c, \u2028 … which Markdown does not)."""
+    parts = text.split("\n")
+    out = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
+
+
+def _line_starts(lines: list[str]) -> list[int]:
+    starts, pos = [], 0
+    for line in lines:
+        starts.append(pos)
+        pos += len(line)
+    return starts
+
+
+def _parse_slots(body: str, lines: list[str], path: str, default_type: str, warnings: list[str]) -> list[Slot]:
+    # mistune sees LF-only text; spans map back to our lines through line numbers,
+    # which CRLF→LF does not change.
+    lf_body = body.replace("\r\n", "\n")
+    state = BlockState()
+    state.process(lf_body)
+    try:
+        _block.parse(state)
+    except RecursionError:
+        warnings.append(f"{path}: Markdown nested too deeply to read; no items taken from it")
+        return []
+    starts = _line_starts(split_lines(lf_body))
+    # A list's parse can swallow the blocks after it (they get their own spans, nested
+    # inside): a token ends where the next spanned token begins.
+    spanned = [t for t in state.tokens if "_span" in t]
+    for tok, nxt in zip(spanned, spanned[1:]):
+        a, b = tok["_span"]
+        tok["_span"] = (a, min(b, max(a, nxt["_span"][0])))
+    slots: list[Slot] = []
+    seen_ids: set[str] = set()
+    for tok in state.tokens:
+        if tok["type"] != "list" or "_span" not in tok:
+            continue
+        a, b = tok["_span"]
+        first = bisect.bisect_right(starts, a) - 1
+        last = bisect.bisect_left(starts, b)
+        item_toks = [c for c in tok.get("children", []) if c["type"] == "list_item"]
+        marker_lines = [
+            i for i in range(first, min(last, len(lines)))
+            if _MARKER.match(lines[i]) and _indent(lines[i]) <= _indent(lines[first])
+        ]
+        if len(marker_lines) != len(item_toks):
+            warnings.append(f"{path}:{first + 1}: list layout not understood; its lines are kept as text")
+            continue
+        bounds = marker_lines + [min(last, len(lines))]
+        for k, itok in enumerate(item_toks):
+            start, end = bounds[k], bounds[k + 1]
+            while end > start + 1 and not lines[end - 1].strip():
+                end -= 1
+            raw_md = _item_markdown(itok)
+            text, meta = split_item_text(raw_md)
+            raw = "".join(lines[start:end])
+            item: Item | None = None
+            stamped = False
+            if meta is not None:
+                try:
+                    item = item_from_meta(text, meta, default_type)
+                    stamped = True
+                except ValueError as err:
+                    warnings.append(f"{path}:{start + 1}: bad item metadata ({err}); read as a new line")
+            if item is None:
+                if not text.strip():
+                    continue
+                salt = ""
+                item = Item(id=text_id(text), text=text, type=default_type)  # type: ignore[arg-type]
+                while item.id in seen_ids:
+                    salt += "+"
+                    item = item.model_copy(update={"id": text_id(text, salt)})
+            if item.id in seen_ids:
+                warnings.append(f"{path}:{start + 1}: item id {item.id} appears twice in the file; second copy ignored")
+                continue
+            seen_ids.add(item.id)
+            slots.append(Slot(item=item, start=start, end=end, raw=raw, stamped=stamped,
+                              parsed=item.model_copy(deep=True)))
+    return slots
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _item_markdown(list_item: dict[str, Any]) -> str:
+    """The raw Markdown of a list item's first text block, continuation lines folded."""
+    for child in list_item.get("children", []):
+        if "text" in child:
+            return " ".join(part.strip() for part in child["text"].splitlines())
+    return ""

@@ -1,0 +1,116 @@
+"""One item as one Markdown list line: `- text <!-- id=… type=… … -->`.
+
+The metadata rides in a trailing HTML comment so a rendered page shows only the fact.
+Values are percent-encoded where they would break the comment or the `key=value` form,
+so any value survives; keys outside the known set are kept verbatim in `Item.extra`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from urllib.parse import quote, unquote
+
+import mistune
+
+from memfs.core.model import _WHEN, Item, normalize_text
+
+META_KEYS: tuple[str, ...] = ("id", "type", "when", "src", "seen", "updated")
+_SAFE = "/:#.,@+_~()[]!*$&;"
+_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+_inline = mistune.create_markdown(renderer=None).inline
+
+
+def encode_value(value: str) -> str:
+    """Percent-encode a metadata value so it has no space, quote, '<', '>', '=' or '--'."""
+    out = quote(value, safe=_SAFE)
+    while "--" in out:
+        out = out.replace("--", "-%2D")
+    return out
+
+
+def render_meta(item: Item) -> str:
+    parts = [f"id={item.id}", f"type={item.type}"]
+    if item.when:
+        parts.append(f"when={item.when}")
+    if item.src:
+        parts.append(f"src={encode_value(item.src)}")
+    if item.seen != 1:
+        parts.append(f"seen={item.seen}")
+    if item.updated:
+        parts.append(f"updated={item.updated}")
+    for key in sorted(item.extra):
+        parts.append(f"{key}={encode_value(item.extra[key])}")
+    return "<!-- " + " ".join(parts) + " -->"
+
+
+def render_item_line(item: Item) -> str:
+    """The canonical line for an item, without the trailing newline."""
+    text = item.text
+    return f"- {text} {render_meta(item)}" if text else f"- {render_meta(item)}"
+
+
+def parse_meta(comment: str) -> dict[str, str] | None:
+    """`<!-- id=x type=y -->` → {'id': 'x', 'type': 'y'}; None if it is not item metadata."""
+    if not (comment.startswith("<!--") and comment.endswith("-->")):
+        return None
+    body = comment[4:-3].strip()
+    fields: dict[str, str] = {}
+    for part in body.split():
+        key, sep, value = part.partition("=")
+        if not sep or not key or not key.replace("_", "").replace("-", "").isalnum():
+            return None
+        fields[key] = unquote(value)
+    return fields if "id" in fields else None
+
+
+def split_item_text(raw: str) -> tuple[str, dict[str, str] | None]:
+    """Split a list item's raw Markdown into (text, metadata) using mistune's inline AST.
+
+    Only a *trailing* inline HTML comment that parses as metadata counts: a comment in a
+    code span, or one in the middle of the text, is part of the fact.
+    """
+    raw = raw.strip()
+    tokens = _inline(raw, {})
+    if tokens and tokens[-1]["type"] == "inline_html":
+        comment = tokens[-1]["raw"]
+        meta = parse_meta(comment)
+        if meta is not None and raw.endswith(comment):
+            return raw[: len(raw) - len(comment)].rstrip(), meta
+    return raw, None
+
+
+def text_id(text: str, salt: str = "") -> str:
+    """A deterministic 8-hex id for a line that has none yet (derived from its text)."""
+    digest = hashlib.sha1(f"{salt}\x00{normalize_text(text).casefold()}".encode()).hexdigest()
+    return digest[:8]
+
+
+def item_from_meta(text: str, meta: dict[str, str], default_type: str) -> Item:
+    """Build an Item from parsed metadata; unknown or invalid fields are kept as `extra`."""
+    if not _ID.match(meta["id"]):
+        raise ValueError(f"invalid item id {meta['id']!r}")
+    extra = {k: v for k, v in meta.items() if k not in META_KEYS}
+    fields: dict[str, object] = {"id": meta["id"], "text": text, "type": default_type, "extra": extra}
+    if meta.get("type") in ("profile", "event", "knowledge", "behavior", "skill", "tool"):
+        fields["type"] = meta["type"]
+    elif "type" in meta:
+        extra["type"] = meta["type"]
+    for key in ("when", "updated"):
+        if key in meta:
+            value = meta[key]
+            if _WHEN.match(value):
+                fields[key] = value
+            else:
+                extra[key] = value
+    if "src" in meta:
+        fields["src"] = meta["src"] or None
+    if "seen" in meta:
+        if meta["seen"].isdigit() and int(meta["seen"]) >= 1:
+            fields["seen"] = int(meta["seen"])
+        else:
+            extra["seen"] = meta["seen"]
+    return Item.model_validate(fields)
+
+

@@ -1,0 +1,121 @@
+"""Atomic writes and the one-writer lock (DESIGN §3, invariants 2 and 6)."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+
+from memfs.errors import LockedError
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write via a temp file in the same folder, fsync, rename: readers see old or new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        # mkstemp makes 0600; keep the file's mode, or give a new one the umask's default.
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o666 & ~_umask()
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(raw)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(path.parent)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class WriterLock:
+    """An exclusive flock on `.memfs/lock`; the kernel drops it if the holder dies.
+
+    `timeout` > 0 waits for the lock (CLI writers queue behind a daemon's short
+    write bursts); 0 fails at once (a second daemon must not start).
+    """
+
+    def __init__(self, path: Path, timeout: float = 30.0, purpose: str = "write") -> None:
+        self.path = path
+        self.timeout = timeout
+        self.purpose = purpose
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as err:
+                if err.errno not in (errno.EAGAIN, errno.EACCES):
+                    os.close(fd)
+                    raise
+                if time.monotonic() >= deadline:
+                    holder = _read_holder(fd)
+                    os.close(fd)
+                    raise LockedError(
+                        f"workspace is locked by another memfs process{holder}; "
+                        f"could not {self.purpose} (try again, or stop the other process)"
+                    ) from None
+                time.sleep(0.02)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()} {self.purpose}\n".encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            finally:
+                os.close(self._fd)
+                self._fd = None
+
+    def __enter__(self) -> "WriterLock":
+        self.acquire()
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
+        self.release()
+
+
+def _read_holder(fd: int) -> str:
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        text = os.read(fd, 200).decode(errors="replace").strip()
+        pid, _, purpose = text.partition(" ")
+        return f" (pid {pid}, {purpose})" if pid.isdigit() else ""
+    except OSError:
+        return ""

@@ -1,0 +1,205 @@
+"""The SQLite half of `.memfs/`: files manifest, items, FTS5 (BM25), embedding cache.
+
+WAL mode lets any number of readers work from a consistent snapshot while one writer
+commits, so `memfs recall` never blocks on a sync and never sees half an update.
+Everything here is derived from the Markdown and can be thrown away (invariant 1).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, hash TEXT NOT NULL,
+    kind TEXT NOT NULL, title TEXT, description TEXT, summary TEXT, updated TEXT,
+    items INTEGER NOT NULL DEFAULT 0, warnings TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS items (
+    label INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE, path TEXT NOT NULL, category TEXT NOT NULL, kind TEXT NOT NULL,
+    type TEXT NOT NULL, text TEXT NOT NULL, "when" TEXT, src TEXT, seen INTEGER NOT NULL,
+    updated TEXT, line INTEGER, text_hash TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS items_path ON items(path);
+CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(
+    text, category, content='items', content_rowid='label', tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS items_ai AFTER INSERT ON items BEGIN
+  INSERT INTO items_fts(rowid, text, category) VALUES (new.label, new.text, new.category);
+END;
+CREATE TRIGGER IF NOT EXISTS items_ad AFTER DELETE ON items BEGIN
+  INSERT INTO items_fts(items_fts, rowid, text, category) VALUES ('delete', old.label, old.text, old.category);
+END;
+CREATE TRIGGER IF NOT EXISTS items_au AFTER UPDATE OF text, category ON items BEGIN
+  INSERT INTO items_fts(items_fts, rowid, text, category) VALUES ('delete', old.label, old.text, old.category);
+  INSERT INTO items_fts(rowid, text, category) VALUES (new.label, new.text, new.category);
+END;
+CREATE TABLE IF NOT EXISTS embeddings (text_hash TEXT PRIMARY KEY, vec BLOB NOT NULL);
+"""
+
+_STOP = frozenset(
+    "a an and are as at be but by did do does for from had has have he her his how i if in into is it its "
+    "me my of on or our she so that the their them then there they this to was we were what when where "
+    "which who whom why will with you your".split()
+)
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def fts_query(text: str) -> str | None:
+    """A safe FTS5 query: each content word quoted, OR-ed (BM25 ranks by how many match)."""
+    words = [w.lower() for w in _TOKEN.findall(text)]
+    keep = [w for w in words if w not in _STOP] or words
+    uniq = list(dict.fromkeys(keep))[:32]
+    if not uniq:
+        return None
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in uniq)
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    label: int
+    id: str
+    path: str
+    category: str
+    kind: str
+    type: str
+    text: str
+    when: str | None
+    src: str | None
+    seen: int
+    updated: str | None
+    line: int | None
+
+
+ITEM_COLUMNS = 'label, id, path, category, kind, type, text, "when", src, seen, updated, line'
+
+
+class IndexDB:
+    """One connection. Writers wrap changes in `transaction()`; readers in `snapshot()`."""
+
+    def __init__(self, path: Path, readonly: bool = False) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
+        self.conn.execute("PRAGMA busy_timeout=30000")
+        if not readonly:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.executescript(_SCHEMA)
+            if self.get_meta("schema") is None:
+                self.set_meta("schema", SCHEMA_VERSION)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: every query inside sees the same committed state."""
+        self.conn.execute("BEGIN")
+        try:
+            yield self.conn
+        finally:
+            self.conn.execute("COMMIT")
+
+    # -- meta -------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                          (key, value))
+
+    # -- files ------------------------------------------------------------
+    def file_stats(self) -> dict[str, tuple[int, int, str]]:
+        return {p: (s, m, h) for p, s, m, h in self.conn.execute("SELECT path, size, mtime_ns, hash FROM files")}
+
+    # -- items ------------------------------------------------------------
+    def items_by_ids(self, ids: Iterable[str]) -> dict[str, ItemRow]:
+        out: dict[str, ItemRow] = {}
+        ids = list(ids)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            q = f"SELECT {ITEM_COLUMNS} FROM items WHERE id IN ({','.join('?' * len(chunk))})"
+            for row in self.conn.execute(q, chunk):
+                out[row[1]] = ItemRow(*row)
+        return out
+
+    def items_by_labels(self, labels: Iterable[int]) -> dict[int, ItemRow]:
+        out: dict[int, ItemRow] = {}
+        labels = [int(x) for x in labels]
+        for start in range(0, len(labels), 500):
+            chunk = labels[start : start + 500]
+            q = f"SELECT {ITEM_COLUMNS} FROM items WHERE label IN ({','.join('?' * len(chunk))})"
+            for row in self.conn.execute(q, chunk):
+                out[row[0]] = ItemRow(*row)
+        return out
+
+    def all_items(self) -> list[ItemRow]:
+        return [ItemRow(*r) for r in self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM items ORDER BY path, line")]
+
+    def count_items(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM items").fetchone()[0])
+
+    def bm25(self, query: str, limit: int) -> list[tuple[int, float]]:
+        q = fts_query(query)
+        if q is None:
+            return []
+        rows = self.conn.execute(
+            "SELECT rowid, bm25(items_fts, 1.0, 0.3) AS r FROM items_fts WHERE items_fts MATCH ? ORDER BY r LIMIT ?",
+            (q, limit),
+        ).fetchall()
+        return [(int(r[0]), -float(r[1])) for r in rows]
+
+    # -- embeddings cache ---------------------------------------------------
+    def cached_vectors(self, hashes: list[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for start in range(0, len(hashes), 500):
+            chunk = hashes[start : start + 500]
+            q = f"SELECT text_hash, vec FROM embeddings WHERE text_hash IN ({','.join('?' * len(chunk))})"
+            for h, blob in self.conn.execute(q, chunk):
+                out[h] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
+    def store_vectors(self, pairs: Iterable[tuple[str, np.ndarray]]) -> None:
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO embeddings(text_hash, vec) VALUES(?, ?)",
+            ((h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in pairs),
+        )
+
+    def labeled_vectors(self) -> tuple[np.ndarray, np.ndarray]:
+        """(labels, matrix) of every item that has a vector, for exact search or a rebuild."""
+        rows = self.conn.execute(
+            "SELECT items.label, embeddings.vec FROM items JOIN embeddings ON embeddings.text_hash = items.text_hash"
+        ).fetchall()
+        if not rows:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+        labels = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        return labels, mat

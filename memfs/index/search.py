@@ -1,0 +1,140 @@
+"""Hybrid item recall: BM25 and vector ranks fused by RRF, then weighted by salience.
+
+All reads of one query happen inside one SQLite read transaction, so the answer is
+consistent even while a writer commits; vector hits are filtered through that snapshot.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from datetime import date
+
+import numpy as np
+
+from memfs.config import RecallConfig
+from memfs.index.db import IndexDB, ItemRow
+from memfs.index.vectors import HnswSidecar, exact_search
+from memfs.providers.embedding import Embedder
+
+
+@dataclass
+class Hit:
+    row: ItemRow
+    score: float
+    bm25_rank: int | None = None
+    vector_rank: int | None = None
+
+
+@dataclass
+class SearchResult:
+    hits: list[Hit]
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    mode: str = "exact"
+
+
+def rrf(rankings: list[tuple[list[int], float]], k: float) -> dict[int, float]:
+    """Reciprocal rank fusion: sum over rankers of weight / (k + rank), rank from 1."""
+    scores: dict[int, float] = {}
+    for labels, weight in rankings:
+        for rank, label in enumerate(labels, start=1):
+            scores[label] = scores.get(label, 0.0) + weight / (k + rank)
+    return scores
+
+
+def _age_days(stamp: str | None, today: date) -> float | None:
+    if not stamp:
+        return None
+    try:
+        parts = [int(p) for p in stamp.split("-")] + [1, 1]
+        return max(0.0, float((today - date(parts[0], parts[1], parts[2])).days))
+    except ValueError:
+        return None
+
+
+def salience_factor(row: ItemRow, cfg: RecallConfig, today: date) -> float:
+    """(1 + w_r·log(seen)) × ((1 − w_t) + w_t·0.5^(age/half-life)); undated items are not penalised."""
+    reinforce = 1.0 + cfg.reinforcement_weight * math.log(max(row.seen, 1))
+    age = _age_days(row.updated or row.when, today)
+    decay = 1.0 if age is None else 0.5 ** (age / cfg.recency_half_life_days)
+    return reinforce * ((1.0 - cfg.recency_weight) + cfg.recency_weight * decay)
+
+
+class Searcher:
+    """Keeps what is worth keeping between queries of one process: the loaded embedder,
+    the exact-search matrix (until the database changes) and the hnsw sidecar."""
+
+    def __init__(self, db: IndexDB, embedder: Embedder, state_dir, cfg: RecallConfig) -> None:  # type: ignore[no-untyped-def]
+        self.db = db
+        self.embedder = embedder
+        self.state_dir = state_dir
+        self.cfg = cfg
+        self._matrix_version: int | None = None
+        self._labels = np.zeros(0, dtype=np.int64)
+        self._matrix = np.zeros((0, 0), dtype=np.float32)
+        self._sidecar: HnswSidecar | None = None
+        self._sidecar_gen: int | None = None
+
+    def _data_version(self) -> int:
+        return int(self.db.conn.execute("PRAGMA data_version").fetchone()[0]) + id(self.db) * 0
+
+    def _dense(self, qv: np.ndarray, count: int, limit: int) -> tuple[list[tuple[int, float]], str]:
+        if count >= self.cfg.exact_search_max:
+            gen = int(self.db.get_meta("hnsw_generation") or 0)
+            if self._sidecar is None or self._sidecar_gen != gen:
+                sidecar = HnswSidecar(self.state_dir, self.embedder.dim, self.embedder.name)
+                if sidecar.load():
+                    self._sidecar, self._sidecar_gen = sidecar, gen
+            if self._sidecar is not None:
+                return self._sidecar.search(qv, limit, self.cfg.hnsw_ef), "hnsw"
+        # Exact: cached matrix, reloaded when any connection committed since.
+        version = self._total_changes()
+        if self._matrix_version != version:
+            self._labels, self._matrix = self.db.labeled_vectors()
+            self._matrix_version = version
+        if self._matrix.shape[0] and self._matrix.shape[1] != qv.shape[0]:
+            return [], "exact"
+        return exact_search(qv, self._labels, self._matrix, limit), "exact"
+
+    def _total_changes(self) -> tuple[int, int]:  # type: ignore[override]
+        # data_version changes on commits by *other* connections; total_changes on ours.
+        dv = int(self.db.conn.execute("PRAGMA data_version").fetchone()[0])
+        return (dv, self.db.conn.total_changes)  # type: ignore[return-value]
+
+    def search(self, query: str, k: int, types: set[str] | None = None, categories: set[str] | None = None,
+               today: date | None = None) -> SearchResult:
+        cfg = self.cfg
+        today = today or date.today()
+        timings: dict[str, float] = {}
+        t = time.perf_counter()
+        qv = self.embedder.embed([query])[0]
+        timings["embed"] = (time.perf_counter() - t) * 1000
+        limit = max(cfg.candidates, k)
+        with self.db.snapshot():
+            t = time.perf_counter()
+            bm = self.db.bm25(query, limit)
+            timings["bm25"] = (time.perf_counter() - t) * 1000
+            t = time.perf_counter()
+            count = self.db.count_items()
+            dense, mode = self._dense(qv, count, limit)
+            timings["vector"] = (time.perf_counter() - t) * 1000
+            t = time.perf_counter()
+            fused = rrf([([lab for lab, _ in bm], cfg.bm25_weight), ([lab for lab, _ in dense], cfg.vector_weight)],
+                        cfg.rrf_k)
+            rows = self.db.items_by_labels(fused)
+        bm_rank = {lab: i for i, (lab, _) in enumerate(bm, start=1)}
+        vec_rank = {lab: i for i, (lab, _) in enumerate(dense, start=1)}
+        hits: list[Hit] = []
+        for label, score in fused.items():
+            row = rows.get(label)
+            if row is None:  # a vector for an item this snapshot no longer has
+                continue
+            if types and row.type not in types:
+                continue
+            if categories and row.category not in categories:
+                continue
+            hits.append(Hit(row, score * salience_factor(row, cfg, today), bm_rank.get(label), vec_rank.get(label)))
+        hits.sort(key=lambda h: (-h.score, h.row.id))
+        timings["fuse"] = (time.perf_counter() - t) * 1000
+        return SearchResult(hits[:k], timings, mode)

@@ -1,0 +1,303 @@
+"""`memfs sync`: bring `.memfs/` in line with the Markdown, doing only the work that changed.
+
+Walk the category files; a file whose (size, mtime) match the manifest is skipped without
+being read; one whose bytes hash the same only gets its stat refreshed; the rest are
+parsed, and only items whose fields changed are written, and only texts never seen before
+are embedded. The whole update is one SQLite transaction: readers see before or after.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from memfs.config import Config
+from memfs.core.categoryfile import CategoryDoc, parse_category
+from memfs.index.db import IndexDB, ItemRow, text_hash
+from memfs.index.vectors import HnswSidecar
+from memfs.providers.embedding import Embedder
+from memfs.workspace import Workspace
+
+
+class SyncReport(BaseModel):
+    """What a sync did; `warnings` name the file and line of every problem it skipped."""
+
+    files_seen: int = 0
+    files_parsed: int = 0
+    files_removed: int = 0
+    items_added: int = 0
+    items_updated: int = 0
+    items_removed: int = 0
+    embedded: int = 0
+    reembedded_all: bool = False
+    warnings: list[str] = Field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.files_parsed or self.files_removed or self.items_added
+                    or self.items_updated or self.items_removed)
+
+
+@dataclass
+class _Parsed:
+    rel: str
+    size: int
+    mtime_ns: int
+    digest: str
+    doc: CategoryDoc
+    front_lines: int = 0
+
+
+@dataclass
+class _Plan:
+    inserts: list[tuple] = field(default_factory=list)
+    updates: list[tuple] = field(default_factory=list)
+    delete_labels: list[int] = field(default_factory=list)
+    need_vectors: dict[str, str] = field(default_factory=dict)  # text_hash -> text
+    vector_labels: set[str] = field(default_factory=set)  # ids whose vector changed
+
+
+def file_digest(data: bytes) -> str:
+    return hashlib.sha1(data).hexdigest()
+
+
+def read_category(path: Path, rel: str) -> tuple[CategoryDoc, bytes]:
+    """Read and parse one category file; undecodable bytes become a warning, not a crash."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+        doc = parse_category(text, rel)
+    except UnicodeDecodeError as err:
+        doc = parse_category(data.decode("utf-8", errors="replace"), rel)
+        doc.front_error = f"{rel}: not valid UTF-8 at byte {err.start}; indexed with replacement characters, never rewritten"
+        doc.warnings.insert(0, doc.front_error)
+    return doc, data
+
+
+class Indexer:
+    """Owns the index of one workspace for one process (a writer, or a warm reader)."""
+
+    def __init__(self, ws: Workspace, config: Config, embedder: Embedder) -> None:
+        self.ws = ws
+        self.config = config
+        self.embedder = embedder
+        self.db = IndexDB(ws.state / "index.sqlite3")
+        self._sidecar: HnswSidecar | None = None
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- embedder bookkeeping ------------------------------------------------
+    def _embedder_changed(self) -> bool:
+        """True (and the cache cleared) when the recorded embedder differs from ours."""
+        recorded = self.db.get_meta("embedder")
+        if recorded == self.embedder.name:
+            return False
+        with self.db.transaction() as c:
+            c.execute("DELETE FROM embeddings")
+            self.db.set_meta("embedder", self.embedder.name)
+            self.db.set_meta("embedder_dim", str(self.embedder.dim))
+            self.db.set_meta("hnsw_generation", "0")
+        HnswSidecar(self.ws.state, self.embedder.dim or 1, self.embedder.name).remove_files()
+        self._sidecar = None
+        return recorded is not None
+
+    def embed_texts(self, by_hash: dict[str, str]) -> tuple[dict[str, np.ndarray], list[tuple[str, np.ndarray]]]:
+        """Vectors for these texts: cached ones from SQLite, the rest embedded in one batch.
+
+        Returns (all vectors by text hash, the freshly computed pairs to cache)."""
+        hashes = list(by_hash)
+        have = self.db.cached_vectors(hashes)
+        missing = [h for h in hashes if h not in have]
+        fresh: list[tuple[str, np.ndarray]] = []
+        if missing:
+            mat = self.embedder.embed([by_hash[h] for h in missing])
+            fresh = list(zip(missing, mat))
+            have.update(fresh)
+        return have, fresh
+
+    # -- the sync ---------------------------------------------------------------
+    def sync(self, rebuild: bool = False, progress: Callable[[int, int], None] | None = None,
+             only: list[str] | None = None) -> SyncReport:
+        t0 = time.perf_counter()
+        report = SyncReport()
+        if rebuild:
+            with self.db.transaction() as c:
+                c.execute("DELETE FROM items")
+                c.execute("DELETE FROM files")
+                c.execute("INSERT INTO items_fts(items_fts) VALUES('rebuild')")
+            HnswSidecar(self.ws.state, self.embedder.dim or 1, self.embedder.name).remove_files()
+            self._sidecar = None
+        reembed = self._embedder_changed()
+        report.reembedded_all = reembed
+
+        stats = self.db.file_stats()
+        files = self.ws.category_files()
+        if only is not None:
+            wanted = set(only)
+            files = [p for p in files if self.ws.rel(p) in wanted]
+        present: dict[str, Path] = {self.ws.rel(p): p for p in files}
+        report.files_seen = len(present)
+        parsed: list[_Parsed] = []
+        stat_only: list[tuple[str, int, int]] = []
+        for n, (rel, path) in enumerate(present.items()):
+            if progress and n % 500 == 0:
+                progress(n, len(present))
+            try:
+                st = path.stat()
+            except FileNotFoundError:
+                continue
+            old = stats.get(rel)
+            if old and old[0] == st.st_size and old[1] == st.st_mtime_ns:
+                continue
+            try:
+                doc, data = read_category(path, rel)
+            except OSError as err:
+                report.warnings.append(f"{rel}: cannot read ({err.strerror})")
+                continue
+            digest = file_digest(data)
+            if old and old[2] == digest:
+                stat_only.append((rel, st.st_size, st.st_mtime_ns))
+                continue
+            parsed.append(_Parsed(rel, st.st_size, st.st_mtime_ns, digest, doc, doc.front_raw.count("\n")))
+            report.warnings.extend(doc.warnings)
+        scope = set(stats) if only is None else set(only) & set(stats)
+        removed_files = sorted(scope - set(present))
+        report.files_parsed = len(parsed)
+        report.files_removed = len(removed_files)
+
+        plan = self._plan(parsed, removed_files, report)
+        if reembed:
+            for row in self.db.all_items():
+                plan.need_vectors.setdefault(text_hash(row.text), row.text)
+        vectors, fresh = self.embed_texts(plan.need_vectors) if plan.need_vectors else ({}, [])
+        report.embedded = len(fresh)
+
+        with self.db.transaction() as c:
+            if fresh:
+                self.db.store_vectors(fresh)
+            for rel, size, mtime in stat_only:
+                c.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (size, mtime, rel))
+            if plan.delete_labels:
+                c.executemany("DELETE FROM items WHERE label=?", [(lab,) for lab in plan.delete_labels])
+            c.executemany(
+                'UPDATE items SET path=?, category=?, kind=?, type=?, text=?, "when"=?, src=?, seen=?, updated=?, '
+                "line=?, text_hash=? WHERE id=?", plan.updates)
+            c.executemany(
+                'INSERT INTO items(id, path, category, kind, type, text, "when", src, seen, updated, line, text_hash) '
+                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", plan.inserts)
+            for p in parsed:
+                front = p.doc.front
+                c.execute(
+                    "INSERT OR REPLACE INTO files(path, size, mtime_ns, hash, kind, title, description, summary, "
+                    "updated, items, warnings) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                    (p.rel, p.size, p.mtime_ns, p.digest, p.doc.kind, _s(front.get("title")),
+                     _s(front.get("description")), _s(front.get("summary")), _s(front.get("updated")),
+                     len(p.doc.items), "\n".join(p.doc.warnings)))
+            c.executemany("DELETE FROM files WHERE path=?", [(r,) for r in removed_files])
+        self._update_sidecar(plan, vectors, rebuild_all=reembed or rebuild)
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    def _plan(self, parsed: list[_Parsed], removed_files: list[str], report: SyncReport) -> _Plan:
+        plan = _Plan()
+        in_scope = {p.rel for p in parsed} | set(removed_files)
+        new_ids: dict[str, tuple[_Parsed, int]] = {}
+        for p in parsed:
+            for idx, slot in enumerate(p.doc.slots):
+                if slot.removed:
+                    continue
+                if slot.item.id in new_ids:
+                    other = new_ids[slot.item.id][0].rel
+                    report.warnings.append(f"{p.rel}:{(slot.start or 0) + p.front_lines + 1}: item id {slot.item.id} "
+                                           f"is also in {other}; this copy is not indexed")
+                    continue
+                new_ids[slot.item.id] = (p, idx)
+        existing = self.db.items_by_ids(new_ids)
+        for item_id, (p, idx) in new_ids.items():
+            slot = p.doc.slots[idx]
+            item = slot.item
+            line = (slot.start or 0) + p.front_lines + 1
+            old = existing.get(item_id)
+            if old is not None and old.path != p.rel and old.path not in in_scope:
+                report.warnings.append(f"{p.rel}:{line}: item id {item_id} is also in {old.path}; "
+                                       "this copy is not indexed")
+                continue
+            h = text_hash(item.text)
+            row = (p.rel, p.doc.name, p.doc.kind, item.type, item.text, item.when, item.src, item.seen,
+                   item.updated, line, h)
+            if old is None:
+                plan.inserts.append((item_id, *row))
+                plan.need_vectors[h] = item.text
+                plan.vector_labels.add(item_id)
+                report.items_added += 1
+            elif _row_tuple(old) != row:
+                plan.updates.append((*row, item_id))
+                if old.text != item.text:
+                    plan.need_vectors[h] = item.text
+                    plan.vector_labels.add(item_id)
+                if (old.path, old.text, old.type, old.when, old.src, old.seen, old.updated) != (
+                        p.rel, item.text, item.type, item.when, item.src, item.seen, item.updated):
+                    report.items_updated += 1
+        if in_scope:
+            marks = ",".join("?" * len(in_scope))
+            for label, item_id in self.db.conn.execute(
+                    f"SELECT label, id FROM items WHERE path IN ({marks})", sorted(in_scope)):
+                if item_id not in new_ids:
+                    plan.delete_labels.append(int(label))
+                    report.items_removed += 1
+        return plan
+
+    # -- vectors ------------------------------------------------------------------
+    def _update_sidecar(self, plan: _Plan, vectors: dict[str, np.ndarray], rebuild_all: bool) -> None:
+        """Keep the hnsw sidecar current once the collection is past the exact-search size."""
+        count = self.db.count_items()
+        threshold = self.config.recall.exact_search_max
+        sidecar = HnswSidecar(self.ws.state, self.embedder.dim, self.embedder.name,
+                              self.config.recall.hnsw_m, self.config.recall.hnsw_ef_construction)
+        if count < threshold:
+            sidecar.remove_files()
+            return
+        generation = int(self.db.get_meta("hnsw_generation") or 0)
+        loaded = not rebuild_all and sidecar.load() and _sidecar_generation(self.ws.state) == generation
+        if not loaded:
+            labels, mat = self.db.labeled_vectors()
+            sidecar.rebuild(labels, mat)
+        else:
+            sidecar.delete(plan.delete_labels)
+            if plan.vector_labels:
+                rows = self.db.items_by_ids(plan.vector_labels)
+                labs = [r.label for r in rows.values()]
+                mat = np.stack([vectors[text_hash(r.text)] for r in rows.values()]) if labs else None
+                if labs:
+                    sidecar.upsert(labs, mat)
+            if not plan.delete_labels and not plan.vector_labels:
+                return
+        sidecar.save(generation + 1)
+        with self.db.transaction():
+            self.db.set_meta("hnsw_generation", str(generation + 1))
+
+
+def _sidecar_generation(folder: Path) -> int | None:
+    import json
+
+    try:
+        return int(json.loads((folder / "vectors.json").read_text()).get("generation"))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _row_tuple(r: ItemRow) -> tuple:
+    return (r.path, r.category, r.kind, r.type, r.text, r.when, r.src, r.seen, r.updated, r.line,
+            text_hash(r.text))
+
+
+def _s(value: object) -> str | None:
+    return None if value is None else str(value)

@@ -1,0 +1,129 @@
+"""The vector half of `.memfs/`: an hnswlib sidecar keyed by the items' integer labels.
+
+SQLite's embedding cache is the vectors' source of truth; this file only makes large
+collections fast. Below `exact_search_max` vectors, exact numpy search is as fast and
+needs no sidecar at all (crossover measured in bench/perf.py). The sidecar is saved via
+temp file + rename, so a reader loads the old or the new index, never half of one, and
+labels it returns are filtered against the reader's SQLite snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from memfs.fsutil import atomic_write
+
+HNSW_FILE = "vectors.hnsw"
+HNSW_META = "vectors.json"
+
+
+def exact_search(query: np.ndarray, labels: np.ndarray, matrix: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """Top-k by inner product (= cosine on normalised rows)."""
+    if len(labels) == 0 or k <= 0:
+        return []
+    scores = matrix @ query.astype(np.float32)
+    k = min(k, len(scores))
+    top = np.argpartition(-scores, k - 1)[:k]
+    top = top[np.argsort(-scores[top], kind="stable")]
+    return [(int(labels[i]), float(scores[i])) for i in top]
+
+
+class HnswSidecar:
+    """An hnswlib index with mark_deleted/resize handled, and atomic save/load."""
+
+    def __init__(self, folder: Path, dim: int, space_name: str, m: int = 16, ef_construction: int = 200) -> None:
+        self.folder = folder
+        self.dim = dim
+        self.space_name = space_name
+        self.m = m
+        self.ef_construction = ef_construction
+        self.index = None
+        self.labels: set[int] = set()
+
+    def _new(self, capacity: int) -> None:
+        import hnswlib
+
+        self.index = hnswlib.Index(space="ip", dim=self.dim)
+        self.index.init_index(max_elements=max(capacity, 1024), M=self.m, ef_construction=self.ef_construction,
+                              allow_replace_deleted=True)
+        self.labels = set()
+
+    def load(self) -> bool:
+        """Load the saved sidecar if it matches this embedder; False if absent or stale."""
+        meta_path, data_path = self.folder / HNSW_META, self.folder / HNSW_FILE
+        try:
+            meta = json.loads(meta_path.read_text())
+        except (OSError, ValueError):
+            return False
+        if meta.get("space") != self.space_name or meta.get("dim") != self.dim or not data_path.exists():
+            return False
+        import hnswlib
+
+        index = hnswlib.Index(space="ip", dim=self.dim)
+        try:
+            index.load_index(str(data_path), allow_replace_deleted=True)
+        except (RuntimeError, OSError, ValueError):
+            return False
+        self.index = index
+        self.labels = set(int(x) for x in meta.get("labels", []))
+        return True
+
+    def rebuild(self, labels: np.ndarray, matrix: np.ndarray) -> None:
+        self._new(int(len(labels) * 1.3) + 1024)
+        if len(labels):
+            self.index.add_items(matrix, labels)  # type: ignore[union-attr]
+            self.labels = set(int(x) for x in labels)
+
+    def upsert(self, labels: list[int], matrix: np.ndarray) -> None:
+        if self.index is None:
+            self._new(len(labels) + 1024)
+        idx = self.index
+        need = idx.get_current_count() + len(labels)
+        if need > idx.get_max_elements():
+            idx.resize_index(max(need, int(idx.get_max_elements() * 1.5)))
+        fresh = [i for i, lab in enumerate(labels) if lab not in self.labels]
+        again = [i for i, lab in enumerate(labels) if lab in self.labels]
+        if again:  # re-adding a live label overwrites its vector in place
+            idx.add_items(matrix[again], np.asarray([labels[i] for i in again]))
+        if fresh:
+            idx.add_items(matrix[fresh], np.asarray([labels[i] for i in fresh]), replace_deleted=True)
+        self.labels.update(labels)
+
+    def delete(self, labels: list[int]) -> None:
+        if self.index is None:
+            return
+        for lab in labels:
+            if lab in self.labels:
+                self.index.mark_deleted(lab)
+                self.labels.discard(lab)
+
+    def search(self, query: np.ndarray, k: int, ef: int) -> list[tuple[int, float]]:
+        if self.index is None or not self.labels:
+            return []
+        k = min(k, len(self.labels))
+        self.index.set_ef(max(ef, k))
+        labs, dists = self.index.knn_query(query.reshape(1, -1).astype(np.float32), k=k)
+        return [(int(lab), 1.0 - float(d)) for lab, d in zip(labs[0], dists[0])]
+
+    def save(self, generation: int) -> None:
+        if self.index is None:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = self.folder / f".{HNSW_FILE}.{os.getpid()}.tmp"
+        self.index.save_index(str(tmp))
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.folder / HNSW_FILE)
+        atomic_write(self.folder / HNSW_META, json.dumps(
+            {"space": self.space_name, "dim": self.dim, "generation": generation, "labels": sorted(self.labels)}))
+
+    def remove_files(self) -> None:
+        for name in (HNSW_FILE, HNSW_META):
+            try:
+                (self.folder / name).unlink()
+            except FileNotFoundError:
+                pass

@@ -1,0 +1,1 @@
+"""Pluggable back-ends behind small protocols: embedders now, chat models later."""

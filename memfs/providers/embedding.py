@@ -1,0 +1,46 @@
+"""The embedder protocol and the factory that picks one from config.
+
+Every embedder returns L2-normalised float32 rows, so cosine similarity is a dot product
+and the vector index can use inner product throughout. `name` identifies the vector
+space: the index records it and re-embeds everything when it changes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from memfs.config import EmbedderConfig
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """(len(texts), dim) float32, rows L2-normalised."""
+        ...
+
+
+def normalize_rows(mat: np.ndarray) -> np.ndarray:
+    mat = np.asarray(mat, dtype=np.float32)
+    norms = np.linalg.norm(mat, axis=1, keepdims=True)
+    return mat / np.clip(norms, 1e-12, None)
+
+
+def make_embedder(config: "EmbedderConfig") -> Embedder:
+    """Build the configured embedder; imports its heavy dependencies only now."""
+    if config.provider == "hashing":
+        from memfs.providers.hashing import HashingEmbedder
+
+        return HashingEmbedder(dim=config.dim)
+    if config.provider == "minilm":
+        from memfs.providers.minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder(threads=config.threads, batch_size=config.batch_size)
+    from memfs.providers.openai_embed import OpenAIEmbedder
+
+    return OpenAIEmbedder(config)

@@ -1,0 +1,114 @@
+"""Where a workspace is and what is in it: finding it like git, laying it down, its paths."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from memfs.config import CONFIG_NAME
+from memfs.errors import MemfsError, WorkspaceNotFound
+
+KIND_DIRS: tuple[str, ...] = ("memory", "index", "skill")
+ROOT_FILES: tuple[str, ...] = ("index.md", "memory.md", "skill.md")
+TEMPLATE_DIR = Path(__file__).parent / "workspace_template"
+
+
+def slugify(text: str, max_len: int = 60) -> str:
+    """An allow-listed file-name stem: lowercase ASCII letters, digits and '-'.
+
+    Category and resource names always go through this, never straight from input, so no
+    name from a file or a model can climb out of the workspace (DESIGN invariant 8).
+    """
+    norm = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", norm.lower()).strip("-")
+    slug = slug[:max_len].rstrip("-")
+    return slug or "untitled"
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Paths of one workspace. Cheap to build; touches nothing on disk."""
+
+    root: Path
+
+    @property
+    def state(self) -> Path:
+        return self.root / ".memfs"
+
+    @property
+    def inbox(self) -> Path:
+        return self.root / "inbox"
+
+    @property
+    def failed(self) -> Path:
+        return self.root / "inbox" / "failed"
+
+    @property
+    def resources(self) -> Path:
+        return self.root / "resources"
+
+    def rel(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def category_path(self, kind: str, name: str) -> Path:
+        if kind not in KIND_DIRS:
+            raise MemfsError(f"unknown kind {kind!r}: expected one of {', '.join(KIND_DIRS)}")
+        return self.root / kind / f"{slugify(name)}.md"
+
+    def category_files(self) -> list[Path]:
+        """Every category file, sorted; symlinks and hidden files are not memory."""
+        out: list[Path] = []
+        for kind in KIND_DIRS:
+            folder = self.root / kind
+            if not folder.is_dir() or folder.is_symlink():
+                continue
+            for entry in os.scandir(folder):
+                if (entry.name.endswith(".md") and not entry.name.startswith(".")
+                        and entry.is_file(follow_symlinks=False)):
+                    out.append(folder / entry.name)
+        out.sort()
+        return out
+
+
+def find_workspace(start: Path | None = None, explicit: str | os.PathLike[str] | None = None) -> Workspace:
+    """`--dir`, else $MEMFS_DIR, else the nearest folder at or above `start` holding memfs.toml."""
+    chosen = explicit or os.environ.get("MEMFS_DIR")
+    if chosen:
+        root = Path(chosen).expanduser().resolve()
+        if not (root / CONFIG_NAME).is_file():
+            raise WorkspaceNotFound(f"{root} is not a memfs workspace (no {CONFIG_NAME}); run `memfs init {root}`")
+        return Workspace(root)
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_NAME).is_file():
+            return Workspace(folder)
+    raise WorkspaceNotFound(
+        f"not in a memfs workspace (no {CONFIG_NAME} in {here} or above); run `memfs init DIR` or pass --dir"
+    )
+
+
+def init_workspace(target: Path, git: bool = True) -> Workspace:
+    """Lay down workspace_template/ (never over an existing file), then `git init` if git exists."""
+    target = target.expanduser().resolve()
+    if (target / CONFIG_NAME).exists():
+        raise MemfsError(f"{target} is already a memfs workspace")
+    if target.exists() and not target.is_dir():
+        raise MemfsError(f"{target} exists and is not a folder")
+    target.mkdir(parents=True, exist_ok=True)
+    for src in sorted(TEMPLATE_DIR.rglob("*")):
+        rel = src.relative_to(TEMPLATE_DIR)
+        dest = target / rel
+        if src.is_dir():
+            dest.mkdir(parents=True, exist_ok=True)
+        elif not dest.exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dest)
+    if git and shutil.which("git") and not (target / ".git").exists():
+        subprocess.run(["git", "init", "-q", str(target)], check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return Workspace(target)
