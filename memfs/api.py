@@ -34,7 +34,9 @@ from memfs.views import regenerate_root_files
 from memfs.workspace import Workspace, find_workspace, slugify
 
 if TYPE_CHECKING:
+    from memfs.inbox import Journal
     from memfs.index.search import SearchResult
+    from memfs.pipeline.memorize import IngestResult, Memorizer
 
 
 class RecallHit(BaseModel):
@@ -62,6 +64,7 @@ class Status(BaseModel):
     failed: int
     embedder: str
     index_bytes: int
+    failures: list[tuple[str, str]]
     warnings: list[str]
 
 
@@ -80,6 +83,8 @@ class Memory:
         self._embedder = embedder
         self._indexer: Indexer | None = None
         self._searcher: Searcher | None = None
+        self._journal: "Journal | None" = None
+        self._memorizer: "Memorizer | None" = None
 
     # -- plumbing -------------------------------------------------------------
     @property
@@ -97,6 +102,22 @@ class Memory:
         if self._indexer is None:
             self._indexer = Indexer(self.ws, self.config, self.embedder)
         return self._indexer
+
+    @property
+    def journal(self) -> "Journal":
+        if self._journal is None:
+            from memfs.inbox import Journal
+
+            self._journal = Journal(self.ws, self.indexer.db)
+        return self._journal
+
+    @property
+    def memorizer(self) -> "Memorizer":
+        if self._memorizer is None:
+            from memfs.pipeline.memorize import Memorizer
+
+            self._memorizer = Memorizer(self)
+        return self._memorizer
 
     def lock(self, purpose: str = "write", timeout: float = 60.0) -> WriterLock:
         return WriterLock(self.ws.state / "write.lock", timeout=timeout, purpose=purpose)
@@ -256,7 +277,55 @@ class Memory:
                           line=h.row.line, type=h.row.type, when=h.row.when, source=h.row.src, seen=h.row.seen,
                           score=round(h.score, 6)) for h in result.hits]
 
+    def ingest_file(self, path: Path, lock_timeout: float = 60.0) -> "IngestResult":
+        """Run one file through the memorize pipeline under the writer lock.
+
+        Unreadable input never raises: a file in inbox/ moves to inbox/failed/ with a
+        `.error.txt` beside it, a file elsewhere is left alone; either way the result
+        says why. Only a lock timeout raises (the input is untouched, try again)."""
+        from memfs.inbox import move_to_failed
+        from memfs.pipeline.memorize import IngestResult
+        from memfs.readers import ReadError
+
+        path = Path(path)
+        in_inbox = path.parent.resolve() == self.ws.inbox.resolve()
+        with self.lock("ingest", timeout=lock_timeout):
+            try:
+                if path.is_symlink():
+                    raise ReadError("symlink: memfs does not follow links in the inbox")
+                if not path.is_file():
+                    raise ReadError("not a regular file")
+                result = self.memorizer.run(path)
+            except (ReadError, OSError, UnicodeError, ValueError, RecursionError, MemfsError) as err:
+                reason = _reason(err)
+                result = IngestResult(name=path.name, status="failed", error=reason)
+                if in_inbox and (path.exists() or path.is_symlink()):
+                    move_to_failed(self.ws, path, reason)
+                return result
+            if in_inbox and result.status in ("processed", "duplicate"):
+                _remove_if_unchanged(path, self.memorizer)
+            if result.status == "processed" and self.config.git.autocommit:
+                from memfs.gitops import commit_ingest
+
+                commit_ingest(self.ws, result)
+        return result
+
+    def ingest(self, paths: list[Path], progress=None) -> list["IngestResult"]:  # type: ignore[no-untyped-def]
+        results = []
+        for n, path in enumerate(paths):
+            results.append(self.ingest_file(Path(path)))
+            if progress:
+                progress(n + 1, len(paths))
+        return results
+
+    def retry(self) -> list[str]:
+        from memfs.inbox import retry_failed
+
+        return retry_failed(self.ws)
+
     def status(self) -> Status:
+        from memfs.inbox import failures
+
         db_path = self.ws.state / "index.sqlite3"
         items = categories = 0
         warnings: list[str] = []
@@ -276,7 +345,7 @@ class Memory:
         return Status(root=str(self.ws.root), items=items, categories=categories,
                       resources=_count_files(self.ws.resources), inbox_pending=_count_inbox(self.ws.inbox),
                       failed=_count_failed(self.ws.failed), embedder=recorded or _configured_name(self.config),
-                      index_bytes=size, warnings=warnings)
+                      index_bytes=size, failures=failures(self.ws), warnings=warnings)
 
     def context(self) -> str:
         """What an agent reads first: index.md's map and memory.md's salient facts."""
@@ -286,6 +355,31 @@ class Memory:
             if path.exists():
                 parts.append(path.read_text(encoding="utf-8", errors="replace").strip())
         return "\n\n".join(parts) + "\n"
+
+
+def _reason(err: BaseException) -> str:
+    """One line a person can act on; never a traceback, never a secret."""
+    from memfs.readers import ReadError
+
+    if isinstance(err, ReadError):
+        return str(err)
+    if isinstance(err, OSError):
+        return f"{err.strerror or type(err).__name__} while processing ({type(err).__name__})"
+    if isinstance(err, MemfsError):
+        return str(err)
+    return f"internal error: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+
+
+def _remove_if_unchanged(path: Path, memorizer: "Memorizer") -> None:
+    """Delete the inbox copy, unless someone replaced the file while we worked on it."""
+    from memfs.pipeline.memorize import content_digest
+
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return
+    if memorizer.memory.journal.is_done(content_digest(data)):
+        path.unlink(missing_ok=True)
 
 
 def _guess_type(text: str) -> str:

@@ -123,8 +123,59 @@ def status(as_json: bool = typer.Option(False, "--json")) -> None:
     typer.echo(f"workspace  {st.root}\nitems      {st.items} in {st.categories} categories\n"
                f"resources  {st.resources}\ninbox      {st.inbox_pending} pending, {st.failed} failed\n"
                f"embedder   {st.embedder}\nindex      {st.index_bytes / 1e6:.1f} MB")
+    for name, reason in st.failures:
+        typer.echo(f"failed     {name}: {reason}")
     for w in st.warnings:
         typer.echo(f"warning: {w}")
+
+
+@app.command()
+def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any folder; inbox files are "
+                                              "removed once archived)."),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Run files through the memorize pipeline now, without a daemon."""
+    with _memory() as mem:
+        if len(paths) > 3 and not as_json:
+            with typer.progressbar(length=len(paths), label="memorizing", file=sys.stderr) as bar:
+                results = []
+                for p in paths:
+                    results.append(mem.ingest_file(p))
+                    bar.update(1)
+        else:
+            results = mem.ingest(paths)
+    if as_json:
+        _echo_json([r.model_dump() for r in results])
+    else:
+        for r in results:
+            if r.status == "failed":
+                typer.echo(f"failed {r.name}: {r.error}", err=True)
+            elif r.status == "duplicate":
+                typer.echo(f"{r.name}: already memorized ({r.resource})")
+            else:
+                typer.echo(f"{r.name}: +{len(r.added)} added, {len(r.reinforced)} reinforced → "
+                           f"{', '.join(r.files) or 'no items'}")
+    if any(r.status == "failed" for r in results):
+        raise typer.Exit(1)
+
+
+@app.command()
+def daemon(commit: bool = typer.Option(False, "--commit", help="git commit each processed input.")) -> None:
+    """Process inbox/, then watch it (and the store) until SIGINT/SIGTERM."""
+    from memfs.daemon import Daemon
+
+    with _memory() as mem:
+        if commit:
+            mem.config.git.autocommit = True
+        code = Daemon(mem).run()
+    raise typer.Exit(code)
+
+
+@app.command()
+def retry() -> None:
+    """Move everything in inbox/failed/ back into inbox/."""
+    with _memory() as mem:
+        moved = mem.retry()
+    typer.echo(f"re-queued {len(moved)} file(s)" + (": " + ", ".join(moved) if moved else ""))
 
 
 @app.command()
@@ -137,7 +188,9 @@ def context() -> None:
 def main() -> None:
     """Console entry point: run the app, turning errors into one line."""
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except MemfsError as err:
         typer.echo(f"memfs: error: {err}", err=True)
         sys.exit(1)

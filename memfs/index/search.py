@@ -76,9 +76,6 @@ class Searcher:
         self._sidecar: HnswSidecar | None = None
         self._sidecar_gen: int | None = None
 
-    def _data_version(self) -> int:
-        return int(self.db.conn.execute("PRAGMA data_version").fetchone()[0]) + id(self.db) * 0
-
     def _dense(self, qv: np.ndarray, count: int, limit: int) -> tuple[list[tuple[int, float]], str]:
         if count >= self.cfg.exact_search_max:
             gen = int(self.db.get_meta("hnsw_generation") or 0)
@@ -101,6 +98,16 @@ class Searcher:
         # data_version changes on commits by *other* connections; total_changes on ours.
         dv = int(self.db.conn.execute("PRAGMA data_version").fetchone()[0])
         return (dv, self.db.conn.total_changes)  # type: ignore[return-value]
+
+    def nearest(self, vectors: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
+        """Top-k existing items for each row of `vectors` (near-duplicate detection)."""
+        if vectors is None or len(vectors) == 0:
+            return []
+        with self.db.snapshot():
+            count = self.db.count_items()
+            if count == 0:
+                return [[] for _ in range(len(vectors))]
+            return [self._dense(v, count, k)[0] for v in vectors]
 
     def search(self, query: str, k: int, types: set[str] | None = None, categories: set[str] | None = None,
                today: date | None = None) -> SearchResult:

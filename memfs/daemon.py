@@ -1,0 +1,206 @@
+"""`memfs daemon`: process the inbox, then watch it and the store.
+
+- A new inbox file is taken once it is complete: renamed in (an atomic hand-over), or
+  its size and mtime unchanged for `ingest.settle_seconds`.
+- Edits under memory/, index/, skill/ trigger a debounced `sync`; memfs' own writes
+  trigger one too, which finds nothing to do (the index already has their stat).
+- One daemon per workspace (`.memfs/daemon.lock`, held for its lifetime); each write
+  burst takes the shared writer lock, so `memfs add` from another shell waits its turn.
+- SIGINT/SIGTERM: finish the current file, exit 0. One bad file never stops the loop.
+"""
+
+from __future__ import annotations
+
+import signal
+import stat
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memfs.errors import LockedError
+from memfs.fsutil import WriterLock
+from memfs.inbox import is_candidate, pending
+
+if TYPE_CHECKING:
+    from memfs.api import Memory
+
+STORE_DEBOUNCE = 0.5
+RESCAN_SECONDS = 2.0
+
+
+class Daemon:
+    def __init__(self, memory: "Memory", log: Callable[[str], None] | None = None, poll: float = 0.05) -> None:
+        self.memory = memory
+        self.ws = memory.ws
+        self.poll = poll
+        self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._seen: dict[str, tuple[int, float, float]] = {}  # name -> (size, mtime, first-stable-at)
+        self._ready: set[str] = set()  # renamed in: complete already
+        self._store_dirty_at: float | None = None
+
+    # -- events (watchdog thread) -----------------------------------------------------
+    def _on_event(self, event) -> None:  # type: ignore[no-untyped-def]
+        src = Path(event.src_path if isinstance(event.src_path, str) else event.src_path.decode())
+        dest = getattr(event, "dest_path", "") or ""
+        dest_path = Path(dest if isinstance(dest, str) else dest.decode()) if dest else None
+        for path, renamed in ((src, False), (dest_path, True)):
+            if path is None:
+                continue
+            try:
+                rel = path.relative_to(self.ws.root)
+            except ValueError:
+                continue
+            parts = rel.parts
+            if not parts:
+                continue
+            if parts[0] == "inbox" and len(parts) == 2 and parts[1] != "failed" and is_candidate(parts[1]):
+                with self._lock:
+                    if renamed and event.event_type == "moved":
+                        self._ready.add(parts[1])
+                    self._seen.setdefault(parts[1], (-1, -1.0, 0.0))
+            elif parts[0] in ("memory", "index", "skill") and path.suffix == ".md" and is_candidate(path.name):
+                with self._lock:
+                    self._store_dirty_at = time.monotonic()
+
+    def _start_observer(self):  # type: ignore[no-untyped-def]
+        from watchdog.events import FileSystemEventHandler
+        from watchdog.observers import Observer
+
+        daemon = self
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event) -> None:  # type: ignore[no-untyped-def]
+                if event.event_type in ("created", "modified", "moved", "deleted", "closed"):
+                    daemon._on_event(event)
+
+        observer = Observer()
+        handler = Handler()
+        self.ws.inbox.mkdir(exist_ok=True)
+        observer.schedule(handler, str(self.ws.inbox), recursive=False)
+        for kind in ("memory", "index", "skill"):
+            folder = self.ws.root / kind
+            folder.mkdir(exist_ok=True)
+            observer.schedule(handler, str(folder), recursive=True)
+        observer.daemon = True
+        observer.start()
+        return observer
+
+    # -- the loop -----------------------------------------------------------------------
+    def _ripe(self, now: float) -> list[Path]:
+        """Inbox files that are complete: renamed in, or unchanged for settle_seconds."""
+        settle = self.memory.config.ingest.settle_seconds
+        out = []
+        with self._lock:
+            names = list(self._seen)
+        for name in names:
+            path = self.ws.inbox / name
+            try:
+                st = path.lstat()
+                if stat.S_ISDIR(st.st_mode):
+                    raise FileNotFoundError
+            except FileNotFoundError:
+                with self._lock:
+                    self._seen.pop(name, None)
+                    self._ready.discard(name)
+                continue
+            with self._lock:
+                size, mtime, since = self._seen.get(name, (-1, -1.0, 0.0))
+                if name in self._ready:
+                    out.append(path)
+                    continue
+                if (st.st_size, st.st_mtime) != (size, mtime):
+                    self._seen[name] = (st.st_size, st.st_mtime, now)
+                    continue
+            if now - since >= settle:
+                out.append(path)
+        return out
+
+    def _process(self, path: Path) -> None:
+        name = path.name
+        try:
+            result = self.memory.ingest_file(path)
+        except LockedError as err:  # a long CLI write: keep the file, try next round
+            self.log(f"memfs daemon: {name}: {err}")
+            return
+        except Exception as err:  # noqa: BLE001 - the daemon must outlive any one input
+            from memfs.inbox import move_to_failed
+
+            reason = f"internal error: {type(err).__name__}: {err}"
+            self.log(f"memfs daemon: failed {name}: {reason}")
+            try:
+                if path.exists() or path.is_symlink():
+                    move_to_failed(self.ws, path, reason)
+            except OSError:
+                pass
+        else:
+            if result.status == "failed":
+                self.log(f"memfs daemon: failed {name}: {result.error} (moved to inbox/failed/)")
+            elif result.status == "duplicate":
+                self.log(f"memfs daemon: {name}: already processed ({result.resource})")
+            else:
+                self.log(f"memfs daemon: {name}: +{len(result.added)} added, {len(result.reinforced)} reinforced "
+                         f"→ {', '.join(result.files) or 'no items'} ({result.seconds:.2f}s)")
+        with self._lock:
+            self._seen.pop(name, None)
+            self._ready.discard(name)
+
+    def _rescan(self) -> None:
+        for path in pending(self.ws):
+            with self._lock:
+                self._seen.setdefault(path.name, (-1, -1.0, 0.0))
+
+    def run(self) -> int:
+        lock = WriterLock(self.ws.state / "daemon.lock", timeout=0, purpose="daemon")
+        try:
+            lock.acquire()
+        except LockedError:
+            self.log(f"memfs daemon: another memfs daemon is already running on {self.ws.root}")
+            return 1
+        previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+        for sig in previous:
+            signal.signal(sig, lambda *_: self.stopping.set())
+        observer = None
+        try:
+            self.memory.sync()
+            observer = self._start_observer()
+            self._rescan()
+            self.log(f"memfs daemon: watching {self.ws.root} (pid {__import__('os').getpid()})")
+            last_scan = time.monotonic()
+            while not self.stopping.is_set():
+                now = time.monotonic()
+                for path in self._ripe(now):
+                    if self.stopping.is_set():
+                        break
+                    self._process(path)
+                with self._lock:
+                    dirty = self._store_dirty_at
+                if dirty is not None and now - dirty >= STORE_DEBOUNCE:
+                    with self._lock:
+                        self._store_dirty_at = None
+                    try:
+                        report = self.memory.sync()
+                        if report.changed:
+                            self.log(f"memfs daemon: synced edits: +{report.items_added} ~{report.items_updated} "
+                                     f"-{report.items_removed}")
+                        for w in report.warnings:
+                            self.log(f"memfs daemon: warning: {w}")
+                    except Exception as err:  # noqa: BLE001
+                        self.log(f"memfs daemon: sync failed: {type(err).__name__}: {err}")
+                if now - last_scan >= RESCAN_SECONDS:
+                    self._rescan()
+                    last_scan = now
+                self.stopping.wait(self.poll)
+        finally:
+            if observer is not None:
+                observer.stop()
+                observer.join(timeout=5)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            lock.release()
+        self.log("memfs daemon: stopped")
+        return 0

@@ -1,0 +1,44 @@
+"""Git: one commit per processed input, listing what it added and reinforced."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from typing import TYPE_CHECKING
+
+from memfs.workspace import Workspace
+
+if TYPE_CHECKING:
+    from memfs.pipeline.memorize import IngestResult
+
+TRACKED = ["memory", "index", "skill", "resources", "index.md", "memory.md", "skill.md"]
+
+
+def _git(ws: Workspace, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "-C", str(ws.root), *args], capture_output=True, text=True, check=False,
+                          env={"GIT_AUTHOR_NAME": "memfs", "GIT_AUTHOR_EMAIL": "memfs@localhost",
+                               "GIT_COMMITTER_NAME": "memfs", "GIT_COMMITTER_EMAIL": "memfs@localhost",
+                               "PATH": _path()})
+
+
+def _path() -> str:
+    import os
+
+    return os.environ.get("PATH", "/usr/bin:/bin")
+
+
+def commit_ingest(ws: Workspace, result: "IngestResult") -> bool:
+    """Commit the files this input touched (and its resource). False if git is unavailable."""
+    if not shutil.which("git") or not (ws.root / ".git").exists():
+        return False
+    paths = [p for p in TRACKED if (ws.root / p).exists()]
+    _git(ws, "add", "--", *paths)
+    if _git(ws, "diff", "--cached", "--quiet").returncode == 0:
+        return False
+    lines = [f"memfs: ingest {result.name}", ""]
+    lines.append(f"added {len(result.added)}, reinforced {len(result.reinforced)}")
+    if result.resource:
+        lines.append(f"resource: {result.resource}")
+    for f in result.files:
+        lines.append(f"changed: {f}")
+    return _git(ws, "commit", "-q", "-m", "\n".join(lines)).returncode == 0

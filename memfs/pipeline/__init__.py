@@ -1,0 +1,1 @@
+"""Pipelines: named, checked lists of steps (the engine), and the memorize pipeline."""

@@ -1,0 +1,287 @@
+"""The memorize pipeline: one input file → dated, attributed, filed, indexed memory items.
+
+    ingest → segment → extract → dedupe → categorize → persist → index → summarize
+
+(`summarize` runs after `index` because the root files are views of the index; category
+summaries are refreshed by `persist` in the same atomic write as the items.)
+
+Exactly-once without a transaction across files: every item id derives from the input's
+content hash, the turn and the fact, and a reinforcement records the input that made it
+(`via=`). Replaying an input after a crash therefore finds its own items and
+reinforcements already there and adds nothing; the input is archived to resources/ and
+removed from the inbox only after its items are on disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from memfs.categorize import Categorizer
+from memfs.core.itemline import text_id
+from memfs.core.model import Item, normalize_text
+from memfs.core.segment import Fact, ParsedSource
+from memfs.fsutil import atomic_write
+from memfs.index.db import text_hash
+from memfs.index.search import Searcher
+from memfs.pipeline.engine import Pipeline, State, Step, Stop, timing_hook
+from memfs.store import CategoryStore
+from memfs.views import regenerate_root_files
+from memfs.workspace import slugify
+
+if TYPE_CHECKING:
+    from memfs.api import Memory
+
+VIA_KEY = "via"
+_EXT_OK = {"json", "jsonl", "md", "markdown", "txt", "text"}
+
+
+class IngestResult(BaseModel):
+    """What one input became; `memfs ingest --json` and the daemon's log print this."""
+
+    name: str
+    status: str = Field(description="processed | duplicate | failed")
+    resource: str | None = None
+    added: list[str] = Field(default_factory=list)
+    reinforced: list[str] = Field(default_factory=list)
+    skipped_replay: int = 0
+    files: list[str] = Field(default_factory=list)
+    error: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass
+class Decision:
+    fact: Fact
+    vector: np.ndarray
+    action: str  # add | reinforce | replay
+    item_id: str
+    target_id: str | None = None  # for reinforce: the existing (or earlier new) item
+    rel: str | None = None
+    when: str | None = None
+    extra_seen: int = 0
+
+
+@dataclass
+class MemorizeContext:
+    """Per-process state shared by runs: the searcher for near-duplicate lookups."""
+
+    searcher: Searcher | None = None
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+
+
+def content_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def resource_rel(name: str, digest: str, when: datetime | None) -> str:
+    """`resources/YYYY/MM/DD-<slug>-<hash16>.<ext>`: allow-listed, dated, content-addressed."""
+    day = (when.date() if when else date.today())
+    stem, _, ext = name.rpartition(".")
+    if not stem:
+        stem, ext = name, ""
+    ext = ext.lower() if ext.lower() in _EXT_OK else "txt"
+    return f"resources/{day:%Y/%m/%d}-{slugify(stem, 40)}-{digest[:16]}.{ext}"
+
+
+class Memorizer:
+    """Builds and runs the memorize pipeline against one Memory (the writer)."""
+
+    def __init__(self, memory: "Memory", extractor: Callable[[ParsedSource], list[Fact]] | None = None) -> None:
+        self.memory = memory
+        self.ctx = MemorizeContext()
+        if extractor is None:
+            from memfs.extract import extract_offline
+
+            extractor = extract_offline
+        self.extractor = extractor
+        self.pipeline = self.build()
+        self.pipeline.hooks.after.append(timing_hook(self.ctx.stage_seconds))
+
+    def build(self) -> Pipeline:
+        return Pipeline("memorize", [
+            Step("ingest", self.step_ingest, ("path", "name"), ("data", "digest")),
+            Step("segment", self.step_segment, ("data", "name"), ("source", "resource")),
+            Step("extract", self.step_extract, ("source",), ("facts",)),
+            Step("dedupe", self.step_dedupe, ("facts", "digest", "resource"), ("decisions",)),
+            Step("categorize", self.step_categorize, ("decisions",), ("placed",)),
+            Step("persist", self.step_persist, ("placed", "data", "resource", "digest"), ("touched",)),
+            Step("index", self.step_index, ("touched",), ("indexed",)),
+            Step("summarize", self.step_summarize, ("indexed",), ("root_files",)),
+        ], initial=("path", "name"))
+
+    # -- steps -------------------------------------------------------------------
+    def step_ingest(self, state: State) -> None:
+        path: Path = state["path"]
+        limit = self.memory.config.ingest.max_file_bytes
+        size = path.lstat().st_size
+        if size > limit:
+            from memfs.readers import ReadError
+
+            raise ReadError(f"file is {size / 1e6:.1f} MB, over the {limit / 1e6:.1f} MB limit (ingest.max_file_bytes)")
+        data = path.read_bytes()
+        state["data"] = data
+        state["digest"] = digest = content_digest(data)
+        if self.memory.journal.is_done(digest):
+            state["result"].status = "duplicate"
+            state["result"].resource = self.memory.journal.resource_of(digest)
+            raise Stop()
+
+    def step_segment(self, state: State) -> None:
+        from memfs.readers import read_source
+
+        source = read_source(state["data"], state["name"], max_bytes=self.memory.config.ingest.max_file_bytes)
+        state["source"] = source
+        state["resource"] = resource_rel(state["name"], state["digest"], source.time)
+
+    def step_extract(self, state: State) -> None:
+        state["facts"] = self.extractor(state["source"])
+
+    def _searcher(self) -> Searcher:
+        if self.ctx.searcher is None:
+            m = self.memory
+            self.ctx.searcher = Searcher(m.indexer.db, m.embedder, m.ws.state, m.config.recall)
+        return self.ctx.searcher
+
+    def step_dedupe(self, state: State) -> None:
+        facts: list[Fact] = state["facts"]
+        digest: str = state["digest"]
+        indexer = self.memory.indexer
+        db = indexer.db
+        threshold = self.memory.config.ingest.dedupe_threshold
+        texts = {text_hash(normalize_text(f.text)): normalize_text(f.text) for f in facts}
+        vectors, fresh = indexer.embed_texts(texts) if texts else ({}, [])
+        if fresh:
+            with db.transaction():
+                db.store_vectors(fresh)
+        salt_base = f"{digest[:16]}#"
+        ids = [text_id(f.text, salt_base + f.anchor) for f in facts]
+        existing = db.items_by_ids(ids)
+        vecs = np.stack([vectors[text_hash(normalize_text(f.text))] for f in facts]) if facts else None
+        neighbours = self._searcher().nearest(vecs, 1) if vecs is not None else []
+        decisions: list[Decision] = []
+        accepted: list[int] = []  # indexes into decisions of new items in this batch
+        by_hash: dict[str, int] = {}
+        for i, fact in enumerate(facts):
+            text = normalize_text(fact.text)
+            if not text:
+                continue
+            vec = vecs[i]  # type: ignore[index]
+            item_id = ids[i]
+            row = existing.get(item_id)
+            if row is not None and row.src and row.src.startswith(state["resource"] + "#"):
+                decisions.append(Decision(fact, vec, "replay", item_id))
+                continue
+            if row is not None:  # an unrelated item owns this id: salt until free
+                salt = salt_base + fact.anchor
+                while db.items_by_ids([item_id]):
+                    salt += "+"
+                    item_id = text_id(fact.text, salt)
+            h = text_hash(text)
+            if h in by_hash:  # the same fact twice in this input
+                decisions[by_hash[h]].extra_seen += 1
+                continue
+            same = db.conn.execute("SELECT id FROM items WHERE text_hash=? LIMIT 1", (h,)).fetchone()
+            if same is not None:
+                decisions.append(Decision(fact, vec, "reinforce", item_id, target_id=same[0]))
+                continue
+            near = neighbours[i][0] if neighbours and neighbours[i] else None
+            if near is not None and near[1] >= threshold:
+                target = db.items_by_labels([near[0]]).get(near[0])
+                if target is not None:
+                    decisions.append(Decision(fact, vec, "reinforce", item_id, target_id=target.id))
+                    continue
+            twin = next((j for j in accepted if float(decisions[j].vector @ vec) >= threshold), None)
+            if twin is not None:
+                decisions[twin].extra_seen += 1
+                continue
+            by_hash[h] = len(decisions)
+            accepted.append(len(decisions))
+            decisions.append(Decision(fact, vec, "add", item_id))
+        state["decisions"] = decisions
+
+    def step_categorize(self, state: State) -> None:
+        decisions: list[Decision] = state["decisions"]
+        categorizer = Categorizer(self.memory.embedder, self.memory.category_specs())
+        db = self.memory.indexer.db
+        targets = db.items_by_ids([d.target_id for d in decisions if d.target_id])
+        for d in decisions:
+            if d.action == "add":
+                d.rel = categorizer.choose(d.vector, d.fact.type, d.fact.category_hint).rel
+            elif d.action == "reinforce":
+                row = targets.get(d.target_id or "")
+                d.rel = row.path if row else None
+        state["placed"] = [d for d in decisions if d.rel]
+
+    def step_persist(self, state: State) -> None:
+        placed: list[Decision] = state["placed"]
+        resource: str = state["resource"]
+        via = state["digest"][:12]
+        result: IngestResult = state["result"]
+        store = CategoryStore(self.memory.ws, self.memory.config)
+        by_rel: dict[str, list[Decision]] = {}
+        for d in placed:
+            by_rel.setdefault(d.rel or "", []).append(d)
+        touched: list[str] = []
+        for rel in sorted(by_rel):
+            group = by_rel[rel]
+
+            def apply(doc: Any, group: list[Decision] = group) -> None:
+                for d in group:
+                    if d.action == "add":
+                        if doc.find(d.item_id) is None:
+                            doc.add(Item(id=d.item_id, text=d.fact.text, type=d.fact.type, when=d.fact.when,
+                                         src=f"{resource}#{d.fact.anchor}", seen=1 + d.extra_seen))
+                    else:
+                        slot = doc.find(d.target_id)
+                        if slot is None or slot.item.extra.get(VIA_KEY) == via:
+                            continue  # gone meanwhile, or this input already reinforced it
+                        extra = {**slot.item.extra, VIA_KEY: via}
+                        stamp = d.fact.when if d.fact.when and len(d.fact.when) == 10 else slot.item.updated
+                        slot.item = slot.item.model_copy(update={
+                            "seen": slot.item.seen + 1 + d.extra_seen, "extra": extra,
+                            "updated": max(filter(None, [slot.item.updated, stamp]), default=None)})
+
+            doc = store.edit(rel, apply)
+            touched.append(rel)
+            del doc
+        for d in placed:
+            (result.added if d.action == "add" else result.reinforced).append(d.item_id if d.action == "add"
+                                                                             else d.target_id or "")
+        result.skipped_replay = sum(1 for d in state["decisions"] if d.action == "replay")
+        # Only now that the items are on disk: archive the input (content-addressed).
+        target = self.memory.ws.root / resource
+        if not target.exists():
+            atomic_write(target, state["data"])
+        result.resource = resource
+        result.files = touched
+        state["touched"] = touched
+
+    def step_index(self, state: State) -> None:
+        touched: list[str] = state["touched"]
+        if touched:
+            self.memory.indexer.sync(only=touched)
+        state["indexed"] = True
+
+    def step_summarize(self, state: State) -> None:
+        m = self.memory
+        state["root_files"] = regenerate_root_files(m.ws, m.indexer.db, m.config)
+
+    # -- running -------------------------------------------------------------------
+    def run(self, path: Path, name: str | None = None) -> IngestResult:
+        """Process one file. Raises ReadError for unreadable input (the caller files it)."""
+        result = IngestResult(name=name or path.name, status="processed")
+        state: dict[str, Any] = {"path": path, "name": result.name, "result": result}
+        t0 = datetime.now()
+        self.pipeline.run(state)
+        if result.status == "processed":
+            self.memory.journal.mark_done(state["digest"], result.name, result.resource or "")
+        result.seconds = (datetime.now() - t0).total_seconds()
+        return result
