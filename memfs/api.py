@@ -24,7 +24,7 @@ from memfs.config import Config, load_config
 from memfs.core.itemline import text_id
 from memfs.core.model import KIND_OF_TYPE, MEMORY_TYPES, Item, normalize_text
 from memfs.errors import MemfsError, NotFoundError
-from memfs.fsutil import WriterLock
+from memfs.fsutil import WriterLock, remove_stale_temp_files
 from memfs.index.db import IndexDB, text_hash
 from memfs.index.search import Searcher
 from memfs.index.sync import Indexer, SyncReport
@@ -156,6 +156,7 @@ class Memory:
     def sync(self, rebuild: bool = False, progress=None) -> SyncReport:  # type: ignore[no-untyped-def]
         """Re-index what changed on disk (or everything, with rebuild) and refresh root files."""
         with self.lock("sync"):
+            remove_stale_temp_files([self.ws.root / d for d in ("memory", "index", "skill", "resources", ".memfs")])
             report = self.indexer.sync(rebuild=rebuild, progress=progress)
             if report.changed or rebuild or not (self.ws.root / "index.md").exists():
                 regenerate_root_files(self.ws, self.indexer.db, self.config)

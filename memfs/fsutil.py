@@ -39,6 +39,24 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     _fsync_dir(path.parent)
 
 
+def remove_stale_temp_files(folders: list[Path]) -> int:
+    """Delete temp files a killed writer left (`.<name>.<random>.tmp`); call under the writer lock.
+
+    They were never visible under a real name (the rename did not happen), so nothing is
+    lost; removing them keeps the tree clean after a crash."""
+    removed = 0
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for path in folder.rglob(".*.tmp"):
+            try:
+                path.unlink()
+                removed += 1
+            except OSError:
+                pass
+    return removed
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
