@@ -177,14 +177,15 @@ class Memory:
                                    (text_hash(clean),)).fetchone()
             if same is not None:
                 return self._reinforce(same[0], same[1])
-            item_type = type or _guess_type(clean)
+            guessed, hint = _guess_type(clean)
+            item_type = type or guessed
             vector = None
             if category is None:
                 vectors, fresh = self.indexer.embed_texts({text_hash(clean): clean})
                 vector = vectors[text_hash(clean)]
                 with db.transaction():
                     db.store_vectors(fresh)
-            spec = self._resolve_category(category, item_type, vector)
+            spec = self._resolve_category(category, item_type, vector, hint)
             if type is None and KIND_OF_TYPE[item_type] != spec.kind:
                 item_type = {"memory": "profile", "index": "knowledge", "skill": "skill"}[spec.kind]
             item_id = self._fresh_id(clean, src or "add")
@@ -193,7 +194,8 @@ class Memory:
             self._after_write([spec.rel])
         return item
 
-    def _resolve_category(self, category: str | None, item_type: str, vector) -> CategorySpec:  # type: ignore[no-untyped-def]
+    def _resolve_category(self, category: str | None, item_type: str, vector,  # type: ignore[no-untyped-def]
+                          hint: str | None = None) -> CategorySpec:
         specs = self.category_specs()
         if category is not None:
             if "/" in category:
@@ -208,7 +210,7 @@ class Memory:
                     return spec
             cfg = self.config.categories.get(slug)
             return CategorySpec(cfg.kind if cfg else KIND_OF_TYPE.get(item_type, "memory"), slug, "")
-        return Categorizer(self.embedder, specs).choose(vector, item_type)
+        return Categorizer(self.embedder, specs).choose(vector, item_type, hint)
 
     def _fresh_id(self, text: str, salt: str) -> str:
         db = self.indexer.db
@@ -383,15 +385,18 @@ def _remove_if_unchanged(path: Path, memorizer: "Memorizer") -> None:
         path.unlink(missing_ok=True)
 
 
-def _guess_type(text: str) -> str:
-    try:
-        from memfs.extract.classify import classify_type  # type: ignore[attr-defined]
-    except ImportError:  # the extractor is optional for the core verbs
-        return "profile"
-    try:
-        return classify_type(text)
-    except Exception:  # a classifier bug must not cost the user their fact
-        return "profile"
+def _guess_type(text: str) -> tuple[str, str | None]:
+    """(type, category hint) for a fact added by hand: personal cues first, else knowledge.
+
+    The offline extractor's classifier is reused: read as something a person said, a
+    fact with a clear personal cue (a preference, an event, a habit) is about people;
+    anything else is read as a statement about the world."""
+    from memfs.extract.classify import classify
+
+    spoken = classify(text, kind="conversation", personal=True)
+    if spoken[1] is not None or spoken[0] != "profile":
+        return spoken
+    return classify(text, kind="document")
 
 
 def _configured_name(config: Config) -> str:

@@ -1,0 +1,475 @@
+"""Make a sentence read on its own: pronouns become names, verbs agree.
+
+Rules (conservative; a wrong name is worse than a clumsy sentence):
+- First person singular becomes the speaker: "I went" -> "Caroline went", "my kids" ->
+  "Caroline's kids", "I'm" -> "Caroline is", "I've" -> "Caroline has", "me" ->
+  "Caroline", "myself" -> "themself". The verb right after the subject (past a few
+  adverbs) agrees: am->is, have->has, do->does, don't->doesn't, present "love"->"loves".
+- First person plural keeps a plural subject, so no verb changes: "we"/"us" ->
+  "Caroline and Melanie" when the sentence is about the two of them talking or meeting
+  ("since we last chatted"), "Caroline and family" when the turn mentions family (kids,
+  husband, ...), otherwise "Caroline and others"; "our" -> "Caroline's" ("Caroline and
+  Melanie's" for "our last chat", "our friendship"); "Let's" ->
+  "Caroline and Melanie should". Documents keep their "we" (it is the team).
+- Second person becomes the addressee only in a conversation between exactly two named
+  people ("you"/"your" -> the other participant, with agreement): between two people
+  nearly every "you" is the listener. Plural or set phrases ("you guys", "you all",
+  "you never know") are left alone, "thank you" too, and a filler "you know" is cut.
+- Speaker None or a generic role ("user", "human") -> "the user" ("The user" at the
+  start of a sentence). Turns from assistant/system/tool roles are not attributed: the
+  offline extractor skips them (see ``offline``).
+- Subject-less chat sentences get their "I" back first: "Love that painting!" ->
+  "I love that painting!", "Gonna continue my edu" -> "I'm going to continue my edu".
+"""
+
+from __future__ import annotations
+
+import re
+
+from memfs.extract.lexicon import (
+    ADVERBS,
+    AMBIGUOUS_PAST,
+    ED_ADJECTIVES,
+    FAMILY_WORDS,
+    IRREGULAR_PAST,
+    MODALS,
+    RELATION_WORDS,
+    is_past_form,
+)
+
+USER_ROLES = frozenset({"user", "human", "me", "customer", "client", "person", "speaker",
+                        "unknown", "anonymous", "guest", "you", "author", "owner"})
+ASSISTANT_ROLES = frozenset({"assistant", "ai", "bot", "model", "system", "tool", "function",
+                             "developer", "gpt", "chatgpt", "claude", "gemini", "agent",
+                             "copilot", "llm", "ipython"})
+
+GENERIC_USER = "the user"
+GENERIC_AUTHOR = "the author"
+
+_TOKEN_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*|\s+|.", re.UNICODE | re.DOTALL)
+
+_NON_VERBS = frozenset("""
+and or nor but the a an to too also as at in on of for with from by that this these those
+it its my your his her their our me you him them us if so then than when where who what
+which whose not alone myself both all either only even here there now just very much
+more most less least own one ones self personally first last again once
+""".split())
+
+_PERSONS = frozenset({"he", "she", "they", "you", "him", "her", "them", "we"})
+# Words after which "you" is an object ("made you feel", "tell you"), not a subject.
+_OBJECT_TAKERS = frozenset("""
+to for with at about from of on in by into onto tell told give gave send sent show showed
+ask asked let make made help helped see saw thank thanks love miss want wanted need get got
+bring brought call called teach taught meet met hear heard remind reminds reminded
+inspire inspires inspired wish guess have has had hug hugs bless texted text join joined
+""".split())
+
+_DETERMINERS = frozenset({"the", "a", "an", "all", "some", "those", "these", "any", "every",
+                          "everything", "anything", "something", "what"})
+
+_PRONOUNS = frozenset("""i i'm im i've ive i'll i'd me my mine myself we we're we've we'll we'd us
+our ours ourselves let's lets you you're you've you'll you'd your yours yourself""".split())
+_PLURAL_FIRST = frozenset({"we", "we're", "we've", "we'll", "we'd", "us", "our", "ours",
+                           "ourselves", "let's", "lets"})
+
+_AGREE = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does",
+          "don't": "doesn't", "haven't": "hasn't", "aren't": "isn't", "weren't": "wasn't",
+          "ain't": "isn't", "dont": "doesn't", "havent": "hasn't"}
+_IRREGULAR_3RD = {"be": "is", "have": "has", "do": "does", "go": "goes", "undergo": "undergoes"}
+
+_PAST_CUE_RE = re.compile(r"\b(?:yesterday|ago|last|was|were|went|did|had|earlier)\b",
+                          re.IGNORECASE)
+# "you" that is not the one listener: plural or a set phrase. Between two people almost
+# every other "you" means the listener, so it becomes their name.
+_GENERIC_YOU_RE = re.compile(
+    r"\byou guys\b|\by'all\b|\byou all\b|\byou're all\b|\ball of you\b|\byou two\b|"
+    r"\byou never know\b",
+    re.IGNORECASE,
+)
+_YOU_KNOW_RE = re.compile(
+    r",?\s*\byou know\b,?(?!\s+(?:what|how|that|about|if|when|where|who|why)\b)",
+    re.IGNORECASE)
+_PARTICIPLE_HINT = frozenset("""
+been had gone done seen taken given known got gotten made become heard come never already
+better rather
+""".split())
+
+# --- slang that hides the verb --------------------------------------------------
+_SLANG = [
+    (re.compile(r"\bgonna\b", re.I), "going to"),
+    (re.compile(r"\bwanna\b", re.I), "want to"),
+    (re.compile(r"(?<='ve )gotta\b|(?<=\bhave )gotta\b", re.I), "got to"),
+    (re.compile(r"\bgotta\b", re.I), "have to"),
+    (re.compile(r"\bkinda\b", re.I), "kind of"),
+    (re.compile(r"\bsorta\b", re.I), "sort of"),
+    (re.compile(r"(?<!\w)'cause\b|\bcuz\b|\bcoz\b", re.I), "because"),
+    (re.compile(r"(?<![\w'])ya\b(?!')", re.I), "you"),
+    (re.compile(r"\b([A-Za-z]{3,})in'(?=\W|$)"), r"\1ing"),
+]
+
+# --- dropped subjects -------------------------------------------------------------
+_DROP_I = frozenset("""
+love loved like liked want wanted hope hoped wish think thought feel felt went got had saw
+made took started finished need needed miss missed agree enjoyed bought tried visited
+can't cannot couldn't didn't don't won't haven't learned found joined signed booked spent
+adopted decided met picked painted ran baked cooked watched attended took received
+recommend recommended lost won quit moved
+""".split())
+_DROP_IM = frozenset("""
+going planning thinking hoping trying working looking heading loving feeling getting
+taking glad happy excited thrilled stoked grateful thankful proud sad bummed swamped
+keen into obsessed considering currently busy off
+""".split())
+_GERUND_VERB_RE = re.compile(r"\b(?:is|was|are|were|isn't|wasn't|aren't|weren't|has been|"
+                             r"can be|makes|made|helps|helped|gives|keeps|means)\b",
+                             re.IGNORECASE)
+# A clause that starts after the gerund phrase: ", which is exciting", " - it's been".
+_LATER_CLAUSE_RE = re.compile(
+    r",\s*(?:which|who|where)\b|,\s*(?:and|but|so)\s+(?:i|we|you|it|he|she|they|my|that|this)\b"
+    r"|\s-\s|;", re.IGNORECASE)
+
+
+def _gerund_is_subject(sentence: str) -> bool:
+    """ "Taking care of ourselves is vital": the -ing phrase has its own verb."""
+    m = _GERUND_VERB_RE.search(sentence)
+    return m is not None and not _LATER_CLAUSE_RE.search(sentence[:m.start()])
+_OBJECT_START = frozenset("""my a an the some this that these those to up out back our his her
+their it them home into on in at by with for""".split())
+_YOU_RE = re.compile(r"\b(?:you|your|you're|you've|yours)\b", re.IGNORECASE)
+_ING_NOUNS = frozenset("""thing things something nothing anything everything morning mornings
+evening evenings wedding weddings building buildings meeting meetings ceiling king ring
+spring string wing sibling siblings offspring pudding during ping swing sing bring sting
+feeling feelings painting paintings drawing drawings reading writing clothing darling
+earring earrings setting ending beginning opening blessing blessings according nothing
+interesting amazing exciting inspiring boring relaxing challenging rewarding stunning
+charming annoying exhausting frustrating fascinating surprising touching encouraging
+disappointing overwhelming refreshing promising heartwarming terrifying interesting
+outstanding breathtaking satisfying uplifting calming soothing thrilling intriguing
+""".split())
+_DROP_ADV = frozenset({"just", "really", "finally", "recently", "also", "actually", "totally",
+                       "always", "never", "still", "highly", "definitely", "even", "once"})
+_NOT_AFTER_DROP = frozenset({"is", "was", "are", "were", "can", "will", "would", "has",
+                             "have", "'s", "of", "and", "it's", "but", "or"})
+
+_SLANG_ANY_RE = re.compile(r"gonna|wanna|gotta|kinda|sorta|cause|cuz|coz|in'|\bya\b",
+                           re.IGNORECASE)
+_FIRST_TWO_RE = re.compile(r"([A-Za-z']+)(\s+)([A-Za-z']+)?")
+_IT_MADE_ME_RE = re.compile(r"(?:[A-Za-z']+\s+)?(?:made|makes|make|gave|gives|got|gets|helped|"
+                            r"helps|reminded|reminds|brought|brings)\s+(?:me|my)\b", re.IGNORECASE)
+_VERB_ME_RE = re.compile(r"[A-Za-z']+\s+me\b", re.IGNORECASE)
+# "Growing up, I saw ..." / "Seeing their smiles, we knew ...": a participle phrase.
+_PARTICIPLE_COMMA_RE = re.compile(
+    r"[A-Za-z']+(?:\s+[A-Za-z']+)?,|[^,]{0,80},\s*(?:i|we|you|he|she|they|my|our|i'm|"
+    r"we're|we've|i've)\b", re.IGNORECASE)
+_WE_RE = re.compile(r"\b(?:we|we're|we've|we'll|we'd|us)\b")
+_SHARED_NOUNS = frozenset({"friendship", "chat", "chats", "talk", "talks", "conversation",
+                           "conversations", "meeting", "call", "catch-up"})
+
+
+def normalize_slang(sentence: str) -> str:
+    if not _SLANG_ANY_RE.search(sentence):
+        return sentence
+    for pattern, repl in _SLANG:
+        sentence = pattern.sub(repl, sentence)
+    return sentence
+
+
+def restore_subject(sentence: str) -> str:
+    """Chat drops the subject: "Love that painting!" -> "I love that painting!"."""
+    m = _FIRST_TWO_RE.match(sentence)
+    if not m:
+        return sentence
+    first, nxt = m.group(1).lower(), (m.group(3) or "").lower()
+    if first in ("i", "im", "i'm", "i've", "i'd", "i'll", "we", "my", "our"):
+        return sentence
+    if nxt in _NOT_AFTER_DROP:
+        return sentence
+    rest = sentence[0].lower() + sentence[1:]
+    if _IT_MADE_ME_RE.match(sentence) or \
+            _VERB_ME_RE.match(sentence) and first not in (
+                "love", "loved", "miss", "missed", "sent", "told", "gave", "showed"):
+        return sentence  # "Really made me think" / "Made my day": the subject is "it"
+    if first == "been":
+        return "I've " + rest
+    ing_verb = (first.endswith("ing") and len(first) > 5 and first not in _ING_NOUNS
+                and first not in _DROP_I)
+    if first in _DROP_IM or ing_verb:
+        if first.endswith("ing") and (_gerund_is_subject(sentence)
+                                      or _YOU_RE.search(sentence)
+                                      or _PARTICIPLE_COMMA_RE.match(sentence)):
+            # "Taking care of ourselves is vital." has its subject; "Seeing their
+            # smiles, we knew ..." is a participle; "Taking in kids in need - you're so
+            # kind" is about the other person.
+            return sentence
+        return "I'm " + rest
+    if first in _DROP_I or (
+            (first in IRREGULAR_PAST or (first.endswith("ed") and first not in ED_ADJECTIVES))
+            and first not in ("was", "were", "did", "had", "said", "used", "need", "meant")
+            and nxt in _OBJECT_START):
+        return "I " + rest  # "Lost my job yesterday", "Finished a painting"
+    if first in _DROP_ADV and nxt and (nxt in _DROP_I or nxt in IRREGULAR_PAST
+                                       or (nxt.endswith("ed") and nxt not in ED_ADJECTIVES)):
+        if first in ("always", "never") and (nxt in IRREGULAR_PAST or nxt.endswith("ed")):
+            return "I've " + rest
+        return "I " + rest
+    return sentence
+
+
+def third_person(verb: str) -> str:
+    """Present tense, third person singular of a base-form verb ("try" -> "tries")."""
+    low = verb.lower()
+    if low in _IRREGULAR_3RD:
+        out = _IRREGULAR_3RD[low]
+    elif low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        out = low + "es"
+    elif len(low) > 1 and low.endswith("y") and low[-2] not in "aeiou":
+        out = low[:-1] + "ies"
+    else:
+        out = low + "s"
+    if verb[:1].isupper():
+        out = out[:1].upper() + out[1:]
+    return out
+
+
+def possessive(name: str) -> str:
+    return name + "'s"
+
+
+def _looks_like_base_verb(word: str) -> bool:
+    low = word.lower()
+    if not word.islower() or not low.isalpha() or len(low) < 2:
+        return False
+    if low in _NON_VERBS or low in MODALS or low in ADVERBS or is_past_form(low):
+        return False
+    if low.endswith(("ed", "ing", "ly")) and len(low) > 4:
+        return False
+    if low.endswith("s") and not low.endswith(("ss", "us", "is")):
+        return False  # already third person ("makes") or a plural noun
+    return True
+
+
+class _Rewriter:
+    def __init__(self, sentence: str, name: str, addressee: str | None, group: str,
+                 plural: bool = True):
+        self.tokens: list[str] = _TOKEN_RE.findall(sentence)
+        self.plural = plural
+        self.name = name
+        self.addressee = addressee
+        self.group = group
+        self.past_context = bool(_PAST_CUE_RE.search(sentence))
+
+    def _next_word(self, i: int) -> int | None:
+        """Index of the next word token if only whitespace separates it from token i."""
+        j = i + 1
+        toks = self.tokens
+        while j < len(toks) and toks[j].isspace():
+            j += 1
+        if j < len(toks) and (toks[j][0].isalpha()):
+            return j
+        return None
+
+    def _prev_word(self, i: int) -> str:
+        j = i - 1
+        toks = self.tokens
+        while j >= 0 and toks[j].isspace():
+            j -= 1
+        if j < 0:
+            return ""
+        return toks[j].lower()
+
+    def _word_before(self, i: int, n: int) -> str:
+        """The n-th non-space token before token i (1 = the previous one), as written."""
+        j = i - 1
+        toks = self.tokens
+        while j >= 0:
+            if not toks[j].isspace():
+                n -= 1
+                if n == 0:
+                    return toks[j]
+            j -= 1
+        return ""
+
+    def _is_coordinated(self, i: int) -> bool:
+        """"Tom and I go" (plural subject) as opposed to "painting and I go"."""
+        if self._word_before(i, 1).lower() not in ("and", "or", "nor"):
+            return False
+        before = self._word_before(i, 2)
+        low = before.lower()
+        if low in _PERSONS or low in RELATION_WORDS:
+            return True
+        return before[:1].isupper() and self._word_before(i, 3) not in ("", ".", "!", "?")
+
+    def _is_clause_start(self, i: int) -> bool:
+        prev = self._prev_word(i)
+        return prev in ("", ",", ";", ":", "-", "and", "but", "so", "because", "that", "if",
+                        "when", "since", "as", "though", "although", "while", "or", "(",
+                        "\"", ".", "!", "?", "cause", "until", "before", "after", "sure",
+                        "think", "thought", "know", "knew", "bet", "hope", "guess", "believe",
+                        "glad", "happy", "proud", "heard", "wish", "noticed", "seems", "how",
+                        "what", "why", "where", "whether", "like", "whenever", "once",
+                        "unless", "then", "wherever", "whatever")
+
+    def _agree(self, i: int) -> None:
+        """Make the verb after the subject at token i third person singular."""
+        j = self._next_word(i)
+        steps = 0
+        while j is not None and self.tokens[j].lower() in ADVERBS and steps < 3:
+            j = self._next_word(j)
+            steps += 1
+        if j is None:
+            return
+        verb = self.tokens[j]
+        low = verb.lower()
+        if low in _AGREE:
+            out = _AGREE[low]
+            self.tokens[j] = out[:1].upper() + out[1:] if verb[:1].isupper() else out
+            return
+        if low in AMBIGUOUS_PAST and self.past_context:
+            return
+        if _looks_like_base_verb(verb):
+            self.tokens[j] = third_person(verb)
+
+    def _would_or_had(self, i: int) -> str:
+        j = self._next_word(i)
+        if j is not None:
+            low = self.tokens[j].lower()
+            if low in _PARTICIPLE_HINT or (low.endswith("ed") and low not in ED_ADJECTIVES):
+                return "had"
+        return "would"
+
+    def run(self, *, second_person: bool) -> str:
+        toks = self.tokens
+        name, group = self.name, self.group
+        for i, tok in enumerate(toks):
+            if len(tok) > 10 or tok.lower() not in _PRONOUNS:
+                continue
+            if (i + 1 < len(toks) and toks[i + 1] == "-") or (i > 0 and toks[i - 1] == "-"):
+                continue  # part of a compound: "me-time", "self-care"
+            low = tok.lower()
+            if low == "i" and tok in ("I", "i"):
+                coordinated = self._is_coordinated(i)
+                toks[i] = name
+                if not coordinated:
+                    self._agree(i)
+            elif low in ("i'm", "im") and tok in ("I'm", "i'm", "Im", "im", "I'M"):
+                toks[i] = name + " is"
+            elif low in ("i've", "ive") and tok in ("I've", "i've", "Ive", "ive", "I'VE"):
+                toks[i] = name + " has"
+            elif low == "i'll":
+                toks[i] = name + " will"
+            elif low == "i'd":
+                toks[i] = name + " " + self._would_or_had(i)
+            elif low == "me":
+                toks[i] = name
+            elif low == "my":
+                toks[i] = possessive(name)
+            elif low == "mine":
+                toks[i] = possessive(name)
+            elif low == "myself":
+                toks[i] = "themself"
+            elif not self.plural and low in _PLURAL_FIRST:
+                continue
+            elif low == "we":
+                toks[i] = group
+            elif low == "we're":
+                toks[i] = group + " are"
+            elif low == "we've":
+                toks[i] = group + " have"
+            elif low == "we'll":
+                toks[i] = group + " will"
+            elif low == "we'd":
+                toks[i] = group + " " + self._would_or_had(i)
+            elif low == "us" and tok != "US":
+                toks[i] = group
+            elif low in ("our", "ours"):
+                # "our last chat" / "our friendship" between two people is both of
+                # theirs; "our kids" is the speaker's.
+                nxt = self._next_word(i)
+                if nxt is not None and toks[nxt].lower() == "last":
+                    nxt = self._next_word(nxt)
+                pair = self.addressee is not None and nxt is not None and \
+                    toks[nxt].lower() in _SHARED_NOUNS
+                toks[i] = possessive(f"{name} and {self.addressee}" if pair else name)
+            elif low == "ourselves":
+                toks[i] = "themselves"
+            elif low in ("let's", "lets") and tok[0] in "Ll" and (low == "let's" or i == 0):
+                other = self.addressee or "others"
+                toks[i] = f"{name} and {other} should"
+            elif second_person and self.addressee:
+                self._second_person(i, low)
+        return "".join(toks)
+
+    def _second_person(self, i: int, low: str) -> None:
+        toks, other = self.tokens, self.addressee
+        assert other is not None
+        if low == "you":
+            if self._prev_word(i) == "thank":
+                return
+            nxt = self._next_word(i)
+            nxt_low = toks[nxt].lower() if nxt is not None else ""
+            subject = self._is_clause_start(i) or nxt_low in _AGREE or (
+                # "the people you work with": a relative clause after a noun phrase
+                self._word_before(i, 2).lower() in _DETERMINERS
+                and self._prev_word(i) not in _OBJECT_TAKERS and nxt is not None
+                and _looks_like_base_verb(toks[nxt]))
+            toks[i] = other
+            if subject:
+                self._agree(i)
+        elif low == "you're":
+            toks[i] = other + " is"
+        elif low == "you've":
+            toks[i] = other + " has"
+        elif low == "you'll":
+            toks[i] = other + " will"
+        elif low == "you'd":
+            toks[i] = other + " " + self._would_or_had(i)
+        elif low in ("your", "yours"):
+            toks[i] = possessive(other)
+        elif low == "yourself":
+            toks[i] = "themself"
+
+
+_FAMILY_RE = re.compile(r"\b(?:" + "|".join(sorted(FAMILY_WORDS, key=len, reverse=True))
+                        + r")\b", re.IGNORECASE)
+_MUTUAL_RE = re.compile(r"\b(?:chat|chats|chatted|chatting|talk|talks|talked|talking|spoke|"
+                        r"speak|spoken|met|meet|caught up|catch up|hung out|hang out|each other|"
+                        r"last time|texted|messaged|friendship|conversation|conversations)\b",
+                        re.IGNORECASE)
+
+
+def group_name(name: str, context: str, sentence: str = "", addressee: str | None = None) -> str:
+    """What "we" becomes: plural, so the verb after it needs no change.
+
+    "since we last chatted" between two people -> "Caroline and Melanie"; a turn that
+    mentions family -> "Caroline and family"; otherwise "Caroline and others".
+    """
+    if addressee and _MUTUAL_RE.search(sentence):
+        return f"{name} and {addressee}"
+    if _FAMILY_RE.search(context):
+        return f"{name} and family"
+    return f"{name} and others"
+
+
+def is_generic_you(sentence: str) -> bool:
+    return "you" in sentence.lower() and bool(_GENERIC_YOU_RE.search(sentence))
+
+
+def attribute(sentence: str, name: str, addressee: str | None = None, *,
+              context: str | None = None, plural: bool = True) -> str:
+    """Rewrite pronouns in ``sentence`` as said by ``name`` (to ``addressee``, if known).
+
+    ``context`` (the whole turn) decides whether "we" means family or others.
+    ``plural=False`` leaves "we"/"our"/"us" as written (a document's "we" is its team).
+    """
+    low = sentence.lower()
+    needs_group = ("we" in low or "us" in low) and _WE_RE.search(low) is not None
+    group = group_name(name, context if context is not None else sentence, sentence,
+                       addressee) if needs_group \
+        else name + " and others"
+    second = addressee is not None and not is_generic_you(sentence)
+    if second and "you know" in low:
+        sentence = _YOU_KNOW_RE.sub("", sentence)
+    out = _Rewriter(sentence, name, addressee, group, plural).run(second_person=second)
+    if out and out[0].islower():
+        out = out[0].upper() + out[1:]
+    return out

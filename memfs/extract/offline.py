@@ -1,0 +1,245 @@
+"""The offline extractor: segments in, small standalone facts out, no network.
+
+Per segment: text -> blocks (paragraphs, list items) -> sentences -> drop filler and
+pure questions -> attribute (names for pronouns) -> resolve dates -> join a sentence that
+only continues the previous one ("It's special to me.") onto it -> classify -> Fact.
+
+Decisions:
+- One fact per sentence, except that a sentence opening with a bare reference ("It",
+  "That", "This", "They", "He", "She", "There") is appended to the previous fact of
+  the same segment, so the pair reads on its own.
+- Conversation turns by assistant/system/tool roles are skipped: the memory is about
+  the user and the people in the conversation, and an assistant's text is mostly
+  advice, not facts about them.
+- ``Fact.when``: the first date expression resolved in the fact; otherwise the date
+  of the segment (or of the source): the day the fact was stated. None if undated.
+- Documents: every sentence or list item is a fact (knowledge/skill/tool); a list
+  item, a table row, a code line, a sentence opening with a bare reference or a very
+  short one gets its heading in front ("Requirements: Python 3.11 or newer.").
+  First-person sentences in a document are attributed to the segment's speaker, else
+  to "the author", and classified like conversation facts.
+- Facts are cut to 300 characters at a word boundary; identical texts (ignoring case,
+  spacing and final punctuation) are kept once per source, first occurrence wins.
+- Deterministic: no randomness, no dependence on set or dict ordering of inputs.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from memfs.core.segment import Fact, ParsedSource, Segment
+from memfs.extract.attribution import (
+    ASSISTANT_ROLES,
+    GENERIC_AUTHOR,
+    GENERIC_USER,
+    USER_ROLES,
+    attribute,
+    is_generic_you,
+    normalize_slang,
+    restore_subject,
+)
+from memfs.extract.blocks import Block, chat_blocks, document_blocks
+from memfs.extract.classify import classify
+from memfs.extract.dates import resolve_dates
+from memfs.extract.sentences import (
+    has_content,
+    normalize_text,
+    question_to_statement,
+    split_sentences,
+    strip_edges,
+)
+
+log = logging.getLogger(__name__)
+
+MAX_FACT_CHARS = 300
+_CONTINUATION_RE = re.compile(r"^(?:it|it's|its|that|that's|this|this's|they|they're|these|"
+                              r"those|there|he|he's|she|she's|which|them)\b", re.IGNORECASE)
+# Singular first person in a document: its author (a document's "we" is left alone).
+_FIRST_PERSON_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself)\b")
+_FIRST_PERSON_ANY_RE = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|my|me|mine|myself|we|"
+                                  r"we're|we've|our|ours|us)\b", re.IGNORECASE)
+_WS_RE = re.compile(r"\s+")
+_SPACE_PUNCT_RE = re.compile(r"\s+([,.;:!?])")
+_END_RE = re.compile(r"[\s!.\u2026,;:]+$")
+
+
+@dataclass
+class _Piece:
+    text: str
+    when: str | None
+    dated: bool
+    personal: bool
+    block: Block
+    continuation: bool = False
+
+
+@dataclass
+class _Context:
+    kind: str
+    names: list[str]
+    addressee: dict[str, str]
+    source_time: datetime | None
+
+    @classmethod
+    def of(cls, source: ParsedSource) -> _Context:
+        named: list[str] = []
+        for p in list(source.participants) + [s.speaker or "" for s in source.segments]:
+            p = p.strip()
+            if p and _is_named(p) and p not in named:
+                named.append(p)
+        addressee: dict[str, str] = {}
+        if source.kind == "conversation" and len(named) == 2:
+            addressee = {named[0]: named[1], named[1]: named[0]}
+        return cls(source.kind, named, addressee, source.time)
+
+
+def _is_named(speaker: str) -> bool:
+    low = speaker.strip().lower()
+    return bool(low) and low not in USER_ROLES and low not in ASSISTANT_ROLES
+
+
+def _finish(text: str) -> str:
+    """Single spaces, a capital first letter, a final full stop, balanced quotes."""
+    text = _SPACE_PUNCT_RE.sub(r"\1", _WS_RE.sub(" ", text).strip())
+    quotes = text.count('"')
+    if quotes % 2 == 1:  # a quote cut off by sentence splitting
+        if text.startswith('"'):
+            text = text[1:].lstrip()
+        elif text.endswith('"'):
+            text = text[:-1].rstrip()
+    elif quotes == 2 and text.startswith('"') and text.endswith('"'):
+        text = text[1:-1].strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    if text.endswith(("`", '."', '!"', '?"', ".'", "?")):
+        return text
+    return _END_RE.sub("", text) + "."
+
+
+def _trim(text: str, limit: int = MAX_FACT_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-") + "\u2026"
+
+
+def _dedupe_key(text: str) -> str:
+    return _END_RE.sub("", " ".join(text.lower().split()))
+
+
+def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: str,
+                    ref: datetime | None) -> _Piece | None:
+    is_doc = ctx.kind == "document"
+    names = ctx.names + ([seg.speaker] if seg.speaker else [])
+    s = strip_edges(raw, names)
+    if not s:
+        return None
+    if s.endswith("?"):
+        stmt = question_to_statement(s)
+        if stmt is None:
+            return None
+        s = stmt
+    min_words = 2 if is_doc else 4
+    if not has_content(s, min_words=min_words, names=names) and not block.code:
+        return None
+    personal = False
+    if is_doc:
+        if _FIRST_PERSON_RE.search(s):
+            s = attribute(s, name, plural=False)
+            personal = True
+    else:
+        addressee = ctx.addressee.get(seg.speaker or "")
+        if addressee and is_generic_you(s) and not _FIRST_PERSON_ANY_RE.search(s):
+            return None  # "you guys are the best": about a group, not a fact about anyone
+        s = restore_subject(normalize_slang(s))
+        s = attribute(s, name, addressee, context=seg.text)
+    s, when = resolve_dates(s, ref)
+    text = _finish(s)
+    if not text:
+        return None
+    return _Piece(text=text, when=when, dated=when is not None, personal=personal,
+                  block=block, continuation=bool(_CONTINUATION_RE.match(raw.strip())))
+
+
+def _with_heading(piece: _Piece, text: str, heading: str | None) -> str:
+    if not heading:
+        return text
+    heading = heading.strip().strip("#").strip().rstrip(":")
+    if not heading or heading.lower() in text.lower():
+        return text
+    short = len(text.split()) < 6
+    if piece.block.list_item or piece.block.code or piece.continuation or short:
+        return f"{heading}: {text}"
+    return text
+
+
+def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
+    speaker = (seg.speaker or "").strip()
+    if ctx.kind == "conversation" and speaker.lower() in ASSISTANT_ROLES:
+        return []
+    if speaker and _is_named(speaker):
+        name = speaker
+    else:
+        name = GENERIC_AUTHOR if ctx.kind == "document" and not speaker else GENERIC_USER
+    ref = seg.time or ctx.source_time
+    text = normalize_text(seg.text or "")
+    if not text.strip():
+        return []
+    blocks = (document_blocks(text, seg.heading) if ctx.kind == "document"
+              else chat_blocks(text))
+
+    pieces: list[_Piece] = []
+    for block in blocks:
+        for raw in split_sentences(block.text):
+            piece = _sentence_piece(raw, block, seg, ctx, name, ref)
+            if piece is None:
+                continue
+            prev = pieces[-1] if pieces else None
+            if (piece.continuation and prev is not None and prev.block is block
+                    and not block.list_item
+                    and len(prev.text) + len(piece.text) + 1 <= MAX_FACT_CHARS):
+                prev.text = prev.text + " " + piece.text
+                prev.when = prev.when or piece.when
+                prev.dated = prev.dated or piece.dated
+                continue
+            pieces.append(piece)
+
+    stated = ref.date().isoformat() if ref is not None else None
+    people = tuple(ctx.names) + (name,)
+    facts: list[Fact] = []
+    for p in pieces:
+        heading = p.block.heading if ctx.kind == "document" else None
+        mtype, hint = classify(p.text, kind=ctx.kind, dated=p.dated, heading=heading,
+                               list_item=p.block.list_item, ordered=p.block.ordered,
+                               personal=p.personal, names=people)
+        text = _trim(_with_heading(p, p.text, heading))
+        facts.append(Fact(text=text, type=mtype, when=p.when or stated, anchor=seg.anchor,
+                          speaker=seg.speaker, category_hint=hint))
+    return facts
+
+
+def extract_offline(source: ParsedSource) -> list[Fact]:
+    """Extract standalone facts from every segment of ``source``, in order, deduplicated."""
+    ctx = _Context.of(source)
+    out: list[Fact] = []
+    seen: set[str] = set()
+    for seg in source.segments:
+        try:
+            facts = _segment_facts(seg, ctx)
+        except Exception:  # one odd segment must not lose the rest of the source
+            log.warning("offline extractor skipped segment %s", seg.anchor, exc_info=True)
+            continue
+        for fact in facts:
+            key = _dedupe_key(fact.text)
+            if not key or key in seen:
+                continue
+            seen.add(key)
+            out.append(fact)
+    return out
