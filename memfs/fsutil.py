@@ -39,16 +39,17 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     _fsync_dir(path.parent)
 
 
-def remove_stale_temp_files(folders: list[Path]) -> int:
+def remove_stale_temp_files(folders: list[Path], shallow: tuple[Path, ...] | list[Path] = ()) -> int:
     """Delete temp files a killed writer left (`.<name>.<random>.tmp`); call under the writer lock.
 
     They were never visible under a real name (the rename did not happen), so nothing is
     lost; removing them keeps the tree clean after a crash."""
     removed = 0
-    for folder in folders:
+    targets = [(f, True) for f in folders] + [(f, False) for f in shallow]
+    for folder, deep in targets:
         if not folder.is_dir():
             continue
-        for path in folder.rglob(".*.tmp"):
+        for path in (folder.rglob(".*.tmp") if deep else folder.glob(".*.md.*.tmp")):
             try:
                 path.unlink()
                 removed += 1
