@@ -77,16 +77,26 @@ def recall(query: str = typer.Argument(...),
            type: Optional[list[str]] = typer.Option(None, "--type", "-t", help="Only these types."),
            category: Optional[list[str]] = typer.Option(None, "--category", "-c", help="Only these categories."),
            as_json: bool = typer.Option(False, "--json", help="A JSON list instead of Markdown.")) -> None:
-    """Hybrid recall (BM25 + vectors + salience): Markdown with citations, or --json."""
-    from memfs.render import render_recall_markdown
+    """Hybrid recall (BM25 + vectors + salience): Markdown with citations, or --json.
 
-    with _memory() as mem:
-        hits = mem.recall(query, k=k, types=set(type) if type else None,
-                          categories=set(category) if category else None)
+    With a daemon running, the query is answered by it over `.memfs/daemon.sock` (warm
+    model and index); otherwise this process does the work."""
+    from memfs.render import render_recall_markdown
+    from memfs.warm import try_warm_recall
+    from memfs.workspace import find_workspace
+
+    ws = find_workspace(explicit=_state["dir"])
+    rows = None
+    if query.strip() and not os.environ.get("MEMFS_NO_WARM"):
+        rows = try_warm_recall(ws.state, query, k, type, category)
+    if rows is None:
+        with _memory() as mem:
+            rows = [h.model_dump() for h in mem.recall(query, k=k, types=set(type) if type else None,
+                                                       categories=set(category) if category else None)]
     if as_json:
-        _echo_json([h.model_dump() for h in hits])
+        _echo_json(rows)
     else:
-        typer.echo(render_recall_markdown(query, hits))
+        typer.echo(render_recall_markdown(query, rows))
 
 
 @app.command()

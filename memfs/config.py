@@ -21,7 +21,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-CONFIG_NAME = "memfs.toml"
+from memfs.workspace import CONFIG_NAME  # noqa: E402  (one name, defined where it is looked for)
 
 
 class _Section(BaseModel):

@@ -165,9 +165,18 @@ class Daemon:
         for sig in previous:
             signal.signal(sig, lambda *_: self.stopping.set())
         observer = None
+        warm = None
         try:
             self.memory.sync()
             observer = self._start_observer()
+            try:
+                from memfs.warm import WarmServer
+
+                warm = WarmServer(self.memory)
+                warm.start()
+            except OSError as err:  # e.g. a path too long for a Unix socket: recall works cold
+                self.log(f"memfs daemon: warm recall unavailable ({err.strerror or err})")
+                warm = None
             self._rescan()
             self.log(f"memfs daemon: watching {self.ws.root} (pid {__import__('os').getpid()})")
             last_scan = time.monotonic()
@@ -196,6 +205,8 @@ class Daemon:
                     last_scan = now
                 self.stopping.wait(self.poll)
         finally:
+            if warm is not None:
+                warm.stop()
             if observer is not None:
                 observer.stop()
                 observer.join(timeout=5)

@@ -10,9 +10,9 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from memfs.config import CONFIG_NAME
 from memfs.errors import MemfsError, WorkspaceNotFound
 
+CONFIG_NAME = "memfs.toml"
 KIND_DIRS: tuple[str, ...] = ("memory", "index", "skill")
 ROOT_FILES: tuple[str, ...] = ("index.md", "memory.md", "skill.md")
 TEMPLATE_DIR = Path(__file__).parent / "workspace_template"

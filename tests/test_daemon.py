@@ -84,6 +84,11 @@ def test_daemon_processes_watches_and_follows_edits(tmp_path: Path) -> None:
                                                  capture_output=True, text=True).stdout)
         _wait(lambda: any("Rexford" in h["text"] for h in hits()))
         assert "Rexford" in target.read_text()
+        # The CLI's recall was answered warm, by the daemon over its socket.
+        from memfs.warm import try_warm_recall
+
+        warm = try_warm_recall(ws / ".memfs", "Rexford dog", 3, None, None)
+        assert warm is not None and any("Rexford" in h["text"] for h in warm)
         # A CLI write while the daemon runs is serialised, not lost.
         subprocess.run(MEMFS + ["add", "Sam keeps bees on the roof."], cwd=ws, env=env, check=True,
                        capture_output=True, timeout=60)

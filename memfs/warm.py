@@ -1,0 +1,101 @@
+"""A warm recall service inside the daemon, over a Unix socket in `.memfs/`.
+
+A cold `memfs recall` pays for imports, the model load and the index load (~0.7 s); the
+daemon already holds all three. The CLI tries the socket first and falls back to doing
+the work itself, so the answer is the same either way, only faster with a daemon.
+Requests and answers are one JSON line each; only `recall` is served (reads only).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import socketserver
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memfs.api import Memory
+
+SOCKET_NAME = "daemon.sock"
+MAX_REQUEST = 1 << 20
+
+
+def socket_path(state_dir: Path) -> Path:
+    return state_dir / SOCKET_NAME
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    def handle(self) -> None:
+        line = self.rfile.readline(MAX_REQUEST)
+        try:
+            req = json.loads(line)
+            if req.get("verb") != "recall":
+                raise ValueError("only recall is served")
+            server: Any = self.server
+            with server.lock:
+                hits = server.memory.recall(str(req["query"]), k=req.get("k"),
+                                            types=set(req["types"]) if req.get("types") else None,
+                                            categories=set(req["categories"]) if req.get("categories") else None)
+            out = {"ok": True, "hits": [h.model_dump() for h in hits]}
+        except Exception as err:  # noqa: BLE001 - reported to the client, which falls back
+            out = {"ok": False, "error": f"{type(err).__name__}: {err}"}
+        self.wfile.write(json.dumps(out).encode() + b"\n")
+
+
+class WarmServer:
+    """Serves recall from a reader Memory of its own (own SQLite connection, shared model)."""
+
+    def __init__(self, memory: "Memory") -> None:
+        from memfs.api import Memory
+
+        self.path = socket_path(memory.ws.state)
+        reader = Memory(memory.ws.root, config=memory.config, embedder=memory.embedder)
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+        self.server = socketserver.ThreadingUnixStreamServer(str(self.path), _Handler)
+        os.chmod(self.path, 0o600)
+        self.server.memory = reader  # type: ignore[attr-defined]
+        self.server.lock = threading.Lock()  # type: ignore[attr-defined]
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+        self.server.memory.close()  # type: ignore[attr-defined]
+
+
+def try_warm_recall(state_dir: Path, query: str, k: int | None, types: list[str] | None,
+                    categories: list[str] | None, timeout: float = 5.0) -> list[dict] | None:
+    """Ask a running daemon; None when there is none (or it failed): the caller works cold."""
+    path = socket_path(state_dir)
+    if not path.exists():
+        return None
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout)
+            sock.connect(str(path))
+            sock.sendall(json.dumps({"verb": "recall", "query": query, "k": k, "types": types,
+                                     "categories": categories}).encode() + b"\n")
+            buf = b""
+            while not buf.endswith(b"\n"):
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                buf += chunk
+        reply = json.loads(buf)
+    except (OSError, ValueError):
+        return None
+    return reply["hits"] if reply.get("ok") else None
