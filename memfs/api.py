@@ -36,6 +36,7 @@ from memfs.workspace import Workspace, find_workspace, slugify
 if TYPE_CHECKING:
     from memfs.inbox import Journal
     from memfs.index.search import SearchResult
+    from memfs.llm.runtime import LLMRuntime
     from memfs.pipeline.memorize import IngestResult, Memorizer
 
 
@@ -64,6 +65,8 @@ class Status(BaseModel):
     failed: int
     embedder: str
     index_bytes: int
+    llm: str
+    llm_usage: dict[str, object]
     failures: list[tuple[str, str]]
     warnings: list[str]
 
@@ -85,6 +88,7 @@ class Memory:
         self._searcher: Searcher | None = None
         self._journal: "Journal | None" = None
         self._memorizer: "Memorizer | None" = None
+        self._llm: "LLMRuntime | None | bool" = False
 
     # -- plumbing -------------------------------------------------------------
     @property
@@ -112,11 +116,22 @@ class Memory:
         return self._journal
 
     @property
+    def llm(self) -> "LLMRuntime | None":
+        """The LLM runtime when `[llm] provider` (or MEMFS_LLM) is openai; None offline."""
+        if self._llm is False:
+            from memfs.llm.runtime import LLMRuntime
+
+            self._llm = LLMRuntime.from_config(self.config.llm, state_dir=self.ws.state)
+        return self._llm  # type: ignore[return-value]
+
+    @property
     def memorizer(self) -> "Memorizer":
         if self._memorizer is None:
             from memfs.pipeline.memorize import Memorizer
 
-            self._memorizer = Memorizer(self)
+            rt = self.llm
+            extractor = rt.extractor(categories=[s.name for s in self.category_specs()]) if rt else None
+            self._memorizer = Memorizer(self, extractor=extractor)
         return self._memorizer
 
     def lock(self, purpose: str = "write", timeout: float = 60.0) -> WriterLock:
@@ -299,7 +314,11 @@ class Memory:
                     raise ReadError("symlink: memfs does not follow links in the inbox")
                 if not path.is_file():
                     raise ReadError("not a regular file")
-                result = self.memorizer.run(path)
+                try:
+                    result = self.memorizer.run(path)
+                finally:
+                    if self._llm:
+                        self._llm.persist_usage()  # type: ignore[union-attr]
             except (ReadError, OSError, UnicodeError, ValueError, RecursionError, MemfsError) as err:
                 reason = _reason(err)
                 result = IngestResult(name=path.name, status="failed", error=reason)
@@ -346,10 +365,15 @@ class Memory:
             finally:
                 db.close()
         size = sum(p.stat().st_size for p in self.ws.state.glob("*") if p.is_file()) if self.ws.state.exists() else 0
+        from memfs.llm.runtime import load_usage
+
+        lc = self.config.llm
+        llm = f"{lc.provider}:{lc.model}" if lc.provider != "local" else "local (offline extractor)"
+        usage = load_usage(self.ws.state).model_dump() if self.ws.state.exists() else {}
         return Status(root=str(self.ws.root), items=items, categories=categories,
                       resources=_count_files(self.ws.resources), inbox_pending=_count_inbox(self.ws.inbox),
                       failed=_count_failed(self.ws.failed), embedder=recorded or _configured_name(self.config),
-                      index_bytes=size, failures=failures(self.ws), warnings=warnings)
+                      index_bytes=size, llm=llm, llm_usage=usage, failures=failures(self.ws), warnings=warnings)
 
     def context(self) -> str:
         """What an agent reads first: index.md's map and memory.md's salient facts."""

@@ -132,7 +132,12 @@ def status(as_json: bool = typer.Option(False, "--json")) -> None:
         return
     typer.echo(f"workspace  {st.root}\nitems      {st.items} in {st.categories} categories\n"
                f"resources  {st.resources}\ninbox      {st.inbox_pending} pending, {st.failed} failed\n"
-               f"embedder   {st.embedder}\nindex      {st.index_bytes / 1e6:.1f} MB")
+               f"embedder   {st.embedder}\nllm        {st.llm}\nindex      {st.index_bytes / 1e6:.1f} MB")
+    if st.llm_usage:
+        from memfs.llm.usage import Usage
+
+        for line in Usage.model_validate(st.llm_usage).summary_lines():
+            typer.echo(f"llm usage  {line}")
     for name, reason in st.failures:
         typer.echo(f"failed     {name}: {reason}")
     for w in st.warnings:

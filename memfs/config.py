@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memfs.errors import ConfigError
+from memfs.llm.config import LLMConfig, llm_config_from_env
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -78,6 +79,7 @@ class CategoryConfig(_Section):
 
 
 class Config(_Section):
+    llm: LLMConfig = LLMConfig()
     embedder: EmbedderConfig = EmbedderConfig()
     recall: RecallConfig = RecallConfig()
     memory: MemoryFileConfig = MemoryFileConfig()
@@ -135,4 +137,9 @@ def load_config(root: Path, environ: dict[str, str] | None = None) -> Config:
             name = f"MEMFS_{section.upper()}_{field.upper()}"
             msg = "unknown setting" if first["type"] == "extra_forbidden" else first["msg"]
             raise ConfigError(f"environment {name}: {msg}") from None
+    # MEMFS_LLM=openai, MEMFS_LLM_MODEL, OPENAI_BASE_URL: the one-line switch to LLM mode.
+    try:
+        config.llm = llm_config_from_env(config.llm, environ)
+    except ValidationError as err:
+        raise ConfigError(_format_error(err, "environment (MEMFS_LLM*)")) from None
     return config

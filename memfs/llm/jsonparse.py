@@ -1,0 +1,104 @@
+"""Tolerant JSON from a model's text: servers that ignore response_format still answer usefully.
+
+Handles ```json fences, prose around the object, <think> preambles of reasoning models
+and trailing commas. String-aware throughout: a brace or comma inside a string is text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\n?(.*?)```", re.DOTALL)
+_THINK_RE = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_CLOSE = {"{": "}", "[": "]"}
+
+
+def parse_json_lenient(text: str) -> Any:
+    """The first JSON object or array in ``text``; ValueError if there is none."""
+    s = _THINK_RE.sub("", text or "").strip()
+    if not s:
+        raise ValueError("empty answer")
+    try:
+        return json.loads(s)
+    except ValueError:
+        pass
+    candidates = [m.group(1) for m in _FENCE_RE.finditer(s)] + [s]
+    for cand in candidates:
+        block = _first_balanced(cand)
+        if block is None:
+            continue
+        for attempt in (block, _drop_trailing_commas(block)):
+            try:
+                return json.loads(attempt)
+            except ValueError:
+                continue
+    raise ValueError("answer is not JSON")
+
+
+def _first_balanced(s: str) -> str | None:
+    """The first complete {...} or [...] in ``s`` (brackets inside strings ignored)."""
+    for start, ch in enumerate(s):
+        if ch in _CLOSE:
+            end = _match(s, start)
+            if end is not None:
+                return s[start : end + 1]
+    return None
+
+
+def _match(s: str, start: int) -> int | None:
+    stack: list[str] = []
+    in_str = esc = False
+    for i in range(start, len(s)):
+        ch = s[i]
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+            continue
+        if ch == '"':
+            in_str = True
+        elif ch in _CLOSE:
+            stack.append(_CLOSE[ch])
+        elif ch in "}]":
+            if not stack or stack.pop() != ch:
+                return None
+            if not stack:
+                return i
+    return None
+
+
+def _drop_trailing_commas(s: str) -> str:
+    """Remove a comma that only precedes a closing bracket: `[1, 2,]` -> `[1, 2]`."""
+    out: list[str] = []
+    in_str = esc = False
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        if in_str:
+            out.append(ch)
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+            out.append(ch)
+        elif ch == ",":
+            j = i + 1
+            while j < len(s) and s[j].isspace():
+                j += 1
+            if j < len(s) and s[j] in "}]":
+                i += 1
+                continue
+            out.append(ch)
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)

@@ -1,0 +1,74 @@
+"""The LLM extractor inside the real memorize pipeline (wired the way the report describes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memfs.llm.config import LLMConfig
+from memfs.llm.runtime import LLMRuntime, load_usage
+from memfs.pipeline.memorize import Memorizer
+from test_llm_fake import SECRET, FakeOpenAI, fake, ok  # noqa: F401
+from conftest import hashing_memory
+
+NOTE = "# Deploy\n\nRun make release, then push the tag.\n\n## Rollback\n\nRollbacks use the previous tag.\n"
+
+
+def test_memorize_with_llm_extractor_and_usage(fake: FakeOpenAI, ws_path: Path, tmp_path: Path) -> None:
+    mem = hashing_memory(ws_path)
+    try:
+        rt = LLMRuntime.from_config(LLMConfig(provider="openai", base_url=fake.url),
+                                    environ={"OPENAI_API_KEY": SECRET}, state_dir=mem.ws.state, backoff_base=0.01)
+        assert rt is not None
+        names = [s.name for s in mem.category_specs()]
+        mem._memorizer = Memorizer(mem, extractor=rt.extractor(categories=names))
+        fake.responder = lambda body: ok({"facts": [
+            {"text": "To release, run make release and push the tag.", "type": "skill", "turns": [1],
+             "category": "procedures"},
+            {"text": "Rollbacks use the previous tag.", "type": "knowledge", "turns": [2, 77]}]})
+        src = tmp_path / "deploy.md"
+        src.write_text(NOTE)
+        result = mem.ingest_file(src)
+        assert result.status == "processed" and len(result.added) == 2, result
+        body = "".join(p.read_text() for p in mem.ws.root.glob("skill/*.md"))
+        assert "To release, run make release and push the tag." in body
+        with mem.lock():
+            rt.persist_usage()
+        usage = load_usage(mem.ws.state)
+        assert usage.steps["extract"].calls >= 1 and usage.fallback_count() == 0
+        assert SECRET not in (mem.ws.state / "llm-usage.json").read_text()
+    finally:
+        mem.close()
+
+
+def test_cli_turns_llm_mode_on_from_the_environment_alone(fake: FakeOpenAI, tmp_path: Path) -> None:
+    """MEMFS_LLM=openai + OPENAI_BASE_URL + OPENAI_API_KEY: `memfs ingest` extracts through the
+    server, `memfs status --json` reports the usage, and the key is written nowhere."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from memfs.workspace import init_workspace
+
+    root = init_workspace(tmp_path / "w", git=False).root
+    fake.responder = lambda body: ok({"facts": [
+        {"text": "Priya keeps her passport in the blue folder.", "type": "profile", "turns": [1]}]})
+    (tmp_path / "chat.json").write_text(json.dumps(
+        [{"role": "user", "name": "Priya", "content": "My passport is in the blue folder, always."}]))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMFS_", "OPENAI_"))}
+    env.update(MEMFS_LLM="openai", MEMFS_LLM_MODEL="test-model", OPENAI_BASE_URL=fake.url,
+               OPENAI_API_KEY=SECRET, MEMFS_EMBEDDER_PROVIDER="hashing")
+    cli = [sys.executable, "-m", "memfs.cli"]
+    out = subprocess.run(cli + ["ingest", str(tmp_path / "chat.json")], cwd=root, env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "blue folder" in "".join(p.read_text() for p in root.glob("memory/*.md"))
+    status = json.loads(subprocess.run(cli + ["status", "--json"], cwd=root, env=env, capture_output=True,
+                                       text=True, timeout=60).stdout)
+    assert status["llm"] == "openai:test-model"
+    assert status["llm_usage"]["steps"]["extract"]["calls"] >= 1
+    assert fake.requests and fake.requests[-1]["json"]["model"] == "test-model"
+    for path in root.rglob("*"):
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), path
+    assert SECRET not in out.stdout + out.stderr
