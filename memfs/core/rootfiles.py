@@ -107,7 +107,8 @@ def _ranked(items: list[RankedItem], today: date, half_life: float) -> list[tupl
     return scored
 
 
-def render_memory(items: list[RankedItem], budget: int, today: date, half_life: float = 365.0) -> str:
+def render_memory(items: list[RankedItem], budget: int, today: date, half_life: float = 365.0,
+                  total: int | None = None) -> str:
     """The most salient items within `budget` tokens, grouped by category file."""
     header = ["# Memory", "",
               f"The most salient facts (within about {budget} tokens), most reinforced and recent first "
@@ -115,15 +116,18 @@ def render_memory(items: list[RankedItem], budget: int, today: date, half_life: 
     budget_left = max(0, budget - approx_tokens("\n".join(header)))
     chosen = _select(_ranked([r for r in items if r.item.type not in ("skill", "tool")], today, half_life),
                      budget_left)
-    return "\n".join(header + _grouped(chosen) + [f"{len(chosen)} of {len(items)} items shown."])
+    shown_of = total if total is not None else len(items)
+    return "\n".join(header + _grouped(chosen) + [f"{len(chosen)} of {shown_of} items shown."])
 
 
-def render_skill(items: list[RankedItem], budget: int, today: date, half_life: float = 365.0) -> str:
+def render_skill(items: list[RankedItem], budget: int, today: date, half_life: float = 365.0,
+                 total: int | None = None) -> str:
     header = ["# Skills", "", "How to do things here: procedures and tool habits, most used first.", ""]
     budget_left = max(0, budget - approx_tokens("\n".join(header)))
     skills = [r for r in items if r.item.type in ("skill", "tool") or r.path.startswith("skill/")]
     chosen = _select(_ranked(skills, today, half_life), budget_left)
-    return "\n".join(header + _grouped(chosen) + [f"{len(chosen)} of {len(skills)} items shown."])
+    shown_of = total if total is not None else len(skills)
+    return "\n".join(header + _grouped(chosen) + [f"{len(chosen)} of {shown_of} items shown."])
 
 
 def _grouped(chosen: list[RankedItem]) -> list[str]:

@@ -90,6 +90,7 @@ class Indexer:
         self.embedder = embedder
         self.db = IndexDB(ws.state / "index.sqlite3")
         self._sidecar: HnswSidecar | None = None
+        self._sidecar_gen = -1
 
     def close(self) -> None:
         self.db.close()
@@ -257,32 +258,43 @@ class Indexer:
 
     # -- vectors ------------------------------------------------------------------
     def _update_sidecar(self, plan: _Plan, vectors: dict[str, np.ndarray], rebuild_all: bool) -> None:
-        """Keep the hnsw sidecar current once the collection is past the exact-search size."""
+        """Keep the hnsw sidecar current once the collection is past the exact-search size.
+
+        Nothing to do (the common no-change sync) touches no file. A writer that lives on
+        (the daemon) keeps the loaded sidecar and skips the reload next time."""
         count = self.db.count_items()
         threshold = self.config.recall.exact_search_max
-        sidecar = HnswSidecar(self.ws.state, self.embedder.dim, self.embedder.name,
-                              self.config.recall.hnsw_m, self.config.recall.hnsw_ef_construction)
-        if count < threshold:
-            sidecar.remove_files()
-            return
         generation = int(self.db.get_meta("hnsw_generation") or 0)
-        loaded = not rebuild_all and sidecar.load() and _sidecar_generation(self.ws.state) == generation
-        if not loaded:
+        if count < threshold:
+            if generation or (self.ws.state / "vectors.hnsw").exists():
+                HnswSidecar(self.ws.state, self.embedder.dim, self.embedder.name).remove_files()
+                with self.db.transaction():
+                    self.db.set_meta("hnsw_generation", "0")
+            self._sidecar = None
+            return
+        current = _sidecar_generation(self.ws.state) == generation and generation > 0
+        if current and not rebuild_all and not plan.delete_labels and not plan.vector_labels:
+            return
+        sidecar = self._sidecar if (self._sidecar is not None and self._sidecar_gen == generation) else None
+        if sidecar is None and current and not rebuild_all:
+            candidate = HnswSidecar(self.ws.state, self.embedder.dim, self.embedder.name,
+                                    self.config.recall.hnsw_m, self.config.recall.hnsw_ef_construction)
+            sidecar = candidate if candidate.load() else None
+        if sidecar is None or rebuild_all:
+            sidecar = HnswSidecar(self.ws.state, self.embedder.dim, self.embedder.name,
+                                  self.config.recall.hnsw_m, self.config.recall.hnsw_ef_construction)
             labels, mat = self.db.labeled_vectors()
             sidecar.rebuild(labels, mat)
         else:
             sidecar.delete(plan.delete_labels)
             if plan.vector_labels:
-                rows = self.db.items_by_ids(plan.vector_labels)
-                labs = [r.label for r in rows.values()]
-                mat = np.stack([vectors[text_hash(r.text)] for r in rows.values()]) if labs else None
-                if labs:
-                    sidecar.upsert(labs, mat)
-            if not plan.delete_labels and not plan.vector_labels:
-                return
+                rows = list(self.db.items_by_ids(plan.vector_labels).values())
+                if rows:
+                    sidecar.upsert([r.label for r in rows], np.stack([vectors[text_hash(r.text)] for r in rows]))
         sidecar.save(generation + 1)
         with self.db.transaction():
             self.db.set_meta("hnsw_generation", str(generation + 1))
+        self._sidecar, self._sidecar_gen = sidecar, generation + 1
 
 
 def _sidecar_generation(folder: Path) -> int | None:
