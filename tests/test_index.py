@@ -145,3 +145,30 @@ def test_readers_get_consistent_answers_while_a_writer_syncs(ws_path: Path) -> N
     assert reader.returncode == 0, err
     assert int(out.strip()) > 10
     m.close()
+
+
+def test_small_changes_go_to_the_pending_delta_not_the_sidecar(ws_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import memfs.index.sync as sync_mod
+
+    _fill(ws_path, 20, 10)
+    m = hashing_memory(ws_path, exact_search_max=0)
+    m.sync()
+    side = ws_path / ".memfs" / "vectors.hnsw"
+    stamp = side.stat().st_mtime_ns
+    target = ws_path / "index" / "t0005.md"
+    target.write_text(target.read_text().replace("Fact 5-3 ", "Zanzibar ferry timetable "))
+    m.sync()
+    assert side.stat().st_mtime_ns == stamp  # the 1-line change did not rewrite the sidecar
+    pending = m.indexer.db.conn.execute("SELECT count(*) FROM vec_pending").fetchone()[0]
+    assert pending == 1
+    result = m.search("Zanzibar ferry timetable", k=3)
+    assert result.mode == "hnsw" and result.hits[0].row.id == "f0005i003"
+    assert result.hits[0].vector_rank == 1  # found by the vector ranker, via the pending delta
+    # Past the delta's limit the sidecar absorbs it and the delta empties.
+    monkeypatch.setattr(sync_mod, "PENDING_MAX", 0)
+    target.write_text(target.read_text().replace("Fact 5-4 ", "Kilimanjaro summit permit "))
+    m.sync()
+    assert side.stat().st_mtime_ns != stamp
+    assert m.indexer.db.conn.execute("SELECT count(*) FROM vec_pending").fetchone()[0] == 0
+    assert m.search("Kilimanjaro summit permit", k=1).hits[0].row.id == "f0005i004"
+    m.close()

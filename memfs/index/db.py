@@ -47,6 +47,9 @@ CREATE TRIGGER IF NOT EXISTS items_au AFTER UPDATE OF text, category ON items BE
   INSERT INTO items_fts(rowid, text, category) VALUES (new.label, new.text, new.category);
 END;
 CREATE TABLE IF NOT EXISTS embeddings (text_hash TEXT PRIMARY KEY, vec BLOB NOT NULL);
+-- Items whose vector is new or changed since the hnsw sidecar was last saved: searched
+-- exactly beside the sidecar, so a small change never rewrites a 100 MB file.
+CREATE TABLE IF NOT EXISTS vec_pending (label INTEGER PRIMARY KEY);
 """
 
 _STOP = frozenset(
@@ -193,10 +196,12 @@ class IndexDB:
             ((h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in pairs),
         )
 
-    def labeled_vectors(self) -> tuple[np.ndarray, np.ndarray]:
-        """(labels, matrix) of every item that has a vector, for exact search or a rebuild."""
+    def labeled_vectors(self, pending_only: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(labels, matrix) of every item that has a vector (or only the pending ones)."""
+        join = "JOIN vec_pending ON vec_pending.label = items.label " if pending_only else ""
         rows = self.conn.execute(
-            "SELECT items.label, embeddings.vec FROM items JOIN embeddings ON embeddings.text_hash = items.text_hash"
+            f"SELECT items.label, embeddings.vec FROM items {join}"
+            "JOIN embeddings ON embeddings.text_hash = items.text_hash"
         ).fetchall()
         if not rows:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)

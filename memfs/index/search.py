@@ -7,6 +7,7 @@ consistent even while a writer commits; vector hits are filtered through that sn
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 import time
 from dataclasses import dataclass, field
 from datetime import date
@@ -75,6 +76,11 @@ class Searcher:
         self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._sidecar: HnswSidecar | None = None
         self._sidecar_gen: int | None = None
+        self._pending_version: tuple[int, int] | None = None
+        self._pending_labels = np.zeros(0, dtype=np.int64)
+        self._pending_matrix = np.zeros((0, 0), dtype=np.float32)
+        self._pending_set: set[int] = set()
+        self._executor: ThreadPoolExecutor | None = None
 
     def _dense(self, qv: np.ndarray, count: int, limit: int) -> tuple[list[tuple[int, float]], str]:
         if count >= self.cfg.exact_search_max:
@@ -84,7 +90,7 @@ class Searcher:
                 if sidecar.load():
                     self._sidecar, self._sidecar_gen = sidecar, gen
             if self._sidecar is not None:
-                return self._sidecar.search(qv, limit, self.cfg.hnsw_ef), "hnsw"
+                return self._hnsw_with_pending(qv, limit), "hnsw"
         # Exact: cached matrix, reloaded when any connection committed since.
         version = self._total_changes()
         if self._matrix_version != version:
@@ -93,6 +99,25 @@ class Searcher:
         if self._matrix.shape[0] and self._matrix.shape[1] != qv.shape[0]:
             return [], "exact"
         return exact_search(qv, self._labels, self._matrix, limit), "exact"
+
+    def _pool(self) -> ThreadPoolExecutor:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memfs-embed")
+        return self._executor
+
+    def _hnsw_with_pending(self, qv: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        """Sidecar hits (minus stale vectors of pending items) merged with exact pending hits."""
+        version = self._total_changes()
+        if self._pending_version != version:
+            self._pending_labels, self._pending_matrix = self.db.labeled_vectors(pending_only=True)
+            self._pending_set = set(int(x) for x in self._pending_labels)
+            self._pending_version = version
+        assert self._sidecar is not None
+        hits = self._sidecar.search(qv, limit + min(len(self._pending_set), limit), self.cfg.hnsw_ef)
+        merged = [h for h in hits if h[0] not in self._pending_set]
+        merged += exact_search(qv, self._pending_labels, self._pending_matrix, limit)
+        merged.sort(key=lambda h: -h[1])
+        return merged[:limit]
 
     def _total_changes(self) -> tuple[int, int]:  # type: ignore[override]
         # data_version changes on commits by *other* connections; total_changes on ours.
@@ -114,14 +139,22 @@ class Searcher:
         cfg = self.cfg
         today = today or date.today()
         timings: dict[str, float] = {}
-        t = time.perf_counter()
-        qv = self.embedder.embed([query])[0]
-        timings["embed"] = (time.perf_counter() - t) * 1000
+
+        def embed() -> np.ndarray:
+            t0 = time.perf_counter()
+            vec = self.embedder.embed([query])[0]
+            timings["embed"] = (time.perf_counter() - t0) * 1000
+            return vec
+
+        # The query embedding (onnxruntime) and BM25 (SQLite) both release the GIL: run
+        # them side by side, so the query costs max(embed, bm25), not their sum.
+        pending = self._pool().submit(embed)
         limit = max(cfg.candidates, k)
         with self.db.snapshot():
             t = time.perf_counter()
             bm = self.db.bm25(query, limit)
             timings["bm25"] = (time.perf_counter() - t) * 1000
+            qv = pending.result()
             t = time.perf_counter()
             count = self.db.count_items()
             dense, mode = self._dense(qv, count, limit)

@@ -25,6 +25,11 @@ from memfs.providers.embedding import Embedder
 from memfs.workspace import Workspace
 
 
+#: Pending (not yet in the hnsw sidecar) vectors tolerated before the sidecar is rewritten;
+#: exact search over this many costs well under a millisecond.
+PENDING_MAX = 2000
+
+
 class SyncReport(BaseModel):
     """What a sync did; `warnings` name the file and line of every problem it skipped."""
 
@@ -258,23 +263,32 @@ class Indexer:
 
     # -- vectors ------------------------------------------------------------------
     def _update_sidecar(self, plan: _Plan, vectors: dict[str, np.ndarray], rebuild_all: bool) -> None:
-        """Keep the hnsw sidecar current once the collection is past the exact-search size.
+        """Keep vector search fast past the exact-search size without rewriting the sidecar often.
 
-        Nothing to do (the common no-change sync) touches no file. A writer that lives on
-        (the daemon) keeps the loaded sidecar and skips the reload next time."""
+        New and changed vectors go to `vec_pending` (searched exactly beside the sidecar);
+        only when that delta outgrows `PENDING_MAX` is the sidecar updated and saved.
+        Deleted items need nothing: readers filter hits through their SQLite snapshot."""
         count = self.db.count_items()
         threshold = self.config.recall.exact_search_max
         generation = int(self.db.get_meta("hnsw_generation") or 0)
         if count < threshold:
             if generation or (self.ws.state / "vectors.hnsw").exists():
                 HnswSidecar(self.ws.state, self.embedder.dim, self.embedder.name).remove_files()
-                with self.db.transaction():
+                with self.db.transaction() as c:
                     self.db.set_meta("hnsw_generation", "0")
+                    c.execute("DELETE FROM vec_pending")
             self._sidecar = None
             return
-        current = _sidecar_generation(self.ws.state) == generation and generation > 0
-        if current and not rebuild_all and not plan.delete_labels and not plan.vector_labels:
-            return
+        current = generation > 0 and _sidecar_generation(self.ws.state) == generation
+        if current and not rebuild_all:
+            if plan.vector_labels:
+                rows = self.db.items_by_ids(plan.vector_labels)
+                with self.db.transaction() as c:
+                    c.executemany("INSERT OR IGNORE INTO vec_pending(label) VALUES(?)",
+                                  [(r.label,) for r in rows.values()])
+            pending = int(self.db.conn.execute("SELECT count(*) FROM vec_pending").fetchone()[0])
+            if pending <= PENDING_MAX:
+                return
         sidecar = self._sidecar if (self._sidecar is not None and self._sidecar_gen == generation) else None
         if sidecar is None and current and not rebuild_all:
             candidate = HnswSidecar(self.ws.state, self.embedder.dim, self.embedder.name,
@@ -285,15 +299,16 @@ class Indexer:
                                   self.config.recall.hnsw_m, self.config.recall.hnsw_ef_construction)
             labels, mat = self.db.labeled_vectors()
             sidecar.rebuild(labels, mat)
-        else:
-            sidecar.delete(plan.delete_labels)
-            if plan.vector_labels:
-                rows = list(self.db.items_by_ids(plan.vector_labels).values())
-                if rows:
-                    sidecar.upsert([r.label for r in rows], np.stack([vectors[text_hash(r.text)] for r in rows]))
+        else:  # fold the pending delta into the sidecar
+            labels, mat = self.db.labeled_vectors(pending_only=True)
+            if len(labels):
+                sidecar.upsert([int(x) for x in labels], mat)
+            live = {int(r[0]) for r in self.db.conn.execute("SELECT label FROM items")}
+            sidecar.delete(sorted(sidecar.labels - live))
         sidecar.save(generation + 1)
-        with self.db.transaction():
+        with self.db.transaction() as c:
             self.db.set_meta("hnsw_generation", str(generation + 1))
+            c.execute("DELETE FROM vec_pending")
         self._sidecar, self._sidecar_gen = sidecar, generation + 1
 
 
