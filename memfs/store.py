@@ -42,8 +42,13 @@ def extractive_summary(items: list[Item], max_chars: int = SUMMARY_CHARS) -> str
     return "; ".join(out) + ("." if out else "")
 
 
-def refresh_front(doc: CategoryDoc, config: Config) -> None:
-    """Update the front-matter keys memfs owns; keep every key a person added."""
+Summarizer = Callable[[str, list[Item]], str]
+
+
+def refresh_front(doc: CategoryDoc, config: Config, summarizer: Summarizer | None = None) -> None:
+    """Update the front-matter keys memfs owns; keep every key a person added.
+
+    `summarizer(title, items)` writes the summary (the LLM in LLM mode); extractive otherwise."""
     cat = config.categories.get(doc.name)
     front = doc.front
     front.setdefault("title", (cat.title if cat and cat.title else None) or title_of(doc.name))
@@ -51,7 +56,7 @@ def refresh_front(doc: CategoryDoc, config: Config) -> None:
     if not front.get("description") and cat and cat.description:
         front["description"] = cat.description
     items = doc.items
-    front["summary"] = extractive_summary(items)
+    front["summary"] = summarizer(str(front["title"]), items) if summarizer and items else extractive_summary(items)
     dates = [d for it in items for d in (it.updated, it.when) if d]
     if dates:
         front["updated"] = max(dates)
@@ -68,9 +73,10 @@ def new_category_doc(rel: str, config: Config) -> CategoryDoc:
 class CategoryStore:
     """Applies edits to category files; the caller holds the workspace writer lock."""
 
-    def __init__(self, ws: Workspace, config: Config) -> None:
+    def __init__(self, ws: Workspace, config: Config, summarizer: Summarizer | None = None) -> None:
         self.ws = ws
         self.config = config
+        self.summarizer = summarizer
 
     def edit(self, rel: str, change: Callable[[CategoryDoc], None], attempts: int = 5) -> CategoryDoc:
         path = self.ws.root / rel
@@ -79,7 +85,7 @@ class CategoryStore:
             change(doc)
             if not doc.dirty:
                 return doc
-            refresh_front(doc, self.config)
+            refresh_front(doc, self.config, self.summarizer)
             text = doc.render()
             if self._current_digest(path) != before:
                 continue  # someone saved meanwhile: re-apply our change to their version

@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from memfs.api import Memory
 
 VIA_KEY = "via"
+MERGE_NEIGHBOURS = 5
+MERGE_MIN_SIMILARITY = 0.6
 _EXT_OK = {"json", "jsonl", "md", "markdown", "txt", "text"}
 
 
@@ -51,6 +53,7 @@ class IngestResult(BaseModel):
     resource: str | None = None
     added: list[str] = Field(default_factory=list)
     reinforced: list[str] = Field(default_factory=list)
+    updated: list[str] = Field(default_factory=list)
     skipped_replay: int = 0
     files: list[str] = Field(default_factory=list)
     error: str | None = None
@@ -61,12 +64,13 @@ class IngestResult(BaseModel):
 class Decision:
     fact: Fact
     vector: np.ndarray
-    action: str  # add | reinforce | replay
+    action: str  # add | reinforce | update | replay
     item_id: str
     target_id: str | None = None  # for reinforce: the existing (or earlier new) item
     rel: str | None = None
     when: str | None = None
     extra_seen: int = 0
+    new_text: str | None = None  # for update: the superseding text
 
 
 @dataclass
@@ -205,7 +209,35 @@ class Memorizer:
             by_hash[h] = len(decisions)
             accepted.append(len(decisions))
             decisions.append(Decision(fact, vec, "add", item_id))
+        self._llm_merge(decisions)
         state["decisions"] = decisions
+
+    def _llm_merge(self, decisions: list[Decision]) -> None:
+        """LLM mode: for each new fact, the model sees its nearest existing items and says
+        ADD, REINFORCE, UPDATE (supersede) or NONE. Offline, or on any failure, the
+        threshold decisions above stand."""
+        rt = self.memory.llm
+        adds = [d for d in decisions if d.action == "add"]
+        if rt is None or not adds:
+            return
+        db = self.memory.indexer.db
+        hits = self._searcher().nearest(np.stack([d.vector for d in adds]), MERGE_NEIGHBOURS)
+        labels = {lab for row in hits for lab, score in row if score >= MERGE_MIN_SIMILARITY}
+        rows = db.items_by_labels(labels)
+        neighbours = [[(rows[lab].id, rows[lab].text) for lab, score in row
+                       if score >= MERGE_MIN_SIMILARITY and lab in rows] for row in hits]
+        if not any(neighbours):
+            return
+        verdicts = rt.decide_merges([normalize_text(d.fact.text) for d in adds], neighbours)
+        for d, v in zip(adds, verdicts):
+            if v.fallback:
+                continue
+            if v.action == "reinforce" and v.target_id:
+                d.action, d.target_id = "reinforce", v.target_id
+            elif v.action == "update" and v.target_id and v.text:
+                d.action, d.target_id, d.new_text = "update", v.target_id, v.text
+            elif v.action == "none":
+                d.action = "none"
 
     def step_categorize(self, state: State) -> None:
         decisions: list[Decision] = state["decisions"]
@@ -215,7 +247,7 @@ class Memorizer:
         for d in decisions:
             if d.action == "add":
                 d.rel = categorizer.choose(d.vector, d.fact.type, d.fact.category_hint).rel
-            elif d.action == "reinforce":
+            elif d.action in ("reinforce", "update"):
                 row = targets.get(d.target_id or "")
                 d.rel = row.path if row else None
         state["placed"] = [d for d in decisions if d.rel]
@@ -225,7 +257,7 @@ class Memorizer:
         resource: str = state["resource"]
         via = state["digest"][:12]
         result: IngestResult = state["result"]
-        store = CategoryStore(self.memory.ws, self.memory.config)
+        store = CategoryStore(self.memory.ws, self.memory.config, summarizer=self._summarizer())
         by_rel: dict[str, list[Decision]] = {}
         for d in placed:
             by_rel.setdefault(d.rel or "", []).append(d)
@@ -239,6 +271,15 @@ class Memorizer:
                         if doc.find(d.item_id) is None:
                             doc.add(Item(id=d.item_id, text=d.fact.text, type=d.fact.type, when=d.fact.when,
                                          src=f"{resource}#{d.fact.anchor}", seen=1 + d.extra_seen))
+                    elif d.action == "update":
+                        slot = doc.find(d.target_id)
+                        if slot is None or slot.item.extra.get(VIA_KEY) == via:
+                            continue
+                        # Supersede: same id, new text; the old line stays in git history.
+                        slot.item = slot.item.model_copy(update={
+                            "text": normalize_text(d.new_text or d.fact.text), "when": d.fact.when or slot.item.when,
+                            "src": f"{resource}#{d.fact.anchor}", "updated": d.fact.when or slot.item.updated,
+                            "extra": {**slot.item.extra, VIA_KEY: via, "supersedes": slot.item.src or "manual"}})
                     else:
                         slot = doc.find(d.target_id)
                         if slot is None or slot.item.extra.get(VIA_KEY) == via:
@@ -253,8 +294,12 @@ class Memorizer:
             touched.append(rel)
             del doc
         for d in placed:
-            (result.added if d.action == "add" else result.reinforced).append(d.item_id if d.action == "add"
-                                                                             else d.target_id or "")
+            if d.action == "add":
+                result.added.append(d.item_id)
+            elif d.action == "update":
+                result.updated.append(d.target_id or "")
+            else:
+                result.reinforced.append(d.target_id or "")
         result.skipped_replay = sum(1 for d in state["decisions"] if d.action == "replay")
         # Only now that the items are on disk: archive the input (content-addressed).
         target = self.memory.ws.root / resource
@@ -263,6 +308,18 @@ class Memorizer:
         result.resource = resource
         result.files = touched
         state["touched"] = touched
+
+    def _summarizer(self) -> Callable[[str, list[Item]], str] | None:
+        """LLM mode: category summaries by the model (most reinforced items first)."""
+        rt = self.memory.llm
+        if rt is None:
+            return None
+
+        def summarize(title: str, items: list[Item]) -> str:
+            ranked = [it.text for _, it in sorted(enumerate(items), key=lambda t: (-t[1].seen, t[0]))]
+            return normalize_text(rt.summarize_category(title, ranked[:200], 240))
+
+        return summarize
 
     def step_index(self, state: State) -> None:
         touched: list[str] = state["touched"]
