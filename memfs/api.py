@@ -54,6 +54,7 @@ class RecallHit(BaseModel):
     source: str | None
     seen: int
     score: float
+    passage: str | None = None
 
 
 class Status(BaseModel):
@@ -281,20 +282,59 @@ class Memory:
                categories: set[str] | None = None, today: date | None = None) -> "SearchResult":
         """Hybrid search with per-stage timings (what `recall` and the benchmarks use)."""
         db_path = self.ws.state / "index.sqlite3"
-        if not db_path.exists():
-            self.sync()
+        if self._searcher is None and not _index_ready(db_path):
+            self.sync()  # no index yet, or one of an older layout: build it from the Markdown
         if self._searcher is None:
             self._searcher = Searcher(IndexDB(db_path), self.embedder, self.ws.state, self.config.recall)
         return self._searcher.search(query, k or self.config.recall.top_k, types, categories, today)
 
     def recall(self, query: str, k: int | None = None, types: set[str] | None = None,
-               categories: set[str] | None = None) -> list[RecallHit]:
+               categories: set[str] | None = None, mode: str = "fast", sources: bool = False) -> list[RecallHit]:
+        """Hybrid recall. `mode="llm"` adds query rewriting, re-ranking and a sufficiency check
+        that descends to the source passages (memU's tiered recall); `sources=True` always
+        attaches the passage each item came from (resource recall)."""
         if not query.strip():
             raise MemfsError("empty query")
-        result = self.search(query, k, types, categories)
+        if mode not in ("fast", "llm"):
+            raise MemfsError(f"unknown recall mode {mode!r}: expected fast or llm")
+        k = k or self.config.recall.top_k
+        if mode == "llm":
+            hits, sources = self._recall_llm(query, k, types, categories, sources)
+        else:
+            hits = self._hits(self.search(query, k, types, categories).hits)
+        if sources:
+            from memfs.index.context import ContextResolver
+
+            resolver = ContextResolver(self.ws.root)
+            for h in hits:
+                h.passage = resolver.passage(h.source)
+        return hits
+
+    @staticmethod
+    def _hits(raw: list) -> list[RecallHit]:  # type: ignore[type-arg]
         return [RecallHit(id=h.row.id, text=h.row.text, category=h.row.category, kind=h.row.kind, path=h.row.path,
                           line=h.row.line, type=h.row.type, when=h.row.when, source=h.row.src, seen=h.row.seen,
-                          score=round(h.score, 6)) for h in result.hits]
+                          score=round(h.score, 6)) for h in raw]
+
+    def _recall_llm(self, query: str, k: int, types: set[str] | None, categories: set[str] | None,
+                    sources: bool) -> tuple[list[RecallHit], bool]:
+        rt = self.llm
+        if rt is None:
+            raise MemfsError("recall --mode llm needs an LLM: set [llm] provider = \"openai\" or MEMFS_LLM=openai")
+        pool = max(3 * k, 30)
+        fused: dict[str, float] = {}
+        by_id: dict[str, RecallHit] = {}
+        for q in rt.rewrite_query(query):
+            for rank, hit in enumerate(self._hits(self.search(q, pool, types, categories).hits), start=1):
+                fused[hit.id] = fused.get(hit.id, 0.0) + 1.0 / (self.config.recall.rrf_k + rank)
+                by_id.setdefault(hit.id, hit)
+        ranked = sorted(fused, key=lambda i: (-fused[i], i))[:pool]
+        order = rt.rerank(query, [(i, by_id[i].text) for i in ranked])
+        hits = [by_id[i] for i in order if i in by_id][:k]
+        for n, h in enumerate(hits):
+            h.score = round(1.0 / (n + 1), 6)
+        enough = rt.sufficient(query, [h.text for h in hits])
+        return hits, sources or not enough
 
     def ingest_file(self, path: Path, lock_timeout: float = 60.0) -> "IngestResult":
         """Run one file through the memorize pipeline under the writer lock.
@@ -383,6 +423,25 @@ class Memory:
             if path.exists():
                 parts.append(path.read_text(encoding="utf-8", errors="replace").strip())
         return "\n\n".join(parts) + "\n"
+
+
+def _index_ready(db_path: Path) -> bool:
+    """True if .memfs/ holds a synced index of the current layout (checked without writing)."""
+    import sqlite3
+
+    from memfs.index.db import SCHEMA_VERSION
+
+    if not db_path.exists():
+        return False
+    try:
+        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
+        try:
+            rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('schema', 'embedder')").fetchall())
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+    return rows.get("schema") == SCHEMA_VERSION and "embedder" in rows
 
 
 def _reason(err: BaseException) -> str:

@@ -76,6 +76,9 @@ def recall(query: str = typer.Argument(...),
            k: Optional[int] = typer.Option(None, "--k", "-k", help="How many items (default from memfs.toml)."),
            type: Optional[list[str]] = typer.Option(None, "--type", "-t", help="Only these types."),
            category: Optional[list[str]] = typer.Option(None, "--category", "-c", help="Only these categories."),
+           mode: str = typer.Option("fast", "--mode", help="fast (offline hybrid) or llm (rewrite, re-rank, "
+                                    "sufficiency check; needs [llm])."),
+           sources: bool = typer.Option(False, "--sources", help="Attach the source passage behind each item."),
            as_json: bool = typer.Option(False, "--json", help="A JSON list instead of Markdown.")) -> None:
     """Hybrid recall (BM25 + vectors + salience): Markdown with citations, or --json.
 
@@ -87,12 +90,13 @@ def recall(query: str = typer.Argument(...),
 
     ws = find_workspace(explicit=_state["dir"])
     rows = None
-    if query.strip() and not os.environ.get("MEMFS_NO_WARM"):
+    if query.strip() and mode == "fast" and not sources and not os.environ.get("MEMFS_NO_WARM"):
         rows = try_warm_recall(ws.state, query, k, type, category)
     if rows is None:
         with _memory() as mem:
             rows = [h.model_dump() for h in mem.recall(query, k=k, types=set(type) if type else None,
-                                                       categories=set(category) if category else None)]
+                                                       categories=set(category) if category else None,
+                                                       mode=mode, sources=sources)]
     if as_json:
         _echo_json(rows)
     else:

@@ -131,23 +131,47 @@ class Daemon:
             from memfs.inbox import move_to_failed
 
             reason = f"internal error: {type(err).__name__}: {err}"
+            if isinstance(err, OSError) and err.strerror:  # e.g. a full disk: say so plainly
+                reason = f"{err.strerror} ({type(err).__name__})"
             self.log(f"memfs daemon: failed {name}: {reason}")
             try:
                 if path.exists() or path.is_symlink():
                     move_to_failed(self.ws, path, reason)
             except OSError:
-                pass
+                # Not even the reason could be written (disk still full): the input stays in
+                # inbox/ and the periodic rescan tries it again (hardening fix: say so).
+                if path.exists() or path.is_symlink():
+                    self.log(f"memfs daemon: {name} left in inbox/; will retry")
         else:
             if result.status == "failed":
                 self.log(f"memfs daemon: failed {name}: {result.error} (moved to inbox/failed/)")
             elif result.status == "duplicate":
                 self.log(f"memfs daemon: {name}: already processed ({result.resource})")
+                self._refresh_root_files()  # its first run may have died before the views
             else:
                 self.log(f"memfs daemon: {name}: +{len(result.added)} added, {len(result.reinforced)} reinforced "
                          f"→ {', '.join(result.files) or 'no items'} ({result.seconds:.2f}s)")
         with self._lock:
             self._seen.pop(name, None)
             self._ready.discard(name)
+
+    def _refresh_root_files(self) -> None:
+        """Bring index.md / memory.md / skill.md in line with the index (hardening fix).
+
+        The root files are written last in an ingest, after the input is archived. If that
+        write failed (a full disk) or the process died just before it, the input already
+        counts as processed, so its replay is a "duplicate" and `Memory.sync()` finds no
+        index change: nothing would ever regenerate the stale views. Regenerating is
+        deterministic and writes only files whose bytes change, so it is cheap to do after
+        the start-up sync and after a duplicate input (e.g. one re-queued by `memfs retry`).
+        """
+        from memfs.views import regenerate_root_files
+
+        try:
+            with self.memory.lock("sync"):
+                regenerate_root_files(self.ws, self.memory.indexer.db, self.memory.config)
+        except Exception as err:  # noqa: BLE001 - a view refresh must never stop the daemon
+            self.log(f"memfs daemon: could not refresh root files: {type(err).__name__}: {err}")
 
     def _rescan(self) -> None:
         for path in pending(self.ws):
@@ -168,6 +192,7 @@ class Daemon:
         warm = None
         try:
             self.memory.sync()
+            self._refresh_root_files()  # a previous run may have died between archive and views
             observer = self._start_observer()
             try:
                 from memfs.warm import WarmServer

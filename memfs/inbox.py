@@ -92,8 +92,17 @@ def move_to_failed(ws: Workspace, path: Path, reason: str) -> Path:
     """Move an input to inbox/failed/ (the link itself, for a symlink) with `<name>.error.txt`."""
     ws.failed.mkdir(parents=True, exist_ok=True)
     target = _free_name(ws.failed, path.name)
-    os.rename(path, target)
-    atomic_write(ws.failed / f"{target.name}.error.txt", reason.rstrip() + "\n")
+    # Hardening fix: the reason is written *before* the input moves. On a full disk the
+    # note cannot be written; the input then stays where it was (the caller sees the
+    # OSError and the daemon retries it later) instead of landing in failed/ with no
+    # reason beside it.
+    note = ws.failed / f"{target.name}.error.txt"
+    atomic_write(note, reason.rstrip() + "\n")
+    try:
+        os.rename(path, target)
+    except OSError:
+        note.unlink(missing_ok=True)
+        raise
     return target
 
 

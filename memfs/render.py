@@ -17,4 +17,6 @@ def render_recall_markdown(query: str, hits: list[Mapping[str, Any]]) -> str:
         cite = f"{h['path']}:{h['line']}" if h.get("line") else h["path"]
         src = f"; source {h['source']}" if h.get("source") else ""
         lines.append(f"- {when}{h['text']} [{cite}; id {h['id']}{src}]")
+        if h.get("passage"):
+            lines.append(f"  > {h['passage']}")
     return "\n".join(lines)

@@ -72,3 +72,61 @@ def test_cli_turns_llm_mode_on_from_the_environment_alone(fake: FakeOpenAI, tmp_
         if path.is_file():
             assert SECRET.encode() not in path.read_bytes(), path
     assert SECRET not in out.stdout + out.stderr
+
+
+def _dispatch(answers: dict[str, object]):  # type: ignore[no-untyped-def]
+    """A responder that answers by the structured-output schema the request asks for."""
+    import json
+
+    def respond(body):  # type: ignore[no-untyped-def]
+        wanted = json.dumps(body.get("response_format") or body.get("messages"))
+        for key, answer in answers.items():
+            if f'"{key}"' in wanted:
+                return ok(answer(body) if callable(answer) else answer)
+        return ok({})
+
+    return respond
+
+
+def test_llm_merge_supersedes_in_place_and_llm_recall_descends_to_sources(fake: FakeOpenAI, ws_path: Path,
+                                                                          tmp_path: Path) -> None:
+    import json
+
+    from memfs.config import load_config
+    from memfs.api import Memory
+
+    config = load_config(ws_path, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing", "MEMFS_LLM": "openai",
+                                           "OPENAI_BASE_URL": fake.url, "OPENAI_API_KEY": SECRET})
+    mem = Memory(ws_path, config=config)
+    try:
+        facts = {"facts": [{"text": "Omar lives in Porto and works at the harbour office.", "type": "profile",
+                            "turns": [1]}]}
+        fake.responder = _dispatch({"facts": facts, "summary": {"summary": "Where Omar lives and works."}})
+        (tmp_path / "a.json").write_text(json.dumps(
+            [{"role": "user", "name": "Omar", "content": "I live in Porto and work at the harbour office."}]))
+        first = mem.ingest_file(tmp_path / "a.json")
+        assert len(first.added) == 1
+        item_id = first.added[0]
+        # A newer conversation contradicts it: the model says UPDATE existing memory 0.
+        moved = {"facts": [{"text": "Omar lives in Lisbon now and works at the harbour office.", "type": "profile",
+                            "turns": [1]}]}
+        fake.responder = _dispatch({"facts": moved, "decisions": {"decisions": [
+            {"fact": 0, "action": "UPDATE", "target": 0, "text": "Omar moved from Porto to Lisbon."}]},
+            "summary": {"summary": "Where Omar lives."}})
+        (tmp_path / "b.json").write_text(json.dumps(
+            [{"role": "user", "name": "Omar", "content": "I moved to Lisbon, still at the harbour office."}]))
+        second = mem.ingest_file(tmp_path / "b.json")
+        assert second.updated == [item_id] and not second.added
+        rows = mem.indexer.db.all_items()
+        assert len(rows) == 1 and rows[0].id == item_id and rows[0].text == "Omar moved from Porto to Lisbon."
+        body = (ws_path / rows[0].path).read_text()
+        assert "supersedes=" in body and "Porto and works" not in body
+        assert "summary: Where Omar lives." in body  # the summarize profile wrote it
+
+        # LLM recall: rewrite, re-rank, and not sufficient → the source passage is attached.
+        fake.responder = _dispatch({"queries": {"queries": ["Omar city"]}, "order": {"order": [0]},
+                                    "sufficient": {"sufficient": False}})
+        hits = mem.recall("where is Omar based", mode="llm")
+        assert hits[0].id == item_id and hits[0].passage and "Lisbon" in hits[0].passage
+    finally:
+        mem.close()

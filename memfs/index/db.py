@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -30,27 +30,34 @@ CREATE TABLE IF NOT EXISTS items (
     label INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE, path TEXT NOT NULL, category TEXT NOT NULL, kind TEXT NOT NULL,
     type TEXT NOT NULL, text TEXT NOT NULL, "when" TEXT, src TEXT, seen INTEGER NOT NULL,
-    updated TEXT, line INTEGER, text_hash TEXT NOT NULL
+    updated TEXT, line INTEGER, text_hash TEXT NOT NULL, context TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS items_path ON items(path);
 CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(
-    text, category, content='items', content_rowid='label', tokenize='porter unicode61 remove_diacritics 2'
+    text, category, context, content='items', content_rowid='label',
+    tokenize='porter unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER IF NOT EXISTS items_ai AFTER INSERT ON items BEGIN
-  INSERT INTO items_fts(rowid, text, category) VALUES (new.label, new.text, new.category);
+  INSERT INTO items_fts(rowid, text, category, context) VALUES (new.label, new.text, new.category, new.context);
 END;
 CREATE TRIGGER IF NOT EXISTS items_ad AFTER DELETE ON items BEGIN
-  INSERT INTO items_fts(items_fts, rowid, text, category) VALUES ('delete', old.label, old.text, old.category);
+  INSERT INTO items_fts(items_fts, rowid, text, category, context)
+    VALUES ('delete', old.label, old.text, old.category, old.context);
 END;
-CREATE TRIGGER IF NOT EXISTS items_au AFTER UPDATE OF text, category ON items BEGIN
-  INSERT INTO items_fts(items_fts, rowid, text, category) VALUES ('delete', old.label, old.text, old.category);
-  INSERT INTO items_fts(rowid, text, category) VALUES (new.label, new.text, new.category);
+CREATE TRIGGER IF NOT EXISTS items_au AFTER UPDATE OF text, category, context ON items BEGIN
+  INSERT INTO items_fts(items_fts, rowid, text, category, context)
+    VALUES ('delete', old.label, old.text, old.category, old.context);
+  INSERT INTO items_fts(rowid, text, category, context) VALUES (new.label, new.text, new.category, new.context);
 END;
 CREATE TABLE IF NOT EXISTS embeddings (text_hash TEXT PRIMARY KEY, vec BLOB NOT NULL);
 -- Items whose vector is new or changed since the hnsw sidecar was last saved: searched
 -- exactly beside the sidecar, so a small change never rewrites a 100 MB file.
 CREATE TABLE IF NOT EXISTS vec_pending (label INTEGER PRIMARY KEY);
 """
+
+#: BM25 weight of the context column (source turn + the one before, dates as words)
+#: relative to the item's own text (1.0).
+CONTEXT_WEIGHT = 0.4
 
 _STOP = frozenset(
     "a an and are as at be but by did do does for from had has have he her his how i if in into is it its "
@@ -104,9 +111,24 @@ class IndexDB:
         if not readonly:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
+            if self._old_schema():
+                self._drop_all()  # a cache of an older layout: rebuilt from the Markdown
             self.conn.executescript(_SCHEMA)
             if self.get_meta("schema") is None:
                 self.set_meta("schema", SCHEMA_VERSION)
+
+    def _old_schema(self) -> bool:
+        has_meta = self.conn.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone()
+        return bool(has_meta) and self.get_meta("schema") != SCHEMA_VERSION
+
+    def _drop_all(self) -> None:
+        names = [r[0] for r in self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger') AND name NOT LIKE 'sqlite_%' "
+            "AND name NOT LIKE 'items_fts_%'")]
+        for name in ("items_fts", *[n for n in names if n != "items_fts"]):
+            kind = self.conn.execute("SELECT type FROM sqlite_master WHERE name=?", (name,)).fetchone()
+            if kind:
+                self.conn.execute(f'DROP {kind[0].upper()} IF EXISTS "{name}"')
 
     def close(self) -> None:
         self.conn.close()
@@ -175,7 +197,8 @@ class IndexDB:
         if q is None:
             return []
         rows = self.conn.execute(
-            "SELECT rowid, bm25(items_fts, 1.0, 0.3) AS r FROM items_fts WHERE items_fts MATCH ? ORDER BY r LIMIT ?",
+            f"SELECT rowid, bm25(items_fts, 1.0, 0.3, {CONTEXT_WEIGHT}) AS r FROM items_fts "
+            "WHERE items_fts MATCH ? ORDER BY r LIMIT ?",
             (q, limit),
         ).fetchall()
         return [(int(r[0]), -float(r[1])) for r in rows]

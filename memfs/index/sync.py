@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from memfs.config import Config
 from memfs.core.categoryfile import CategoryDoc, parse_category
+from memfs.index.context import ContextResolver
 from memfs.index.db import IndexDB, ItemRow, text_hash
 from memfs.index.vectors import HnswSidecar
 from memfs.providers.embedding import Embedder
@@ -195,10 +196,10 @@ class Indexer:
                 c.executemany("DELETE FROM items WHERE label=?", [(lab,) for lab in plan.delete_labels])
             c.executemany(
                 'UPDATE items SET path=?, category=?, kind=?, type=?, text=?, "when"=?, src=?, seen=?, updated=?, '
-                "line=?, text_hash=? WHERE id=?", plan.updates)
+                "line=?, text_hash=?, context=COALESCE(?, context) WHERE id=?", plan.updates)
             c.executemany(
-                'INSERT INTO items(id, path, category, kind, type, text, "when", src, seen, updated, line, text_hash) '
-                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", plan.inserts)
+                'INSERT INTO items(id, path, category, kind, type, text, "when", src, seen, updated, line, text_hash, '
+                "context) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", plan.inserts)
             for p in parsed:
                 front = p.doc.front
                 c.execute(
@@ -227,6 +228,7 @@ class Indexer:
                     continue
                 new_ids[slot.item.id] = (p, idx)
         existing = self.db.items_by_ids(new_ids)
+        contexts = ContextResolver(self.ws.root)
         for item_id, (p, idx) in new_ids.items():
             slot = p.doc.slots[idx]
             item = slot.item
@@ -240,12 +242,14 @@ class Indexer:
             row = (p.rel, p.doc.name, p.doc.kind, item.type, item.text, item.when, item.src, item.seen,
                    item.updated, line, h)
             if old is None:
-                plan.inserts.append((item_id, *row))
+                plan.inserts.append((item_id, *row, contexts.context(item.src, item.when)))
                 plan.need_vectors[h] = item.text
                 plan.vector_labels.add(item_id)
                 report.items_added += 1
             elif _row_tuple(old) != row:
-                plan.updates.append((*row, item_id))
+                fresh_context = (contexts.context(item.src, item.when)
+                                 if (old.src, old.when) != (item.src, item.when) else None)
+                plan.updates.append((*row, fresh_context, item_id))
                 if old.text != item.text:
                     plan.need_vectors[h] = item.text
                     plan.vector_labels.add(item_id)
