@@ -97,13 +97,18 @@ class Indexer:
         self.db = IndexDB(ws.state / "index.sqlite3")
         self._sidecar: HnswSidecar | None = None
         self._sidecar_gen = -1
+        self._embedder_checked = False
+        self._pending_reembed = False  # the embedder changed before the first sync noticed
 
     def close(self) -> None:
         self.db.close()
 
     # -- embedder bookkeeping ------------------------------------------------
     def _embedder_changed(self) -> bool:
-        """True (and the cache cleared) when the recorded embedder differs from ours."""
+        """True (and the cache cleared) when the recorded embedder differs from ours.
+
+        Checked before the cache is first used by this process (embed_texts) as well as
+        by sync, so vectors cached by an ingest's dedupe step are never wiped afterwards."""
         recorded = self.db.get_meta("embedder")
         if recorded == self.embedder.name:
             return False
@@ -120,6 +125,9 @@ class Indexer:
         """Vectors for these texts: cached ones from SQLite, the rest embedded in one batch.
 
         Returns (all vectors by text hash, the freshly computed pairs to cache)."""
+        if not self._embedder_checked:
+            self._pending_reembed = self._embedder_changed() or self._pending_reembed
+            self._embedder_checked = True
         hashes = list(by_hash)
         have = self.db.cached_vectors(hashes)
         missing = [h for h in hashes if h not in have]
@@ -142,7 +150,8 @@ class Indexer:
                 c.execute("INSERT INTO items_fts(items_fts) VALUES('rebuild')")
             HnswSidecar(self.ws.state, self.embedder.dim or 1, self.embedder.name).remove_files()
             self._sidecar = None
-        reembed = self._embedder_changed()
+        reembed = self._embedder_changed() or self._pending_reembed
+        self._embedder_checked, self._pending_reembed = True, False
         report.reembedded_all = reembed
 
         stats = self.db.file_stats()

@@ -78,6 +78,8 @@ class MemorizeContext:
     """Per-process state shared by runs: the searcher for near-duplicate lookups."""
 
     searcher: Searcher | None = None
+    categorizer: Categorizer | None = None
+    categorizer_key: tuple = ()
     stage_seconds: dict[str, float] = field(default_factory=dict)
 
 
@@ -241,7 +243,12 @@ class Memorizer:
 
     def step_categorize(self, state: State) -> None:
         decisions: list[Decision] = state["decisions"]
-        categorizer = Categorizer(self.memory.embedder, self.memory.category_specs())
+        specs = self.memory.category_specs()
+        key = tuple(specs)
+        if self.ctx.categorizer is None or self.ctx.categorizer_key != key:
+            # The descriptions' vectors are computed once per set of categories, not per input.
+            self.ctx.categorizer, self.ctx.categorizer_key = Categorizer(self.memory.embedder, specs), key
+        categorizer = self.ctx.categorizer
         db = self.memory.indexer.db
         targets = db.items_by_ids([d.target_id for d in decisions if d.target_id])
         for d in decisions:
