@@ -166,25 +166,20 @@ class IndexDB:
         return {p: (s, m, h) for p, s, m, h in self.conn.execute("SELECT path, size, mtime_ns, hash FROM files")}
 
     # -- items ------------------------------------------------------------
-    def items_by_ids(self, ids: Iterable[str]) -> dict[str, ItemRow]:
-        out: dict[str, ItemRow] = {}
-        ids = list(ids)
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            q = f"SELECT {ITEM_COLUMNS} FROM items WHERE id IN ({','.join('?' * len(chunk))})"
-            for row in self.conn.execute(q, chunk):
-                out[row[1]] = ItemRow(*row)
+    def _items_where(self, column: str, keys: list) -> list[ItemRow]:  # type: ignore[type-arg]
+        """Rows whose `column` is in `keys`, in chunks that stay under SQLite's variable limit."""
+        out: list[ItemRow] = []
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            q = f"SELECT {ITEM_COLUMNS} FROM items WHERE {column} IN ({','.join('?' * len(chunk))})"
+            out.extend(ItemRow(*row) for row in self.conn.execute(q, chunk))
         return out
 
+    def items_by_ids(self, ids: Iterable[str]) -> dict[str, ItemRow]:
+        return {r.id: r for r in self._items_where("id", list(ids))}
+
     def items_by_labels(self, labels: Iterable[int]) -> dict[int, ItemRow]:
-        out: dict[int, ItemRow] = {}
-        labels = [int(x) for x in labels]
-        for start in range(0, len(labels), 500):
-            chunk = labels[start : start + 500]
-            q = f"SELECT {ITEM_COLUMNS} FROM items WHERE label IN ({','.join('?' * len(chunk))})"
-            for row in self.conn.execute(q, chunk):
-                out[row[0]] = ItemRow(*row)
-        return out
+        return {r.label: r for r in self._items_where("label", [int(x) for x in labels])}
 
     def all_items(self) -> list[ItemRow]:
         return [ItemRow(*r) for r in self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM items ORDER BY path, line")]
