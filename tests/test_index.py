@@ -172,3 +172,22 @@ def test_small_changes_go_to_the_pending_delta_not_the_sidecar(ws_path: Path, mo
     assert m.indexer.db.conn.execute("SELECT count(*) FROM vec_pending").fetchone()[0] == 0
     assert m.search("Kilimanjaro summit permit", k=1).hits[0].row.id == "f0005i004"
     m.close()
+
+
+def test_an_older_index_layout_is_rebuilt_without_re_embedding(ws_path: Path) -> None:
+    import sqlite3
+
+    _fill(ws_path, 3, 4)
+    m = hashing_memory(ws_path)
+    m.sync()
+    m.close()
+    conn = sqlite3.connect(ws_path / ".memfs" / "index.sqlite3")
+    conn.execute("UPDATE meta SET value='0' WHERE key='schema'")
+    conn.commit()
+    conn.close()
+    m2 = hashing_memory(ws_path)
+    report = m2.sync()  # opening the index notices the old layout and drops it
+    assert report.items_added == 12
+    assert report.embedded == 0  # ... but the embedding cache survived the layout change
+    assert m2.recall("topic1 thing2", k=3)
+    m2.close()

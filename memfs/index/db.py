@@ -114,7 +114,7 @@ class IndexDB:
             if self._old_schema():
                 self._drop_all()  # a cache of an older layout: rebuilt from the Markdown
             self.conn.executescript(_SCHEMA)
-            if self.get_meta("schema") is None:
+            if self.get_meta("schema") != SCHEMA_VERSION:
                 self.set_meta("schema", SCHEMA_VERSION)
 
     def _old_schema(self) -> bool:
@@ -122,9 +122,12 @@ class IndexDB:
         return bool(has_meta) and self.get_meta("schema") != SCHEMA_VERSION
 
     def _drop_all(self) -> None:
+        """Drop an older layout, but keep the embedding cache (and which embedder made it):
+        re-embedding 10^5 items costs minutes, re-parsing the Markdown seconds."""
+        self.conn.execute("DELETE FROM meta WHERE key NOT IN ('embedder', 'embedder_dim')")
         names = [r[0] for r in self.conn.execute(
             "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger') AND name NOT LIKE 'sqlite_%' "
-            "AND name NOT LIKE 'items_fts_%'")]
+            "AND name NOT LIKE 'items_fts_%' AND name NOT IN ('meta', 'embeddings')")]
         for name in ("items_fts", *[n for n in names if n != "items_fts"]):
             kind = self.conn.execute("SELECT type FROM sqlite_master WHERE name=?", (name,)).fetchone()
             if kind:
