@@ -6,15 +6,21 @@ line too (set MEMFS_DEBUG=1 for the traceback) and exits 2.
 
 from __future__ import annotations
 
-import json
 import os
-import sys
-from pathlib import Path
-from typing import Optional
 
-import typer
+# One query is one matrix-vector product: BLAS threads only add hand-over latency (and
+# on 2 shared cores, 10-50x p99 spikes; bench/README.md). Set before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from memfs.errors import MemfsError
+import json  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Optional  # noqa: E402
+
+import typer  # noqa: E402
+
+from memfs.errors import MemfsError  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="memfs: a folder of Markdown as an LLM agent's long-term memory.")
