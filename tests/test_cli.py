@@ -86,7 +86,7 @@ def test_user_mistakes_in_a_workspace_are_one_line(tmp_path: Path) -> None:
                          (["add", "x", "--type", "feeling"], "unknown type"),
                          (["add", "x", "--when", "yesterday"], "YYYY")]:
         proc = run(args, ws, ok=False)
-        assert proc.returncode != 0 and needle in proc.stderr, (args, proc.stderr)
+        assert proc.returncode == 1 and needle in proc.stderr, (args, proc.stderr)
         assert "Traceback" not in proc.stderr
     (ws / "memfs.toml").write_text("[recall]\ntop_kk = 1\n")
     proc = run(["recall", "x"], ws, ok=False)
