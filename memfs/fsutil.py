@@ -7,17 +7,30 @@ import fcntl
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
 from memfs.errors import LockedError
 
 
-def atomic_write(path: Path, data: str | bytes) -> None:
-    """Write via a temp file in the same folder, fsync, rename: readers see old or new, never half."""
+class ChangedMeanwhile(Exception):
+    """`atomic_write`'s precondition failed: the target changed; nothing was written."""
+
+
+def atomic_write(path: Path, data: str | bytes, precondition: Callable[[], bool] | None = None) -> None:
+    """Write via a temp file in the same folder, fsync, rename: readers see old or new, never half.
+
+    `precondition`, if given, is checked after the fsync, immediately before the rename; if
+    it returns False the temp file is removed and ChangedMeanwhile is raised. (Hardening
+    fix: the fsync is the slow part of a write, so a check made before it left a window
+    of milliseconds in which a person's save was silently replaced; see CategoryStore.)"""
     path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # The temp name carries at most 100 bytes of the file's name (hardening fix: a
+    # 255-byte name plus the temp decoration exceeded the file-name limit).
+    short = os.fsdecode(os.fsencode(path.name)[:100])
+    fd, tmp = tempfile.mkstemp(prefix=f".{short}.", suffix=".tmp", dir=path.parent)
     try:
         # mkstemp makes 0600; keep the file's mode, or give a new one the umask's default.
         try:
@@ -29,6 +42,8 @@ def atomic_write(path: Path, data: str | bytes) -> None:
             fh.write(raw)
             fh.flush()
             os.fsync(fh.fileno())
+        if precondition is not None and not precondition():
+            raise ChangedMeanwhile(str(path))
         os.replace(tmp, path)
     except BaseException:
         try:

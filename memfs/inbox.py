@@ -7,6 +7,7 @@ memfs ingest something twice.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import time
@@ -72,13 +73,48 @@ class Journal:
         return row[0] if row else self._scan_resources().get(digest[:16])
 
     def mark_done(self, digest: str, name: str, resource: str) -> None:
+        # Hardening fix: a file name need not be UTF-8 (Linux allows any bytes); SQLite
+        # refused the undecodable name *after* the input was filed and archived, which
+        # sent a processed input to failed/. The journal keeps a readable form.
+        name = os.fsencode(name).decode("utf-8", "replace")
         with self.db.transaction() as c:
             c.execute("INSERT OR REPLACE INTO journal(digest, name, resource, finished) VALUES(?,?,?,?)",
                       (digest, name, resource, time.time()))
         self._scan_resources()[digest[:16]] = resource
 
 
+#: Longest name (in bytes) an input keeps in inbox/failed/: its note adds ".error.txt" and
+#: the note's temp file ".<note>.<random>.tmp" more; file names stop at 255 bytes.
+FAILED_NAME_BYTES = 200
+
+
+def _short_name(name: str, limit: int = FAILED_NAME_BYTES) -> str:
+    """`name`, cut to `limit` bytes (keeping a short extension), so its note fits beside it.
+
+    Hardening fix: a 255-byte input name could not get its `<name>.error.txt` (ENAMETOOLONG),
+    so the input could never be filed as failed."""
+    raw = os.fsencode(name)
+    if len(raw) <= limit:
+        return name
+    stem, dot, ext = raw.rpartition(b".")
+    if not dot or not stem or len(ext) > 16:
+        stem, dot, ext = raw, b"", b""
+    cut = stem[: limit - len(dot) - len(ext) - 1]
+    if _is_utf8(stem):
+        cut = cut.decode("utf-8", "ignore").encode("utf-8")  # never split a character
+    return os.fsdecode(cut + b"~" + dot + ext)
+
+
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
 def _free_name(folder: Path, name: str) -> Path:
+    name = _short_name(name)
     target = folder / name
     n = 1
     while target.exists() or target.is_symlink() or (folder / f"{target.name}.error.txt").exists():
@@ -90,6 +126,8 @@ def _free_name(folder: Path, name: str) -> Path:
 
 def move_to_failed(ws: Workspace, path: Path, reason: str) -> Path:
     """Move an input to inbox/failed/ (the link itself, for a symlink) with `<name>.error.txt`."""
+    if ws.failed.is_symlink():  # hardening fix: never move an input (or write) through a link
+        raise OSError(errno.ELOOP, "inbox/failed is a symlink; memfs does not write through links")
     ws.failed.mkdir(parents=True, exist_ok=True)
     target = _free_name(ws.failed, path.name)
     # Hardening fix: the reason is written *before* the input moves. On a full disk the
@@ -106,8 +144,8 @@ def move_to_failed(ws: Workspace, path: Path, reason: str) -> Path:
     return target
 
 
-def failures(ws: Workspace) -> list[tuple[str, str]]:
-    """(file name, reason) for everything in inbox/failed/."""
+def _failed_entries(ws: Workspace) -> list[tuple[str, str]]:
+    """(real file name, reason) for everything in inbox/failed/."""
     if not ws.failed.is_dir():
         return []
     out = []
@@ -120,10 +158,18 @@ def failures(ws: Workspace) -> list[tuple[str, str]]:
     return out
 
 
+def failures(ws: Workspace) -> list[tuple[str, str]]:
+    """(file name, reason) for everything in inbox/failed/, for display.
+
+    Hardening fix: names that are not UTF-8 are shown with U+FFFD; passed through raw,
+    they made `memfs status --json` print bytes that are not UTF-8 (invalid JSON)."""
+    return [(os.fsencode(name).decode("utf-8", "replace"), reason) for name, reason in _failed_entries(ws)]
+
+
 def retry_failed(ws: Workspace) -> list[str]:
     """Move every failed input back into the inbox (its error note is removed)."""
     moved = []
-    for name, _ in failures(ws):
+    for name, _ in _failed_entries(ws):
         src = ws.failed / name
         target = _free_name(ws.inbox, name)
         os.rename(src, target)

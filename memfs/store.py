@@ -7,6 +7,7 @@ to *their* version instead (up to a few times), so both edits survive.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
@@ -15,7 +16,7 @@ from memfs.config import Config
 from memfs.core.categoryfile import CategoryDoc, dump_front, parse_category
 from memfs.core.model import Item
 from memfs.errors import ConflictError, MemfsError
-from memfs.fsutil import atomic_write
+from memfs.fsutil import ChangedMeanwhile, atomic_write
 from memfs.index.sync import file_digest, read_category
 from memfs.workspace import Workspace
 
@@ -87,15 +88,27 @@ class CategoryStore:
                 return doc
             refresh_front(doc, self.config, self.summarizer)
             text = doc.render()
+            _check_reads_back(doc, text, rel)
             if self._current_digest(path) != before:
                 continue  # someone saved meanwhile: re-apply our change to their version
-            atomic_write(path, text)
+            try:
+                # Checked again after the temp file is flushed, right before the rename: a
+                # save during the (slow) fsync must not be replaced (hardening fix).
+                atomic_write(path, text, precondition=lambda: self._current_digest(path) == before)
+            except ChangedMeanwhile:
+                continue
             return doc
         raise ConflictError(f"{rel} kept changing while memfs tried to write it; nothing was written, try again")
 
     def _load(self, path: Path, rel: str) -> tuple[CategoryDoc, str | None]:
         if path.is_symlink():
             raise MemfsError(f"{rel} is a symlink; memfs does not write through links")
+        # Hardening fix: a symlinked folder (memory/ -> elsewhere) is a link too. The file
+        # itself is not a symlink then, but writing it would land outside the workspace
+        # (and the index, which never follows links, would not even see the result).
+        expected = Path(os.path.realpath(self.ws.root)).joinpath(*Path(rel).parent.parts)
+        if Path(os.path.realpath(path.parent)) != expected:
+            raise MemfsError(f"{rel}: its folder is a symlink; memfs does not write through links")
         if not path.exists():
             return new_category_doc(rel, self.config), None
         doc, data = read_category(path, rel)
@@ -109,6 +122,22 @@ class CategoryStore:
             return file_digest(path.read_bytes())
         except FileNotFoundError:
             return None
+
+
+def _check_reads_back(doc: CategoryDoc, text: str, rel: str) -> None:
+    """Never write a file that does not parse back to the items memfs meant to write.
+
+    Hardening fix: a person's file can end inside a structure (an HTML block, a
+    construct the parser reads differently) that would swallow an appended item: written,
+    but never read back, so silently lost. Refusing leaves the file as the person left it
+    and gives a clear reason (the input goes to inbox/failed/, `memfs add` fails)."""
+    want = [(it.id, it.text) for it in doc.items]
+    got = [(it.id, it.text) for it in parse_category(text, rel).items]
+    if sorted(want) != sorted(got):
+        lost = sorted(set(want) - set(got))
+        what = f"item {lost[0][0]} would not read back" if lost else "its items would not read back unchanged"
+        raise MemfsError(f"{rel}: cannot write it safely ({what}: check the end of the file for an unclosed "
+                         "block); nothing was written")
 
 
 def today_iso() -> str:

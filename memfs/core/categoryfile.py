@@ -28,6 +28,11 @@ from memfs.core.model import DEFAULT_TYPE_OF_KIND, Item
 
 _FM_HANDLER = YAMLHandler()
 _MARKER = re.compile(r"^( {0,3})([-+*]|\d{1,9}[.)])([ \t]+|$)")
+#: The most values a front-matter may expand to, aliases counted at every use. YAML
+#: anchors let a few hundred bytes stand for billions of values ("billion laughs"); the
+#: safe loader builds them by reference, but anything that walks or prints the result
+#: (str(), ==, the index) would expand them. Hardening fix: refuse such front-matter.
+FRONT_MAX_VALUES = 100_000
 #: Front-matter keys memfs owns, in the order it writes them.
 FRONT_KEYS: tuple[str, ...] = ("title", "kind", "description", "summary", "updated", "items")
 
@@ -143,10 +148,37 @@ class CategoryDoc:
         if new:
             if out and not out[-1].endswith("\n"):
                 out[-1] += "\n"
+            fence = _open_fence(out)
+            if fence:
+                # Hardening fix: the body ends inside a code fence a person left open. An
+                # unclosed fence runs to the end of the file, so appended items would be
+                # swallowed as code (written, but never read back). Closing it keeps the
+                # code block exactly as it was and puts the items after it.
+                out.append(fence + "\n")
             if out and out[-1].strip() and not _MARKER.match(out[-1]):
                 out.append("\n")
             out.extend(render_item_line(s.item) + "\n" for s in new)
         return "".join(out)
+
+
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
+
+
+def _open_fence(lines: list[str]) -> str | None:
+    """The marker of a top-level code fence still open after `lines`, else None."""
+    fence: str | None = None
+    for line in lines:
+        text = line.rstrip("\r\n")
+        if fence is None:
+            m = _FENCE_OPEN.match(text)
+            if m and not (m.group(1)[0] == "`" and "`" in text[m.end():]):
+                fence = m.group(1)
+        else:
+            m = _FENCE_CLOSE.match(text)
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+    return fence
 
 
 def dump_front(front: dict[str, Any]) -> str:
@@ -191,6 +223,7 @@ def parse_category(text: str, path: str) -> CategoryDoc:
                 loaded = {}
             if not isinstance(loaded, dict):
                 raise yaml.YAMLError("front-matter is not a mapping")
+            _check_expansion(loaded)
             front = loaded
         except (yaml.YAMLError, ValueError, TypeError, RecursionError) as err:
             line = _yaml_error_line(err) if isinstance(err, yaml.YAMLError) else None
@@ -208,6 +241,23 @@ def parse_category(text: str, path: str) -> CategoryDoc:
     )
     doc._front_parsed = copy.deepcopy(front)
     return doc
+
+
+def _check_expansion(value: Any) -> None:
+    """Raise ValueError if `value` expands to more than FRONT_MAX_VALUES values (or is recursive)."""
+    stack = [value]
+    count = 0
+    while stack:
+        item = stack.pop()
+        count += 1
+        if count > FRONT_MAX_VALUES:
+            raise ValueError(f"front-matter expands to more than {FRONT_MAX_VALUES} values "
+                             "(YAML aliases or recursion)")
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend(item)
 
 
 def split_lines(text: str) -> list[str]:
