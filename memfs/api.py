@@ -30,7 +30,7 @@ from memfs.index.search import Searcher
 from memfs.index.sync import Indexer, SyncReport
 from memfs.providers.embedding import Embedder, make_embedder
 from memfs.store import CategoryStore, today_iso
-from memfs.views import regenerate_root_files
+from memfs.views import regenerate_root_files, views_stale
 from memfs.workspace import Workspace, find_workspace, slugify
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ class Memory:
             remove_stale_temp_files([self.ws.root / d for d in ("memory", "index", "skill", "resources", ".memfs")],
                                     shallow=[self.ws.root])
             report = self.indexer.sync(rebuild=rebuild, progress=progress)
-            if report.changed or rebuild or not (self.ws.root / "index.md").exists():
+            if report.changed or rebuild or views_stale(self.ws, self.indexer.db):
                 regenerate_root_files(self.ws, self.indexer.db, self.config)
         return report
 
@@ -367,6 +367,8 @@ class Memory:
                 if in_inbox and (path.exists() or path.is_symlink()):
                     move_to_failed(self.ws, path, reason)
                 return result
+            if result.status == "duplicate" and views_stale(self.ws, self.indexer.db):
+                regenerate_root_files(self.ws, self.indexer.db, self.config)  # a crash left them behind
             if in_inbox and result.status in ("processed", "duplicate"):
                 _remove_if_unchanged(path, self.memorizer)
             if result.status == "processed" and self.config.git.autocommit:

@@ -80,6 +80,7 @@ def newest_date(items: list[RankedItem]) -> date | None:
 def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: date | None = None) -> list[str]:
     """Rewrite the generated block of each root file whose content would change; return those paths."""
     with db.snapshot():
+        version = db.get_meta("index_version") or "0"
         cats = category_infos(db)
         memory_items = ranked_items(db, skills=False)
         skill_items = ranked_items(db, skills=True)
@@ -104,4 +105,14 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
         if new != existing:
             atomic_write(path, new)
             written.append(name)
+    with db.transaction():
+        db.set_meta("views_version", version)
     return written
+
+
+def views_stale(ws: Workspace, db: IndexDB) -> bool:
+    """True if the root files were not regenerated since the index last changed (e.g. a
+    crash or a full disk between an ingest's index and summarize steps), or are missing."""
+    if not all((ws.root / name).exists() for name in ("index.md", "memory.md", "skill.md")):
+        return True
+    return (db.get_meta("views_version") or "") != (db.get_meta("index_version") or "0")

@@ -55,6 +55,19 @@ class Workspace:
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
 
+    def safe_target(self, rel: str) -> Path:
+        """The path for writing `rel`, refusing any symlinked folder on the way (DESIGN
+        invariant 8: nothing memfs writes may land outside the workspace)."""
+        path = self.root / rel
+        folder = self.root
+        for part in Path(rel).parts[:-1]:
+            folder = folder / part
+            if part in ("..", "") or folder.is_symlink():
+                raise MemfsError(f"{self.rel(folder)} is a symlink or escapes the workspace; memfs will not write there")
+        if path.is_symlink():
+            raise MemfsError(f"{rel} is a symlink; memfs will not write through it")
+        return path
+
     def category_path(self, kind: str, name: str) -> Path:
         if kind not in KIND_DIRS:
             raise MemfsError(f"unknown kind {kind!r}: expected one of {', '.join(KIND_DIRS)}")

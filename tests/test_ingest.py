@@ -128,3 +128,15 @@ def test_ingest_file_outside_inbox_is_left_in_place(mem: Memory, tmp_path: Path)
     assert result.status == "processed" and src.exists()
     assert any("Ansible" in r.text for r in mem.indexer.db.all_items())
     assert os.path.exists(mem.root / result.resource)  # type: ignore[operator]
+
+
+def test_a_symlinked_resources_folder_is_never_written_through(mem: Memory, ws_path: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (ws_path / "resources" / ".gitkeep").unlink()
+    (ws_path / "resources").rmdir()
+    (ws_path / "resources").symlink_to(outside, target_is_directory=True)
+    result = mem.ingest_file(_drop(ws_path, "chat.json", CHAT))
+    assert result.status == "failed" and "symlink" in (result.error or "")
+    assert list(outside.rglob("*")) == []
+    assert (ws_path / "inbox" / "failed" / "chat.json").exists()  # kept, with its reason

@@ -218,6 +218,8 @@ class Indexer:
                      _s(front.get("description")), _s(front.get("summary")), _s(front.get("updated")),
                      len(p.doc.items), "\n".join(p.doc.warnings)))
             c.executemany("DELETE FROM files WHERE path=?", [(r,) for r in removed_files])
+            if report.changed:  # the root files are views of this version (views.py)
+                self.db.set_meta("index_version", str(int(self.db.get_meta("index_version") or 0) + 1))
         self._update_sidecar(plan, vectors, rebuild_all=reembed or rebuild)
         report.seconds = time.perf_counter() - t0
         return report

@@ -309,7 +309,7 @@ class Memorizer:
                 result.reinforced.append(d.target_id or "")
         result.skipped_replay = sum(1 for d in state["decisions"] if d.action == "replay")
         # Only now that the items are on disk: archive the input (content-addressed).
-        target = self.memory.ws.root / resource
+        target = self.memory.ws.safe_target(resource)
         if not target.exists():
             atomic_write(target, state["data"])
         result.resource = resource
