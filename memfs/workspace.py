@@ -73,19 +73,24 @@ class Workspace:
             raise MemfsError(f"unknown kind {kind!r}: expected one of {', '.join(KIND_DIRS)}")
         return self.root / kind / f"{slugify(name)}.md"
 
-    def category_files(self) -> list[Path]:
-        """Every category file, sorted; symlinks and hidden files are not memory."""
-        out: list[Path] = []
+    def category_rels(self) -> list[str]:
+        """Every category file as a sorted 'kind/name.md' string; symlinks and hidden files
+        are not memory. Plain strings: at 10^4 files, Path objects cost more than the walk."""
+        out: list[str] = []
         for kind in KIND_DIRS:
             folder = self.root / kind
             if not folder.is_dir() or folder.is_symlink():
                 continue
-            for entry in os.scandir(folder):
-                if (entry.name.endswith(".md") and not entry.name.startswith(".")
-                        and entry.is_file(follow_symlinks=False)):
-                    out.append(folder / entry.name)
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if (entry.name.endswith(".md") and not entry.name.startswith(".")
+                            and entry.is_file(follow_symlinks=False)):
+                        out.append(f"{kind}/{entry.name}")
         out.sort()
         return out
+
+    def category_files(self) -> list[Path]:
+        return [self.root / rel for rel in self.category_rels()]
 
 
 def find_workspace(start: Path | None = None, explicit: str | os.PathLike[str] | None = None) -> Workspace:

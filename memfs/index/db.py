@@ -33,6 +33,8 @@ CREATE TABLE IF NOT EXISTS items (
     updated TEXT, line INTEGER, text_hash TEXT NOT NULL, context TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS items_path ON items(path);
+CREATE INDEX IF NOT EXISTS items_seen ON items(seen DESC, id);
+CREATE INDEX IF NOT EXISTS items_recent ON items(COALESCE(updated, "when", '') DESC, id);
 CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(
     text, category, context, content='items', content_rowid='label',
     tokenize='porter unicode61 remove_diacritics 2'
@@ -74,7 +76,9 @@ def text_hash(text: str) -> str:
 def fts_query(text: str) -> str | None:
     """A safe FTS5 query: each content word quoted, OR-ed (BM25 ranks by how many match)."""
     words = [w.lower() for w in _TOKEN.findall(text)]
-    keep = [w for w in words if w not in _STOP] or words
+    # One-letter tokens ("Ines's" → "ines", "s") match a third of any collection and add
+    # nothing to the ranking, only time.
+    keep = [w for w in words if w not in _STOP and len(w) > 1] or [w for w in words if len(w) > 1] or words
     uniq = list(dict.fromkeys(keep))[:32]
     if not uniq:
         return None

@@ -9,6 +9,7 @@ are embedded. The whole update is one SQLite transaction: readers see before or 
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from memfs.config import Config
 from memfs.core.categoryfile import CategoryDoc, parse_category
 from memfs.index.context import ContextResolver
 from memfs.index.db import IndexDB, ItemRow, text_hash
-from memfs.index.vectors import HnswSidecar
+from memfs.index.vectors import HnswSidecar, sidecar_generation
 from memfs.providers.embedding import Embedder
 from memfs.workspace import Workspace
 
@@ -155,24 +156,26 @@ class Indexer:
         report.reembedded_all = reembed
 
         stats = self.db.file_stats()
-        files = self.ws.category_files()
+        rels = self.ws.category_rels()
         if only is not None:
             wanted = set(only)
-            files = [p for p in files if self.ws.rel(p) in wanted]
-        present: dict[str, Path] = {self.ws.rel(p): p for p in files}
-        report.files_seen = len(present)
+            rels = [r for r in rels if r in wanted]
+        present = set(rels)
+        report.files_seen = len(rels)
         parsed: list[_Parsed] = []
         stat_only: list[tuple[str, int, int]] = []
-        for n, (rel, path) in enumerate(present.items()):
+        root = str(self.ws.root)
+        for n, rel in enumerate(rels):
             if progress and n % 500 == 0:
-                progress(n, len(present))
+                progress(n, len(rels))
             try:
-                st = path.stat()
+                st = os.stat(f"{root}/{rel}")
             except FileNotFoundError:
                 continue
             old = stats.get(rel)
             if old and old[0] == st.st_size and old[1] == st.st_mtime_ns:
                 continue
+            path = self.ws.root / rel
             try:
                 doc, data = read_category(path, rel)
             except OSError as err:
@@ -328,12 +331,7 @@ class Indexer:
 
 
 def _sidecar_generation(folder: Path) -> int | None:
-    import json
-
-    try:
-        return int(json.loads((folder / "vectors.json").read_text()).get("generation"))
-    except (OSError, ValueError, TypeError):
-        return None
+    return sidecar_generation(folder)
 
 
 def _row_tuple(r: ItemRow) -> tuple:

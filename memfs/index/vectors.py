@@ -19,6 +19,14 @@ from memfs.fsutil import atomic_write
 
 HNSW_FILE = "vectors.hnsw"
 HNSW_META = "vectors.json"
+HNSW_GEN = "vectors.gen"  # the generation alone: read on every sync, so kept tiny
+
+
+def sidecar_generation(folder: Path) -> int | None:
+    try:
+        return int((folder / HNSW_GEN).read_text().strip())
+    except (OSError, ValueError):
+        return None
 
 
 def exact_search(query: np.ndarray, labels: np.ndarray, matrix: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -120,9 +128,10 @@ class HnswSidecar:
         os.replace(tmp, self.folder / HNSW_FILE)
         atomic_write(self.folder / HNSW_META, json.dumps(
             {"space": self.space_name, "dim": self.dim, "generation": generation, "labels": sorted(self.labels)}))
+        atomic_write(self.folder / HNSW_GEN, str(generation))
 
     def remove_files(self) -> None:
-        for name in (HNSW_FILE, HNSW_META):
+        for name in (HNSW_FILE, HNSW_META, HNSW_GEN):
             try:
                 (self.folder / name).unlink()
             except FileNotFoundError:
