@@ -163,9 +163,16 @@ class Memory:
             specs.setdefault(f"{kind}/{name[:-3]}", CategorySpec(kind, name[:-3], ""))
         return [specs[k] for k in sorted(specs)]
 
+    def regenerate_views(self) -> list[str]:
+        """Rewrite index.md / memory.md / skill.md where their content changes (the model
+        condenses memory.md and skill.md in LLM mode). Call under the writer lock."""
+        rt = self.llm
+        return regenerate_root_files(self.ws, self.indexer.db, self.config,
+                                     summarize=rt.summarize_memory if rt else None)
+
     def _after_write(self, rels: list[str]) -> SyncReport:
         report = self.indexer.sync(only=rels)
-        regenerate_root_files(self.ws, self.indexer.db, self.config)
+        self.regenerate_views()
         return report
 
     # -- verbs ----------------------------------------------------------------
@@ -176,7 +183,7 @@ class Memory:
                                     shallow=[self.ws.root])
             report = self.indexer.sync(rebuild=rebuild, progress=progress)
             if report.changed or rebuild or views_stale(self.ws, self.indexer.db):
-                regenerate_root_files(self.ws, self.indexer.db, self.config)
+                self.regenerate_views()
         return report
 
     def add(self, text: str, category: str | None = None, type: str | None = None, when: str | None = None,
@@ -368,7 +375,7 @@ class Memory:
                     move_to_failed(self.ws, path, reason)
                 return result
             if result.status == "duplicate" and views_stale(self.ws, self.indexer.db):
-                regenerate_root_files(self.ws, self.indexer.db, self.config)  # a crash left them behind
+                self.regenerate_views()  # a crash left them behind
             if in_inbox and result.status in ("processed", "duplicate"):
                 _remove_if_unchanged(path, self.memorizer)
             if result.status == "processed" and self.config.git.autocommit:

@@ -165,11 +165,9 @@ class Daemon:
         deterministic and writes only files whose bytes change, so it is cheap to do after
         the start-up sync and after a duplicate input (e.g. one re-queued by `memfs retry`).
         """
-        from memfs.views import regenerate_root_files
-
         try:
             with self.memory.lock("sync"):
-                regenerate_root_files(self.ws, self.memory.indexer.db, self.memory.config)
+                self.memory.regenerate_views()
         except Exception as err:  # noqa: BLE001 - a view refresh must never stop the daemon
             self.log(f"memfs daemon: could not refresh root files: {type(err).__name__}: {err}")
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 
 from memfs.config import Config
 from memfs.core.model import Item
 from memfs.core.rootfiles import (
-    CategoryInfo, RankedItem, merge_generated, render_index, render_memory, render_skill,
+    CategoryInfo, RankedItem, merge_generated, render_index, render_memory, render_skill, select_salient,
 )
 from memfs.fsutil import atomic_write
 from memfs.index.db import IndexDB
@@ -77,7 +78,20 @@ def newest_date(items: list[RankedItem]) -> date | None:
     return best
 
 
-def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: date | None = None) -> list[str]:
+MemorySummarizer = Callable[[list[str], int], str]
+
+
+def _llm_body(title: str, intro: str, chosen: list[RankedItem], budget: int, summarize: MemorySummarizer) -> str:
+    """LLM mode: the model condenses the same salient items (with their citations) into
+    prose within the budget; the items it was given are listed by path below for `cat`."""
+    bullets = [f"{r.item.text} [{r.path}]" for r in chosen]
+    text = summarize(bullets, budget).strip()
+    paths = sorted({r.path for r in chosen})
+    return "\n".join([f"# {title}", "", intro, "", text, "", "Sources: " + ", ".join(paths) if paths else ""])
+
+
+def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: date | None = None,
+                          summarize: MemorySummarizer | None = None) -> list[str]:
     """Rewrite the generated block of each root file whose content would change; return those paths."""
     with db.snapshot():
         version = db.get_meta("index_version") or "0"
@@ -95,6 +109,15 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
         "memory.md": render_memory(memory_items, budget, today, half_life, total=n_memory),
         "skill.md": render_skill(skill_items, budget, today, half_life, total=n_skills),
     }
+    if summarize is not None:  # LLM mode (index.md already shows the LLM's category summaries)
+        for name, pool, title, intro in (
+                ("memory.md", memory_items, "Memory", "What matters most, summarised from the most salient facts."),
+                ("skill.md", skill_items, "Skills", "The operating manual, summarised from procedures and tools.")):
+            chosen = select_salient(pool, budget, today, half_life, skills=name == "skill.md")
+            if chosen and _inputs_changed(ws, db, name, chosen):
+                bodies[name] = _llm_body(title, intro, chosen, budget, summarize)
+            elif chosen:
+                bodies[name] = _current_body(ws.root / name) or bodies[name]
     written = []
     for name, body in bodies.items():
         path = ws.root / name
@@ -108,6 +131,30 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
     with db.transaction():
         db.set_meta("views_version", version)
     return written
+
+
+def _inputs_changed(ws: Workspace, db: IndexDB, name: str, chosen: list[RankedItem]) -> bool:
+    """An LLM summary is only asked for again when the items it summarises changed."""
+    import hashlib
+
+    digest = hashlib.sha1("\n".join(f"{r.item.id}:{r.item.text}" for r in chosen).encode()).hexdigest()
+    key = f"llm_summary:{name}"
+    if db.get_meta(key) == digest and (ws.root / name).exists():
+        return False
+    with db.transaction():
+        db.set_meta(key, digest)
+    return True
+
+
+def _current_body(path) -> str | None:  # type: ignore[no-untyped-def]
+    from memfs.core.rootfiles import BEGIN, END
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    start, end = text.find(BEGIN), text.find(END)
+    return text[start + len(BEGIN):end].strip() if 0 <= start < end else None
 
 
 def views_stale(ws: Workspace, db: IndexDB) -> bool:

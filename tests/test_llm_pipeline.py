@@ -130,3 +130,30 @@ def test_llm_merge_supersedes_in_place_and_llm_recall_descends_to_sources(fake: 
         assert hits[0].id == item_id and hits[0].passage and "Lisbon" in hits[0].passage
     finally:
         mem.close()
+
+
+def test_llm_mode_condenses_memory_md_within_budget_and_only_when_items_change(fake: FakeOpenAI, ws_path: Path,
+                                                                               tmp_path: Path) -> None:
+    import json
+
+    from memfs.api import Memory
+    from memfs.config import load_config
+
+    config = load_config(ws_path, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing", "MEMFS_LLM": "openai",
+                                           "OPENAI_BASE_URL": fake.url, "OPENAI_API_KEY": SECRET})
+    mem = Memory(ws_path, config=config)
+    try:
+        fake.responder = _dispatch({
+            "facts": {"facts": [{"text": "Lea grows tomatoes on her balcony in Ghent.", "type": "profile",
+                                 "turns": [1]}]},
+            "summary": {"summary": "Lea is a balcony gardener in Ghent (tomatoes)."}})
+        (tmp_path / "a.json").write_text(json.dumps(
+            [{"role": "user", "name": "Lea", "content": "I grow tomatoes on my balcony in Ghent."}]))
+        mem.ingest_file(tmp_path / "a.json")
+        memory_md = (ws_path / "memory.md").read_text()
+        assert "Lea is a balcony gardener in Ghent (tomatoes)." in memory_md and "Sources: memory/" in memory_md
+        calls = len(fake.requests)
+        mem.sync()  # nothing changed: no new summary call, same bytes
+        assert len(fake.requests) == calls and (ws_path / "memory.md").read_text() == memory_md
+    finally:
+        mem.close()

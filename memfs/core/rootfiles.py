@@ -107,6 +107,13 @@ def _ranked(items: list[RankedItem], today: date, half_life: float) -> list[tupl
     return scored
 
 
+def select_salient(items: list[RankedItem], budget: int, today: date, half_life: float,
+                   skills: bool = False) -> list[RankedItem]:
+    """The items memory.md (or skill.md) shows: most salient first, within the budget."""
+    pool = [r for r in items if (r.item.type in ("skill", "tool") or r.path.startswith("skill/")) == skills]
+    return _select(_ranked(pool, today, half_life), budget)
+
+
 def render_memory(items: list[RankedItem], budget: int, today: date, half_life: float = 365.0,
                   total: int | None = None) -> str:
     """The most salient items within `budget` tokens, grouped by category file."""

@@ -33,7 +33,6 @@ from memfs.index.db import text_hash
 from memfs.index.search import Searcher
 from memfs.pipeline.engine import Pipeline, State, Step, Stop, timing_hook
 from memfs.store import CategoryStore
-from memfs.views import regenerate_root_files
 from memfs.workspace import slugify
 
 if TYPE_CHECKING:
@@ -335,8 +334,7 @@ class Memorizer:
         state["indexed"] = True
 
     def step_summarize(self, state: State) -> None:
-        m = self.memory
-        state["root_files"] = regenerate_root_files(m.ws, m.indexer.db, m.config)
+        state["root_files"] = self.memory.regenerate_views()
 
     # -- running -------------------------------------------------------------------
     def run(self, path: Path, name: str | None = None) -> IngestResult:
