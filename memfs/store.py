@@ -144,4 +144,3 @@ def today_iso() -> str:
     return date.today().isoformat()
 
 
-__all__ = ["CategoryStore", "extractive_summary", "refresh_front", "today_iso", "parse_category"]

@@ -71,7 +71,7 @@ class Searcher:
         self.embedder = embedder
         self.state_dir = state_dir
         self.cfg = cfg
-        self._matrix_version: int | None = None
+        self._matrix_version: tuple[int, int] | None = None
         self._labels = np.zeros(0, dtype=np.int64)
         self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._sidecar: HnswSidecar | None = None
@@ -92,7 +92,7 @@ class Searcher:
             if self._sidecar is not None:
                 return self._hnsw_with_pending(qv, limit), "hnsw"
         # Exact: cached matrix, reloaded when any connection committed since.
-        version = self._total_changes()
+        version = self._db_version()
         if self._matrix_version != version:
             self._labels, self._matrix = self.db.labeled_vectors()
             self._matrix_version = version
@@ -107,7 +107,7 @@ class Searcher:
 
     def _hnsw_with_pending(self, qv: np.ndarray, limit: int) -> list[tuple[int, float]]:
         """Sidecar hits (minus stale vectors of pending items) merged with exact pending hits."""
-        version = self._total_changes()
+        version = self._db_version()
         if self._pending_version != version:
             self._pending_labels, self._pending_matrix = self.db.labeled_vectors(pending_only=True)
             self._pending_set = set(int(x) for x in self._pending_labels)
@@ -119,10 +119,11 @@ class Searcher:
         merged.sort(key=lambda h: -h[1])
         return merged[:limit]
 
-    def _total_changes(self) -> tuple[int, int]:  # type: ignore[override]
-        # data_version changes on commits by *other* connections; total_changes on ours.
+    def _db_version(self) -> tuple[int, int]:
+        """Changes whenever the database may have: data_version counts commits by *other*
+        connections, total_changes this connection's own."""
         dv = int(self.db.conn.execute("PRAGMA data_version").fetchone()[0])
-        return (dv, self.db.conn.total_changes)  # type: ignore[return-value]
+        return (dv, self.db.conn.total_changes)
 
     def nearest(self, vectors: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
         """Top-k existing items for each row of `vectors` (near-duplicate detection)."""
