@@ -354,3 +354,14 @@ def test_very_long_and_empty_segments(kind: str) -> None:
     facts = extract_offline(src)
     assert time.perf_counter() - start < 2.0
     assert facts and all(f.anchor == "a" and len(f.text) <= MAX_FACT_CHARS for f in facts)
+
+
+def test_a_fact_that_names_nobody_keeps_its_speaker() -> None:
+    src = ParsedSource(kind="conversation", format="memfs.conversation/1", time=REF,
+                       participants=["Melanie", "Caroline"], segments=[
+        Segment(anchor="D1:1", speaker="Melanie", text="That roadtrip to the canyon was insane, honestly."),
+        Segment(anchor="D1:2", speaker="Caroline", text="I painted a lake sunrise for my friend Melanie."),
+    ])
+    texts = [f.text for f in extract_offline(src)]
+    assert texts[0].startswith("Melanie: ") and "roadtrip to the canyon" in texts[0]
+    assert not texts[1].startswith("Caroline: ")  # it already names its people

@@ -219,10 +219,21 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
         mtype, hint = classify(p.text, kind=ctx.kind, dated=p.dated, heading=heading,
                                list_item=p.block.list_item, ordered=p.block.ordered,
                                personal=p.personal, names=people)
-        text = _trim(_with_heading(p, p.text, heading))
+        text = _trim(_attributed(_with_heading(p, p.text, heading), name, people, ctx.kind))
         facts.append(Fact(text=text, type=mtype, when=p.when or stated, anchor=seg.anchor,
                           speaker=seg.speaker, category_hint=hint))
     return facts
+
+
+def _attributed(text: str, name: str, people: tuple[str, ...], kind: str) -> str:
+    """A conversation fact that names nobody ("That roadtrip was insane.") is said by its
+    speaker: keep who said it, or the fact no longer reads on its own."""
+    if kind != "conversation" or name in (GENERIC_USER, GENERIC_AUTHOR):
+        return text
+    lowered = text.lower()
+    if any(p and p.lower() in lowered for p in people):
+        return text
+    return f"{name}: {text}"
 
 
 def extract_offline(source: ParsedSource) -> list[Fact]:
