@@ -7,7 +7,6 @@ to *their* version instead (up to a few times), so both edits survive.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
@@ -101,14 +100,9 @@ class CategoryStore:
         raise ConflictError(f"{rel} kept changing while memfs tried to write it; nothing was written, try again")
 
     def _load(self, path: Path, rel: str) -> tuple[CategoryDoc, str | None]:
-        if path.is_symlink():
-            raise MemfsError(f"{rel} is a symlink; memfs does not write through links")
-        # Hardening fix: a symlinked folder (memory/ -> elsewhere) is a link too. The file
-        # itself is not a symlink then, but writing it would land outside the workspace
-        # (and the index, which never follows links, would not even see the result).
-        expected = Path(os.path.realpath(self.ws.root)).joinpath(*Path(rel).parent.parts)
-        if Path(os.path.realpath(path.parent)) != expected:
-            raise MemfsError(f"{rel}: its folder is a symlink; memfs does not write through links")
+        # A symlinked file or folder (memory/ -> elsewhere) would put the write outside
+        # the workspace, where the index (which never follows links) would not see it.
+        self.ws.safe_target(rel)
         if not path.exists():
             return new_category_doc(rel, self.config), None
         doc, data = read_category(path, rel)
