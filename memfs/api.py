@@ -214,7 +214,7 @@ class Memory:
             spec = self._resolve_category(category, item_type, vector, hint)
             if type is None and KIND_OF_TYPE[item_type] != spec.kind:
                 item_type = {"memory": "profile", "index": "knowledge", "skill": "skill"}[spec.kind]
-            item_id = self._fresh_id(clean, src or "add")
+            item_id = self.fresh_id(clean, src or "add")
             item = Item(id=item_id, text=clean, type=item_type, when=when, src=src, updated=today_iso())  # type: ignore[arg-type]
             CategoryStore(self.ws, self.config).edit(spec.rel, lambda doc: doc.add(item))
             self._after_write([spec.rel])
@@ -238,7 +238,8 @@ class Memory:
             return CategorySpec(cfg.kind if cfg else KIND_OF_TYPE.get(item_type, "memory"), slug, "")
         return Categorizer(self.embedder, specs).choose(vector, item_type, hint)
 
-    def _fresh_id(self, text: str, salt: str) -> str:
+    def fresh_id(self, text: str, salt: str) -> str:
+        """The text-derived id, salted further until no indexed item has it."""
         db = self.indexer.db
         candidate = text_id(text, salt)
         while db.conn.execute("SELECT 1 FROM items WHERE id=?", (candidate,)).fetchone():

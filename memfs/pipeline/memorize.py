@@ -185,10 +185,7 @@ class Memorizer:
                 decisions.append(Decision(fact, vec, "replay", item_id))
                 continue
             if row is not None:  # an unrelated item owns this id: salt until free
-                salt = salt_base + fact.anchor
-                while db.items_by_ids([item_id]):
-                    salt += "+"
-                    item_id = text_id(fact.text, salt)
+                item_id = self.memory.fresh_id(fact.text, salt_base + fact.anchor)
             h = text_hash(text)
             if h in by_hash:  # the same fact twice in this input
                 decisions[by_hash[h]].extra_seen += 1
