@@ -7,7 +7,7 @@ Builds a workspace (default MiniLM embedder) in a temp dir, starts `memfs daemon
 times whole processes, interleaved round-robin so load on a shared machine hits every
 variant alike:
   * baseline: `python -c pass` (the interpreter's own start);
-  * thin:     `python -m memfs.entry recall Q` (what the `memfs` console script runs: the
+  * thin:     `python -m memfs.console recall Q` (what the `memfs` console script runs: the
               thin client answers over the socket without importing the full CLI);
   * full:     `python -m memfs.cli recall Q` (imports typer/pydantic/the API first, then asks
               the same socket: the path before the thin client);
@@ -76,7 +76,7 @@ def main() -> None:
             q = "what does Ana drink"
             variants = {
                 "baseline: python -c pass": ([PY, "-c", "pass"], _env()),
-                "thin client (memfs console script)": ([PY, "-m", "memfs.entry", "recall", q], _env()),
+                "thin client (memfs console script)": ([PY, "-m", "memfs.console", "recall", q], _env()),
                 "full CLI, warm socket": ([PY, "-m", "memfs.cli", "recall", q], _env()),
                 "cold (no daemon help)": ([PY, "-m", "memfs.cli", "recall", q], _env(MEMFS_NO_WARM="1")),
             }

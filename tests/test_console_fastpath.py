@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memfs.entry import _parse
+from memfs.console import _parse
 
 MEMFS = [sys.executable, "-m", "memfs.cli"]
 
@@ -37,7 +37,7 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
-PROBE = ("import sys; from memfs.entry import main; sys.argv = ['memfs'] + sys.argv[1:]\n"
+PROBE = ("import sys; from memfs.console import main; sys.argv = ['memfs'] + sys.argv[1:]\n"
          "try:\n    main()\n"
          "finally:\n    sys.stderr.write('typer-loaded' if 'typer' in sys.modules else 'thin')")
 
