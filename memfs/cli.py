@@ -210,6 +210,25 @@ def context() -> None:
         typer.echo(mem.context(), nl=False)
 
 
+def _agent_memory(dir: Optional[str]):  # type: ignore[no-untyped-def]
+    """A Memory for the agent commands (`--dir` after the command wins over the global one)."""
+    from memfs.agents.tools import AgentMemory
+    from memfs.workspace import find_workspace
+
+    return AgentMemory(find_workspace(explicit=dir or _state["dir"]).root)
+
+
+@app.command()
+def mcp(dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace folder."),
+        http: Optional[int] = typer.Option(None, "--http", help="Serve streamable HTTP on 127.0.0.1:PORT "
+                                           "(path /mcp) instead of stdio.")) -> None:
+    """Serve the workspace to agents over MCP (stdio by default; needs `memfs[mcp]`)."""
+    from memfs.agents.mcp_server import serve
+
+    with _agent_memory(dir) as mem:
+        serve(mem, http_port=http)
+
+
 def main() -> None:
     """Console entry point: run the app, turning errors into one line."""
     try:
