@@ -229,6 +229,20 @@ def mcp(dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace f
         serve(mem, http_port=http)
 
 
+@app.command()
+def proxy(upstream: str = typer.Option(..., "--upstream", help="The OpenAI-compatible server to forward to, "
+                                       "e.g. http://127.0.0.1:11434/v1 or https://api.openai.com/v1."),
+          port: int = typer.Option(8787, "--port", help="Port to listen on."),
+          host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (keep it local)."),
+          dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace folder.")) -> None:
+    """OpenAI-compatible proxy: injects recalled memory into chat completions, files each exchange."""
+    from memfs.agents.proxy import serve
+    from memfs.agents.tools import AgentTools
+
+    with _agent_memory(dir) as mem:
+        serve(AgentTools(mem), upstream, host=host, port=port)
+
+
 def main() -> None:
     """Console entry point: run the app, turning errors into one line."""
     try:

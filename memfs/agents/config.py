@@ -20,3 +20,5 @@ class AgentsConfig(BaseModel):
     upstream_timeout: float = Field(600.0, gt=0, description="Seconds the proxy waits for the upstream.")
     recall_timeout: float = Field(5.0, gt=0, description="Seconds the proxy gives memfs before forwarding "
                                   "the request without memory.")
+    ingest_without_daemon: bool = Field(True, description="With no daemon running, the proxy ingests each "
+                                        "exchange it files at once (so the next request recalls it).")

@@ -13,9 +13,12 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from memfs.pipeline.memorize import IngestResult
 
 from memfs.agents.timefilter import filter_hits, parse_time
 from memfs.agents.why import Why, why
@@ -252,6 +255,11 @@ class AgentTools:
             row = self.memory.indexer.db.items_by_ids([item_id]).get(item_id)
             item = self.memory.forget(item_id)
         return ForgetOut(id=item.id, text=item.text, path=row.path if row else "?")
+
+    def ingest_path(self, path: Path) -> "IngestResult":
+        """Run one file through the pipeline (an inbox file leaves the inbox once archived)."""
+        with self._serial():
+            return self.memory.ingest_file(path, lock_timeout=self.memory.config.agents.lock_timeout)
 
     def ingest(self, content: str, format: str = "auto", title: str | None = None) -> IngestOut:
         """Memorize a document or conversation given as text, as if it had been dropped into inbox/."""
