@@ -243,6 +243,74 @@ def proxy(upstream: str = typer.Option(..., "--upstream", help="The OpenAI-compa
         serve(AgentTools(mem), upstream, host=host, port=port)
 
 
+hooks_app = typer.Typer(no_args_is_help=True, help="Agent-host hooks: `memfs context` at session start, the "
+                        "transcript into inbox/ at session end (Claude Code, Codex).")
+app.add_typer(hooks_app, name="hooks")
+
+
+def _hook_plan(host: str, scope: str, config: Optional[Path], dir: Optional[str], remove: bool):  # type: ignore[no-untyped-def]
+    from memfs.agents.hooks import config_path, plan
+    from memfs.workspace import find_workspace
+
+    root = find_workspace(explicit=dir or _state["dir"]).root
+    return plan(host, root, config or config_path(host, scope), remove=remove)
+
+
+def _show_plan(p, write: bool) -> None:  # type: ignore[no-untyped-def]
+    from memfs.agents.hooks import apply
+
+    if not p.changed:
+        typer.echo(f"{p.path}: already up to date")
+        return
+    typer.echo(p.diff(), nl=False)
+    if write:
+        apply(p)
+        typer.echo(f"wrote {p.path}")
+    else:
+        typer.echo(f"(dry run: nothing written; add --write to write {p.path})")
+
+
+@hooks_app.command("install")
+def hooks_install(host: str = typer.Argument(..., help="claude-code or codex"),
+                  scope: str = typer.Option("user", "--scope", help="user (~/.claude, ~/.codex) or project (./)."),
+                  config: Optional[Path] = typer.Option(None, "--config", help="The host's config file, if elsewhere."),
+                  write: bool = typer.Option(False, "--write", help="Write it (default: show the diff only)."),
+                  dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace folder.")) -> None:
+    """Add memfs' session-start and session-end hooks to the host's config (dry run by default)."""
+    _show_plan(_hook_plan(host, scope, config, dir, remove=False), write)
+
+
+@hooks_app.command("uninstall")
+def hooks_uninstall(host: str = typer.Argument(..., help="claude-code or codex"),
+                    scope: str = typer.Option("user", "--scope"),
+                    config: Optional[Path] = typer.Option(None, "--config"),
+                    write: bool = typer.Option(False, "--write", help="Write it (default: show the diff only)."),
+                    dir: Optional[str] = typer.Option(None, "--dir", "-C")) -> None:
+    """Remove memfs' hooks from the host's config (dry run by default); other hooks stay."""
+    _show_plan(_hook_plan(host, scope, config, dir, remove=True), write)
+
+
+@hooks_app.command("run")
+def hooks_run(event: str = typer.Argument(..., help="session-start or session-end"),
+              host: str = typer.Option("claude-code", "--host", help="claude-code or codex")) -> None:
+    """What the host runs (payload JSON on stdin). Never fails the host: errors go to stderr, exit 0."""
+    from memfs.agents import hooks
+
+    try:
+        payload = hooks.read_payload(sys.stdin)
+        with _memory() as mem:
+            if event == "session-start":
+                typer.echo(hooks.session_start(mem.context()))
+            elif event == "session-end":
+                copied = hooks.session_end(mem.ws, host, payload, mem.config.ingest.max_file_bytes)
+                typer.echo(f"memfs: {'queued ' + mem.ws.rel(copied) if copied else 'transcript unchanged'}",
+                           err=True)
+            else:
+                raise MemfsError(f"unknown hook event {event!r}: expected session-start or session-end")
+    except Exception as err:  # noqa: BLE001 - a hook must never break the agent's session
+        typer.echo(f"memfs hooks: {err}", err=True)
+
+
 def main() -> None:
     """Console entry point: run the app, turning errors into one line."""
     try:
