@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import pytest
 mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
 
+from memfs.fsutil import WriterLock  # noqa: E402
 from memfs.workspace import init_workspace  # noqa: E402
 
 ENV = {"MEMFS_EMBEDDER_PROVIDER": "hashing", "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
@@ -117,7 +119,13 @@ def test_stdio_ingest_recent_time_filters_and_categories(tmp_path: Path) -> None
             seen["ingest"] = r.structured_content
             seen["dup"] = (await c.call_tool("ingest", {"content": conversation, "title": "chat with bob"})
                            ).structured_content
-            await c.call_tool("remember", {"text": "Alice ran the Lisbon marathon.", "when": "2025-10-12"})
+            # a daemon's write burst holds the writer lock: the write waits for it, then goes through
+            held = WriterLock(root / ".memfs" / "write.lock", timeout=5, purpose="daemon")
+            held.acquire()
+            threading.Timer(1.0, held.release).start()
+            started = time.monotonic()
+            r = await c.call_tool("remember", {"text": "Alice ran the Lisbon marathon.", "when": "2025-10-12"})
+            seen["waited"] = (time.monotonic() - started, r.is_error)
             seen["since"] = (await c.call_tool("recall", {"query": "Alice", "since": "2025-01"})).structured_content
             seen["until"] = (await c.call_tool("recall", {"query": "Alice", "until": "2024"})).structured_content
             seen["as_of"] = (await c.call_tool("recall", {"query": "Alice", "as_of": "2024-06-01"})
@@ -137,6 +145,7 @@ def test_stdio_ingest_recent_time_filters_and_categories(tmp_path: Path) -> None
     assert "chat-with-bob" in ing["resource"]
     assert any("Miso" in it["text"] for it in ing["added"])
     assert seen["dup"]["status"] == "duplicate"
+    assert seen["waited"][0] >= 0.9 and seen["waited"][1] is False
     texts = lambda key: [it["text"] for it in seen[key]["items"]]  # noqa: E731
     assert any("marathon" in t for t in texts("since")) and not any("Miso" in t for t in texts("since"))
     assert any("Miso" in t for t in texts("until")) and not any("marathon" in t for t in texts("until"))

@@ -180,6 +180,17 @@ def test_upstream_failures_and_models_pass_through_unchanged(running: Running) -
     assert json.loads(resp.read()) == MODELS and resp.getheader("X-Upstream") == "fake"
     raw.close()
 
+    # a client that streams its upload (Transfer-Encoding: chunked, no Content-Length)
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "Chunked hello."}]}).encode()
+    raw = http.client.HTTPConnection("127.0.0.1", running.port, timeout=30)
+    raw.request("POST", "/v1/chat/completions", body=iter([body[:10], body[10:]]), encode_chunked=True,
+                headers={"Content-Type": "application/json"})
+    resp = raw.getresponse()
+    assert resp.status == 200 and json.loads(resp.read())["choices"][0]["message"]["content"]
+    raw.close()
+    assert running.upstream.chat_requests()[-1]["body"]["messages"][-1]["content"] == "Chunked hello."
+    running.wait_filed(1)
+
     running.upstream.mode = "fail"
     from openai import InternalServerError
 
@@ -188,7 +199,7 @@ def test_upstream_failures_and_models_pass_through_unchanged(running: Running) -
     assert err.value.status_code == 500 and "upstream exploded" in str(err.value)
     time.sleep(0.3)
     assert not list((running.root / "inbox").glob("*.json"))  # a failed exchange is not filed
-    assert not (running.root / "resources").exists() or not list((running.root / "resources").rglob("*.json"))
+    assert len(list((running.root / "resources").rglob("*.json"))) == 1
 
 
 def test_upstream_refusing_the_memory_block_gets_the_original_request(running: Running) -> None:
@@ -240,3 +251,33 @@ def test_bad_upstream_url_is_one_line(ws_path: Path) -> None:
                           env={**os.environ, **ENV}, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and "--upstream must be an http" in proc.stderr
+
+
+@pytest.mark.slow
+def test_with_a_daemon_running_the_daemon_files_the_exchange(tmp_path: Path) -> None:
+    root = init_workspace(tmp_path / "mem", git=False).root
+    daemon = subprocess.Popen([sys.executable, "-m", "memfs.cli", "--dir", str(root), "daemon"],
+                              env={**os.environ, **ENV}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    upstream = Upstream(answer="Sounds fun.")
+    run = None
+    try:
+        deadline = time.monotonic() + 30
+        while not (root / ".memfs" / "daemon.sock").exists() and time.monotonic() < deadline:
+            assert daemon.poll() is None
+            time.sleep(0.05)
+        run = Running(root, upstream)
+        client = _client(run)
+        client.chat.completions.create(model="m", user="Dana",
+                                       messages=[{"role": "user", "content": "I started learning the banjo."}])
+        run.wait_filed(1)
+        log = run.stop()
+        assert "filed proxy-" in log and "(processed)" not in log  # left to the daemon, not ingested by the proxy
+        assert any("Dana" in p.read_text() and "banjo" in p.read_text() for p in (root / "memory").glob("*.md"))
+    finally:
+        if run is not None:
+            run.stop()
+        upstream.close()
+        daemon.terminate()
+        daemon.wait(timeout=20)
+        if daemon.stderr:
+            daemon.stderr.close()

@@ -159,6 +159,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _read_body(self) -> bytes | None:
         length = self.headers.get("Content-Length")
+        if length is None and "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            return self._read_chunked()
         if length is None:
             return b""
         try:
@@ -169,6 +171,26 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(413 if n > MAX_BODY else 400, "request body too large or malformed Content-Length")
             return None
         return self.rfile.read(n)
+
+    def _read_chunked(self) -> bytes | None:
+        """A request body sent with Transfer-Encoding: chunked (some HTTP clients stream uploads)."""
+        body = bytearray()
+        while True:
+            line = self.rfile.readline(1024)
+            try:
+                size = int(line.split(b";", 1)[0].strip(), 16)
+            except ValueError:
+                self._error(400, "malformed chunked request body")
+                return None
+            if size == 0:
+                while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return bytes(body)
+            if len(body) + size > MAX_BODY:
+                self._error(413, "request body too large")
+                return None
+            body += self.rfile.read(size)
+            self.rfile.readline(1024)
 
     def _handle(self) -> None:
         body = self._read_body()
