@@ -217,9 +217,12 @@ def test_upstream_refusing_the_memory_block_gets_the_original_request(running: R
 
 
 def test_a_broken_workspace_never_breaks_a_request(running: Running) -> None:
+    client = _client(running)
+    client.chat.completions.create(model="fake-model", messages=[{"role": "user", "content": "Hello there."}])
+    running.wait_filed(1)  # the proxy is idle now (warm-up and filing done)
+    running.upstream.requests.clear()
     shutil.rmtree(running.root)
     running.root.write_text("not a folder any more\n")  # every memfs read and write now fails
-    client = _client(running)
     body = [{"role": "user", "content": "I adopted a dog called Rex."}]
     answer = client.chat.completions.create(model="fake-model", messages=body)
     assert answer.choices[0].message.content == "Noted, Rex sounds lovely!"

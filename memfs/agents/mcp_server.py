@@ -234,7 +234,10 @@ def _version() -> str:
 
 def serve(memory: AgentMemory, http_port: int | None = None, host: str = "127.0.0.1") -> None:
     """Run until the client hangs up (stdio) or SIGINT (HTTP)."""
+    import threading
+
     server = build_server(memory)
+    threading.Thread(target=server._memfs_tools.inner.warm_up, daemon=True, name="memfs-warm-up").start()
     if http_port is None:
         server.run("stdio")
     else:

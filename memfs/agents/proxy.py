@@ -216,6 +216,10 @@ class _Handler(BaseHTTPRequestHandler):
                 return
         try:
             captured, streamed = self._relay(resp, capture=exchange is not None and resp.status == 200)
+        except (BrokenPipeError, ConnectionResetError):
+            log.info("memfs proxy: the client hung up before the answer was complete; not filed")
+            self.close_connection = True
+            return
         finally:
             conn.close()
         if exchange is not None and resp.status == 200 and captured is not None:
@@ -295,6 +299,7 @@ def serve(tools: AgentTools, upstream: str, host: str = "127.0.0.1", port: int =
         server = make_server(proxy, host, port)
     except OSError as err:
         raise MemfsError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+    threading.Thread(target=tools.warm_up, daemon=True, name="memfs-warm-up").start()
     stop = threading.Event()
 
     def _stop(*_: object) -> None:

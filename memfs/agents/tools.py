@@ -8,6 +8,7 @@ the daemon holds it.
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -27,6 +28,8 @@ from memfs.core.model import MEMORY_TYPES
 from memfs.errors import MemfsError, NotFoundError
 from memfs.fsutil import WriterLock
 from memfs.workspace import slugify
+
+log = logging.getLogger("memfs.agents")
 
 MAX_K = 100
 MAX_READ_BYTES = 1_000_000
@@ -145,6 +148,14 @@ class AgentTools:
     def _serial(self) -> Iterator[None]:
         with self._lock:
             yield
+
+    def warm_up(self) -> None:
+        """Build or open the index and load the embedder before the first call needs them;
+        a failure is only logged (the calls will report it)."""
+        try:
+            self.recall("warm up", k=1)
+        except Exception as err:  # noqa: BLE001
+            log.warning("memfs: warm-up recall failed (%s: %s)", type(err).__name__, err)
 
     # -- reads ------------------------------------------------------------------
     def recall(self, query: str, k: int = 8, types: list[str] | None = None, categories: list[str] | None = None,
