@@ -222,7 +222,7 @@ def _agent_memory(dir: Optional[str]):  # type: ignore[no-untyped-def]
 def mcp(dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace folder."),
         http: Optional[int] = typer.Option(None, "--http", help="Serve streamable HTTP on 127.0.0.1:PORT "
                                            "(path /mcp) instead of stdio.")) -> None:
-    """Serve the workspace to agents over MCP (stdio by default; needs `memfs[mcp]`)."""
+    """Serve the workspace to agents over MCP (stdio by default; needs the `mcp` extra of memfs)."""
     from memfs.agents.mcp_server import serve
 
     with _agent_memory(dir) as mem:

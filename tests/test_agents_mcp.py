@@ -72,6 +72,8 @@ def test_stdio_client_lists_tools_remembers_recalls_reads_and_forgets(tmp_path: 
             r = await c.call_tool("forget", {"id": seen["remembered"]["id"]})
             seen["forget"] = r.structured_content
             seen["after"] = (await c.call_tool("recall", {"query": "green tea"})).structured_content
+            seen["why_forgotten"] = (await c.call_tool("why", {"item_id": seen["remembered"]["id"]})
+                                     ).structured_content
             bad = await c.call_tool("forget", {"id": "nosuchid"})
             seen["bad_forget"] = (bad.is_error, bad.content[0].text)
             prompt = await c.get_prompt("use-memory", {"question": "what does Alice drink?"})
@@ -100,6 +102,8 @@ def test_stdio_client_lists_tools_remembers_recalls_reads_and_forgets(tmp_path: 
     assert seen["outside"][0] and "outside the workspace" in seen["outside"][1]
     assert seen["private"]
     assert seen["forget"]["forgotten"] and seen["after"]["items"] == []
+    # a forgotten item is still explained from git history
+    assert seen["why_forgotten"]["found"] is False and seen["why_forgotten"]["commits"][0]["subject"] == "remember tea"
     assert "Alice prefers green tea" not in (root / "memory" / "preferences.md").read_text()
     assert seen["bad_forget"][0] and "nosuchid" in seen["bad_forget"][1]
     assert "what does Alice drink?" in seen["prompt"] and "recall" in seen["prompt"]
