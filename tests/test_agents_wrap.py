@@ -90,3 +90,19 @@ def test_memfs_failure_and_refusal_never_break_the_call(ws_path: Path, upstream:
 
         with pytest.raises(InternalServerError):  # the upstream's own error stays the caller's
             client.chat.completions.create(model="m", messages=messages)
+
+
+def test_speaker_comes_from_the_request_else_config(ws_path: Path, upstream: Upstream) -> None:
+    import json
+
+    from openai import OpenAI
+
+    with hashing_memory(ws_path) as mem:
+        mem.config.agents.speaker = "Erin"
+        mem.config.agents.assistant = "Robo"
+        client = memfs.wrap_openai(OpenAI(base_url=upstream.url, api_key="k", max_retries=0), mem)
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "I grow tomatoes."}])
+        client.chat.completions.create(model="m", user="Frank", messages=[{"role": "user", "content": "I bake bread."}])
+    convs = [json.loads(p.read_text()) for p in sorted((ws_path / "resources").rglob("*.json"))]
+    speakers = sorted(tuple(t["speaker"] for t in c["sessions"][0]["turns"]) for c in convs)
+    assert speakers == [("Erin", "Robo"), ("Frank", "Robo")]
