@@ -233,3 +233,12 @@ def test_stdout_carries_only_protocol(tmp_path: Path) -> None:
         proc.stderr.close()
     assert [m.get("id") for m in lines] == [1, 2]
     assert lines[1]["result"]["structuredContent"] == {"query": "anything", "items": []}
+
+
+def test_without_the_sdk_memfs_mcp_says_how_to_get_it(ws_path: Path) -> None:
+    code = ("import sys; sys.modules['mcp'] = None; sys.argv = ['memfs', 'mcp', '--dir', sys.argv[1]]; "
+            "from memfs.cli import main; main()")
+    proc = subprocess.run([sys.executable, "-c", code, str(ws_path)], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **ENV})
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.strip() == "memfs: error: memfs mcp needs the MCP SDK: pip install 'memfs[mcp]'"
