@@ -233,6 +233,22 @@ def test_a_broken_workspace_never_breaks_a_request(running: Running) -> None:
     assert "forwarding without memory" in log and "could not file the exchange" in log
 
 
+def test_browser_origins_and_rebound_hosts_are_refused(running: Running) -> None:
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "I am a web page."}]})
+    for headers in ({"Origin": "https://evil.example"}, {"Host": "evil.example:8787"}):
+        conn = http.client.HTTPConnection("127.0.0.1", running.port, timeout=30)
+        conn.request("POST", "/v1/chat/completions", body=body, headers={"Content-Type": "text/plain", **headers})
+        resp = conn.getresponse()
+        assert resp.status == 403, headers
+        resp.read()
+        conn.close()
+    assert running.upstream.requests == []
+    conn = http.client.HTTPConnection("127.0.0.1", running.port, timeout=30)
+    conn.request("GET", "/v1/models", headers={"Origin": "http://localhost:3000"})
+    assert conn.getresponse().status == 200
+    conn.close()
+
+
 def test_dead_upstream_is_a_clear_502(tmp_path: Path) -> None:
     root = init_workspace(tmp_path / "mem", git=False).root
     upstream = Upstream()

@@ -44,6 +44,8 @@ MAX_CAPTURE = 4 * 1024 * 1024
 _SKIP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
                    "trailers", "transfer-encoding", "upgrade", "host", "content-length", "accept-encoding"})
 
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
 
 @dataclass
 class Exchange:
@@ -192,7 +194,29 @@ class _Handler(BaseHTTPRequestHandler):
             body += self.rfile.read(size)
             self.rfile.readline(1024)
 
+    def _foreign(self) -> str | None:
+        """Why a request must be refused, on a loopback-bound proxy: a Host that is not
+        loopback (DNS rebinding) or a browser Origin that is not (a web page posting to it
+        would write into memory)."""
+        if not self.server.server_address[0].startswith(("127.", "::1")):  # type: ignore[union-attr]
+            return None
+        try:
+            host = urlsplit(f"http://{self.headers.get('Host') or ''}").hostname
+        except ValueError:
+            host = None
+        if host not in _LOOPBACK:
+            return f"Host {self.headers.get('Host')!r} is not this machine"
+        origin = self.headers.get("Origin")
+        if origin is not None and urlsplit(origin).hostname not in _LOOPBACK:
+            return f"Origin {origin!r} may not use this proxy"
+        return None
+
     def _handle(self) -> None:
+        refused = self._foreign()
+        if refused is not None:
+            self._error(403, f"memfs proxy: {refused}")
+            self.close_connection = True
+            return
         body = self._read_body()
         if body is None:
             return
