@@ -66,7 +66,7 @@ class ItemOut(BaseModel):
     type: str
     seen: int = 1
     score: float | None = Field(None, description="Recall score (higher is better); absent outside recall.")
-    updated: str | None = None
+    updated: str | None = Field(None, description="Last added, reinforced or filed (YYYY-MM-DD), where known.")
 
 
 class RecallOut(BaseModel):
