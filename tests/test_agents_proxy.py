@@ -180,6 +180,19 @@ def test_upstream_failures_and_models_pass_through_unchanged(running: Running) -
     assert json.loads(resp.read()) == MODELS and resp.getheader("X-Upstream") == "fake"
     raw.close()
 
+    # the answer's bytes are the upstream's, streamed or not
+    for stream in (False, True):
+        payload = json.dumps({"model": "m", "stream": stream, "messages": [{"role": "user", "content": f"Hi ({stream})."}]})
+        bodies = []
+        for port in (running.upstream.port, running.port):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("POST", "/v1/chat/completions", body=payload, headers={"Content-Type": "application/json"})
+            r = conn.getresponse()
+            bodies.append((r.status, r.getheader("Content-Type"), r.read()))
+            conn.close()
+        assert bodies[0] == bodies[1] and bodies[0][2]
+    running.wait_filed(2)
+
     # a client that streams its upload (Transfer-Encoding: chunked, no Content-Length)
     body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "Chunked hello."}]}).encode()
     raw = http.client.HTTPConnection("127.0.0.1", running.port, timeout=30)
@@ -189,7 +202,7 @@ def test_upstream_failures_and_models_pass_through_unchanged(running: Running) -
     assert resp.status == 200 and json.loads(resp.read())["choices"][0]["message"]["content"]
     raw.close()
     assert running.upstream.chat_requests()[-1]["body"]["messages"][-1]["content"] == "Chunked hello."
-    running.wait_filed(1)
+    running.wait_filed(3)
 
     running.upstream.mode = "fail"
     from openai import InternalServerError
@@ -199,7 +212,7 @@ def test_upstream_failures_and_models_pass_through_unchanged(running: Running) -
     assert err.value.status_code == 500 and "upstream exploded" in str(err.value)
     time.sleep(0.3)
     assert not list((running.root / "inbox").glob("*.json"))  # a failed exchange is not filed
-    assert len(list((running.root / "resources").rglob("*.json"))) == 1
+    assert len(list((running.root / "resources").rglob("*.json"))) == 3
 
 
 def test_upstream_refusing_the_memory_block_gets_the_original_request(running: Running) -> None:
