@@ -85,7 +85,7 @@ def test_codex_install_project_scope(ws_path: Path, tmp_path: Path) -> None:
     out = _run(["--dir", str(ws_path), "hooks", "install", "codex", "--scope", "project", "--write"], cwd=project)
     assert out.returncode == 0, out.stderr
     hooks = json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]
-    assert hooks["SessionStart"][0]["matcher"] == "startup|resume"
+    assert hooks["SessionStart"][0]["matcher"] == "startup|resume|clear"
     assert "session-end --host codex" in hooks["Stop"][0]["hooks"][0]["command"]
 
 

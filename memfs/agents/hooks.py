@@ -81,7 +81,7 @@ def hook_entries(host: str, root: Path, command: str | None = None) -> dict[str,
     end = {"type": "command", "command": f"{base}session-end --host {host}", "timeout": 60}
     if host == "claude-code":
         return {"SessionStart": [{"hooks": [start]}], "SessionEnd": [{"hooks": [end]}]}
-    return {"SessionStart": [{"matcher": "startup|resume", "hooks": [start]}], "Stop": [{"hooks": [end]}]}
+    return {"SessionStart": [{"matcher": "startup|resume|clear", "hooks": [start]}], "Stop": [{"hooks": [end]}]}
 
 
 def _load(path: Path) -> dict[str, Any]:
