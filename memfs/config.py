@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memfs.errors import ConfigError
+from memfs.agents.config import AgentsConfig
 from memfs.llm.config import LLMConfig, llm_config_from_env
 
 if sys.version_info >= (3, 11):
@@ -85,6 +86,7 @@ class Config(_Section):
     memory: MemoryFileConfig = MemoryFileConfig()
     ingest: IngestConfig = IngestConfig()
     git: GitConfig = GitConfig()
+    agents: AgentsConfig = AgentsConfig()
     categories: dict[str, CategoryConfig] = Field(default_factory=dict)
 
 
