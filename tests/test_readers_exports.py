@@ -316,13 +316,15 @@ def test_zip_members_are_read_safely(mem: Memory, ws_path: Path, tmp_path: Path)
     # No export inside; a damaged archive; a damaged export inside.
     (inbox / "photos.zip").write_bytes(_zip({"a.png": b"\x89PNG", "notes.json": b'{"a": 1}'}))
     assert "ZIP archive: no chat export inside (looked at notes.json)" in (mem.ingest_file(inbox / "photos.zip").error or "")
+    (inbox / "report.docx").write_bytes(_zip({"[Content_Types].xml": b"<Types/>", "word/document.xml": b"<w/>"}))
+    assert mem.ingest_file(inbox / "report.docx").error == "binary file (looks like ZIP archive or Office document)"
     (inbox / "cut.zip").write_bytes(_zip(CHATGPT_ZIP)[:500])
     assert (mem.ingest_file(inbox / "cut.zip").error or "").startswith("ZIP archive: damaged")
     (inbox / "inner.zip").write_bytes(_zip({"conversations.json": CHATGPT_ZIP["conversations.json"][:3000]}))
     inner = mem.ingest_file(inbox / "inner.zip").error or ""
     assert inner.startswith("ChatGPT export: broken JSON") and "(in conversations.json inside the ZIP archive)" in inner
     assert sorted(p.name for p in (inbox / "failed").iterdir() if not p.name.endswith(".txt")) == \
-        ["big.zip", "bomb.zip", "cut.zip", "inner.zip", "photos.zip"]
+        ["big.zip", "bomb.zip", "cut.zip", "inner.zip", "photos.zip", "report.docx"]
 
 
 def test_the_size_limit_applies_per_conversation(mem: Memory, ws_path: Path) -> None:
@@ -468,3 +470,57 @@ def test_exactly_once_after_a_crash_between_conversations(ws_path: Path, monkeyp
         assert sorted(crashed.values()) == sorted(_items(mem).values())
     assert crashed and all(seen == 1 for _, seen in crashed.values())
     assert len(_resources(ws_path)) == 2
+
+
+# -- fuzzing: a damaged export gives parts or a one-line ReadError, never a crash --------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+JSON_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20), st.floats(allow_nan=False),
+                        st.text(max_size=20))
+JSON_VALUES = st.recursive(JSON_LEAVES, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)), max_leaves=6)
+
+
+def _paths(value: object, prefix: tuple = ()) -> list[tuple]:  # type: ignore[type-arg]
+    out = [prefix]
+    if isinstance(value, dict):
+        for key, child in value.items():
+            out += _paths(child, prefix + (key,))
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            out += _paths(child, prefix + (i,))
+    return out
+
+
+def _replace(value: object, path: tuple, new: object) -> object:  # type: ignore[type-arg]
+    if not path:
+        return new
+    copy = dict(value) if isinstance(value, dict) else list(value)  # type: ignore[call-overload]
+    copy[path[0]] = _replace(copy[path[0]], path[1:], new)
+    return copy
+
+
+def _parsed(name: str) -> object:
+    text = (FIXTURES / name).read_text()
+    return [json.loads(line) for line in text.splitlines()] if name.endswith(".jsonl") else json.loads(text)
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(sorted(FORMATS)), pick=st.integers(0, 10**6), new=JSON_VALUES)
+def test_a_randomly_damaged_export_never_crashes_the_reader(name: str, pick: int, new: object) -> None:
+    value = _parsed(name)
+    paths = _paths(value)
+    damaged = _replace(value, paths[pick % len(paths)], new)
+    if name.endswith(".jsonl") and isinstance(damaged, list):
+        data = "".join(json.dumps(line) + "\n" for line in damaged).encode()
+    else:
+        data = json.dumps(damaged).encode()
+    try:
+        got = unpack(data, **LIMITS)
+    except ReadError as err:
+        assert "\n" not in err.message and "internal reader error" not in err.message, err.message
+        return
+    for part in got.parts if got else []:
+        read_source(part.data, part.name)  # every part it makes is readable

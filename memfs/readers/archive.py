@@ -59,9 +59,11 @@ def read_zip(data: bytes, read_export: Callable[[bytes], tuple[str, Any] | None]
                 raise ReadError(f"{err.message} (in {name} inside the {LABEL})") from None
             if got is not None:
                 found.append(got)
+    if not looked:  # photos, an Office document: what memfs said of a zip before it read exports
+        raise ReadError("binary file (looks like ZIP archive or Office document)")
     if not found:
-        what = f"looked at {', '.join(looked[:5])}{' ...' if len(looked) > 5 else ''}" if looked else "no JSON files"
-        raise ReadError(f"{LABEL}: no chat export inside ({what}); memfs reads ChatGPT, Claude.ai, "
+        what = f"{', '.join(looked[:5])}{' ...' if len(looked) > 5 else ''}"
+        raise ReadError(f"{LABEL}: no chat export inside (looked at {what}); memfs reads ChatGPT, Claude.ai, "
                         "Open WebUI exports and Claude Code, Codex, SillyTavern transcripts")
     return found
 

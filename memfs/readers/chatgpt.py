@@ -113,7 +113,7 @@ def _message(out: Conversation, node: dict[str, Any], where: str) -> None:
     content = msg.get("content")
     if not isinstance(content, dict):
         raise ExportError(LABEL, f'{node_where}: "content" must be an object')
-    kind = content.get("content_type")
+    kind = content.get("content_type") if isinstance(content.get("content_type"), str) else None
     if kind not in TEXT_CONTENT:
         out.skipped[f"{kind if isinstance(kind, str) else 'unknown'} messages"] += 1
         return

@@ -63,13 +63,14 @@ def _chat(chat: object, n: int) -> list[Conversation | Document]:
         mwhere = f"{where} message {m}"
         if not isinstance(msg, dict):
             raise ExportError(LABEL, f"{mwhere} is not an object")
-        sender = msg.get("sender")
+        sender = msg.get("sender") if isinstance(msg.get("sender"), str) else None
         if sender not in SPEAKERS:
             raise ExportError(LABEL, f'{mwhere}: "sender" must be "human" or "assistant", not {name_of(sender)}')
         text = _text(conv, msg, mwhere)
         time = export_time(LABEL, f"{mwhere} created_at", msg.get("created_at"))
         conv.add(safe_id(msg.get("uuid"), f"m{m}"), SPEAKERS[str(sender)], text, time)
-        for a, att in enumerate(msg.get("attachments") or [], 1):
+        attachments = msg.get("attachments")
+        for a, att in enumerate(attachments if isinstance(attachments, list) else [], 1):
             if isinstance(att, dict) and isinstance(att.get("extracted_content"), str) and att["extracted_content"].strip():
                 fname = att.get("file_name") if isinstance(att.get("file_name"), str) else f"attachment {a}"
                 docs.append(document(FORMAT, LABEL, f"{title or 'chat'} - {fname}", fname, att["extracted_content"],

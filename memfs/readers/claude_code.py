@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from memfs.readers.export_model import Conversation, ExportError, safe_id
-from memfs.readers.exporttime import export_time, jsonl_records
+from memfs.readers.exporttime import export_time
 
 FORMAT = "claude-code-session"
 LABEL = "Claude Code session"
@@ -26,7 +26,7 @@ _INTERRUPTED = re.compile(r"\s*\[Request interrupted by user[^\]]*\]\s*")
 
 def detect(records: list[tuple[int, dict[str, Any]]]) -> bool:
     """Some early line is a user/assistant event with a ``sessionId`` and ``uuid``."""
-    return any(rec.get("type") in EVENT_TYPES and "sessionId" in rec and "uuid" in rec and "message" in rec
+    return any(_str(rec.get("type")) in EVENT_TYPES and "sessionId" in rec and "uuid" in rec and "message" in rec
                for _, rec in records[:20])
 
 
@@ -34,7 +34,7 @@ def read(records: list[tuple[int, dict[str, Any]]]) -> list[Conversation]:
     conv = Conversation(format=FORMAT, label=LABEL)
     first = last = None
     for lineno, rec in records:
-        kind = rec.get("type")
+        kind = _str(rec.get("type"))
         if kind == "summary" and isinstance(rec.get("summary"), str) and conv.title is None:
             conv.title = rec["summary"].strip() or None
         if kind not in EVENT_TYPES:
@@ -60,6 +60,10 @@ def read(records: list[tuple[int, dict[str, Any]]]) -> list[Conversation]:
         conv.add(safe_id(rec.get("uuid"), f"l{lineno}"), speaker, text, time)
     conv.created, conv.updated = first, last
     return [conv]
+
+
+def _str(value: object) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _text(conv: Conversation, content: object, where: str) -> str:

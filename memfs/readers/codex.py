@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from memfs.readers.export_model import Conversation, ExportError
-from memfs.readers.exporttime import export_time, jsonl_records
+from memfs.readers.exporttime import export_time
 
 FORMAT = "codex-session"
 LABEL = "Codex session"
@@ -25,7 +25,7 @@ SPEAKERS = {"user": "user", "assistant": "assistant"}
 
 def detect(records: list[tuple[int, dict[str, Any]]]) -> bool:
     head = [rec for _, rec in records[:20]]
-    if any(rec.get("type") in ENVELOPE_TYPES and isinstance(rec.get("payload"), dict) for rec in head):
+    if any(_str(rec.get("type")) in ENVELOPE_TYPES and isinstance(rec.get("payload"), dict) for rec in head):
         return True
     return bool(head) and {"id", "timestamp", "instructions"} <= head[0].keys() and any(
         rec.get("type") == "message" and "role" in rec for rec in head[1:])
@@ -61,7 +61,7 @@ def read(records: list[tuple[int, dict[str, Any]]]) -> list[Conversation]:
             continue
         time = export_time(LABEL, f"{where} timestamp", stamp)
         last = time or last
-        role = payload.get("role")
+        role = payload.get("role") if isinstance(payload.get("role"), str) else None
         if role not in SPEAKERS:
             conv.skipped[f"{role if isinstance(role, str) else 'unknown'} messages"] += 1
             continue
@@ -76,7 +76,7 @@ def read(records: list[tuple[int, dict[str, Any]]]) -> list[Conversation]:
 
 
 def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
+    return value if isinstance(value, str) and value else None  # type: ignore[return-value]
 
 
 def _text(content: object, where: str) -> str:

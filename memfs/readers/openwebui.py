@@ -71,7 +71,7 @@ def _one(record: object, n: int) -> Conversation:
         node_id = msg.get("parentId")
     for msg in reversed(chain):
         mwhere = f"{where} message {name_of(msg['id'])}"
-        role = msg.get("role")
+        role = msg.get("role") if isinstance(msg.get("role"), str) else None
         if role not in SPEAKERS:
             conv.skipped[f"{role if isinstance(role, str) else 'unknown'} messages"] += 1
             continue

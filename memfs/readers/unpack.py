@@ -35,7 +35,19 @@ _HEAD_LINES = 20
 
 def unpack(data: bytes, *, max_bytes: int, max_export_bytes: int) -> Unpacked | None:
     """The parts of an export (a .zip as downloaded, or one export file); None if ``data``
-    is not an export. ``max_bytes`` bounds each part, ``max_export_bytes`` a .zip's content."""
+    is not an export. ``max_bytes`` bounds each part, ``max_export_bytes`` a .zip's content.
+    Like ``read_source``, it raises ReadError and nothing else, whatever the bytes."""
+    try:
+        return _unpack(data, max_bytes, max_export_bytes)
+    except ReadError:
+        raise
+    except RecursionError:
+        raise ReadError("input is nested too deeply to read") from None
+    except Exception as exc:  # a reader bug must still fail just this one file, readably
+        raise ReadError(f"internal reader error ({type(exc).__name__}): {exc}") from None
+
+
+def _unpack(data: bytes, max_bytes: int, max_export_bytes: int) -> Unpacked | None:
     if data.startswith(b"PK\x03\x04"):
         found = archive.read_zip(data, read_export, max_export_bytes)
         label = found[0][0] if len({lab for lab, _ in found}) == 1 else "Chat export archive"
