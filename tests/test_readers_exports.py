@@ -327,6 +327,22 @@ def test_zip_members_are_read_safely(mem: Memory, ws_path: Path, tmp_path: Path)
         ["big.zip", "bomb.zip", "cut.zip", "inner.zip", "photos.zip", "report.docx"]
 
 
+def test_a_claude_ai_zip_and_the_same_zip_again(mem: Memory, ws_path: Path) -> None:
+    data = _zip({"conversations.json": (FIXTURES / "claude-conversations.json").read_bytes(),
+                 "projects.json": (FIXTURES / "claude-projects.json").read_bytes(),
+                 "users.json": b'[{"uuid": "acc-1", "full_name": "Ana", "email_address": "ana@example.com"}]'})
+    got = unpack(data, **LIMITS)
+    assert got is not None and got.label == "Chat export archive" and len(got.parts) == 5
+    (ws_path / "inbox" / "data-2024.zip").write_bytes(data)
+    first = mem.ingest_file(ws_path / "inbox" / "data-2024.zip")
+    assert first.status == "processed" and first.conversations == 5 and len(first.resources) == 5
+    items = _items(mem)
+    (ws_path / "inbox" / "data-2024 (1).zip").write_bytes(data)
+    again = mem.ingest_file(ws_path / "inbox" / "data-2024 (1).zip")
+    assert again.status == "duplicate" and _items(mem) == items and len(_resources(ws_path)) == 5
+    assert "ana@example.com" not in _all_text(ws_path)  # users.json is not an export: never read in
+
+
 def test_the_size_limit_applies_per_conversation(mem: Memory, ws_path: Path) -> None:
     data = (FIXTURES / "chatgpt-conversations.json").read_bytes()
     mem.config.ingest.max_file_bytes = 2_000  # the export is 11 KB; each conversation is smaller

@@ -1,6 +1,10 @@
 """The memorize pipeline: one input file → dated, attributed, filed, indexed memory items.
 
-    ingest → segment → extract → dedupe → categorize → persist → index → summarize
+    ingest → segment → extract → dedupe → categorize → persist → remember → index → summarize
+
+(A chat export is first cut into one input per conversation, each run through all of
+this: pipeline/exports.py. `segment` drops messages already memorized and `remember`
+records them once archived: pipeline/replay.py.)
 
 (`summarize` runs after `index` because the root files are views of the index; category
 summaries are refreshed by `persist` in the same atomic write as the items.)
