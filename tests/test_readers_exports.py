@@ -99,6 +99,12 @@ def test_claude_code_keeps_what_was_said_not_tools() -> None:
     got = unpack((FIXTURES / "claude-code-session.jsonl").read_bytes(), **LIMITS)
     assert got is not None and json.loads(got.parts[0].data)["title"] == "Fix checkout rounding bug"
     assert b"sk_live" not in got.parts[0].data and b".env" not in got.parts[0].data
+    lines = (FIXTURES / "claude-code-session.jsonl").read_text().splitlines()
+    recap = {**json.loads(lines[-1]), "uuid": "cccccccc-0000-4000-8000-000000000099", "isCompactSummary": True,
+             "message": {"role": "user", "content": "This session is being continued: RECAP of all above."}}
+    compacted = unpack(("\n".join(lines + [json.dumps(recap)]) + "\n").encode(), **LIMITS)
+    assert compacted is not None and b"RECAP" not in compacted.parts[0].data
+    assert "1 compaction summaries" in compacted.notes[0]
 
 
 def test_codex_drops_injected_context_and_tools() -> None:

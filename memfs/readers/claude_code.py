@@ -3,9 +3,9 @@
 Each line is an event ``{type, uuid, parentUuid, sessionId, timestamp, cwd, isSidechain,
 message: {role, content}}``. What the person typed and the assistant's text are
 memorized. Tool calls and tool output are not (they carry file contents and secrets),
-nor thinking, sub-agent (sidechain) threads, injected meta messages, slash-command
-echoes or ``<system-reminder>`` blocks. Lines are kept in file order; the anchor is the
-line's ``uuid``. A ``summary`` line, when present, is the title.
+nor thinking, sub-agent (sidechain) threads, injected meta messages, compaction
+summaries, slash-command echoes or ``<system-reminder>`` blocks. Lines are kept in file
+order; the anchor is the line's ``uuid``. A ``summary`` line, when present, is the title.
 """
 
 from __future__ import annotations
@@ -51,6 +51,9 @@ def read(records: list[tuple[int, dict[str, Any]]]) -> list[Conversation]:
             continue
         if rec.get("isMeta"):
             conv.skipped["meta messages"] += 1
+            continue
+        if rec.get("isCompactSummary"):  # "This session is being continued ...": a recap, not new words
+            conv.skipped["compaction summaries"] += 1
             continue
         text = _text(conv, msg.get("content"), where)
         if kind == "user" and text and (_COMMAND.match(text) or _INTERRUPTED.fullmatch(text)):
