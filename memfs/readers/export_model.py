@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from datetime import datetime
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from memfs.readers.conversation import FORMAT_ID
 from memfs.readers.errors import ReadError
@@ -65,17 +65,18 @@ class Conversation(BaseModel):
     updated: datetime | None = None
     turns: list[Turn] = Field(default_factory=list)
     skipped: Counter[str] = Field(default_factory=Counter, description="What was left out, by kind.")
+    _used: set[str] = PrivateAttr(default_factory=set)
 
     def add(self, turn_id: str, speaker: str, text: object, time: datetime | None) -> None:
         """Append a turn (blank text is dropped; an id seen before gets a -2, -3 suffix)."""
         body = clean(text) if isinstance(text, str) else ""
         if not body:
             return
-        used = {t.id for t in self.turns}
         ident, n = turn_id, 1
-        while ident in used:
+        while ident in self._used:
             n += 1
             ident = f"{turn_id}-{n}"
+        self._used.add(ident)
         self.turns.append(Turn(id=ident, speaker=speaker, text=body, time=time))
 
     def document(self) -> bytes:
