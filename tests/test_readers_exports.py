@@ -114,6 +114,20 @@ def test_codex_drops_injected_context_and_tools() -> None:
                      ("l12", "user", "I write a new post every Monday morning.")]
 
 
+def test_codex_older_layout() -> None:
+    lines = [{"id": "sess-1", "timestamp": "2025-04-20T10:00:00.000Z", "instructions": "INJECTED-INSTRUCTIONS"},
+             {"record_type": "state"},
+             {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "I keep bees in Ghent."}]},
+             {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"},
+             {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Lovely."}]}]
+    got = unpack(_jsonl(lines), **LIMITS)
+    assert got is not None and got.label == "Codex session"
+    doc = json.loads(got.parts[0].data)
+    assert [(t["id"], t["text"]) for t in doc["sessions"][0]["turns"]] == [("l3", "I keep bees in Ghent."),
+                                                                           ("l5", "Lovely.")]
+    assert doc["sessions"][0]["time"] == "2025-04-20T10:00:00" and b"INJECTED" not in got.parts[0].data
+
+
 def test_open_webui_and_sillytavern() -> None:
     (webui,) = _turns("openwebui-chat-export.json")
     m = "dddddddd-0000-4000-8000-0000000000"
@@ -361,6 +375,10 @@ def test_the_size_limit_applies_per_conversation(mem: Memory, ws_path: Path) -> 
     assert result.status == "failed"
     assert result.error == ("ChatGPT export: conversation 'Moving to Lisbon' is 0.0 MB, over the 0.0 MB limit "
                             "per input (ingest.max_file_bytes)")
+    # An ordinary input over the limit is refused as before, unread.
+    chat = ws_path / "inbox" / "chat.json"
+    chat.write_text(json.dumps([{"role": "user", "content": "I moved to Lisbon. " * 40}]))
+    assert mem.ingest_file(chat).error == "file is 0.0 MB, over the 0.0 MB limit (ingest.max_file_bytes)"
 
 
 # -- replays reinforce nothing -----------------------------------------------------------
