@@ -212,8 +212,12 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
             elif r.status == "duplicate":
                 typer.echo(f"{r.name}: already memorized ({r.resource})")
             else:
-                typer.echo(f"{r.name}: +{len(r.added)} added, {len(r.reinforced)} reinforced → "
+                export = f" from {r.conversations} conversations" if r.conversations else ""
+                replayed = f", {r.replayed} messages already memorized" if r.replayed else ""
+                typer.echo(f"{r.name}: +{len(r.added)} added, {len(r.reinforced)} reinforced{export}{replayed} → "
                            f"{', '.join(r.files) or 'no items'}")
+                for note in r.notes:
+                    typer.echo(f"  note: {note}")
     if any(r.status == "failed" for r in results):
         raise typer.Exit(1)
 

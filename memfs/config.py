@@ -64,6 +64,8 @@ class MemoryFileConfig(_Section):
 
 class IngestConfig(_Section):
     max_file_bytes: int = Field(20_000_000, ge=1)
+    max_export_bytes: int = Field(500_000_000, ge=1, description="A chat export (.zip or conversations.json) "
+                                  "may be this big; each conversation in it is still held to max_file_bytes.")
     dedupe_threshold: float = Field(0.92, gt=0, le=1, description="Cosine similarity above which a new "
                                     "fact reinforces an existing item instead of adding one.")
     settle_seconds: float = Field(0.3, ge=0, description="A new inbox file must keep its size this long.")
