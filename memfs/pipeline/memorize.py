@@ -55,6 +55,7 @@ class IngestResult(BaseModel):
     updated: list[str] = Field(default_factory=list)
     skipped_replay: int = 0
     files: list[str] = Field(default_factory=list)
+    redacted: dict[str, int] = Field(default_factory=dict, description="secrets replaced, by kind")
     error: str | None = None
     seconds: float = 0.0
 
@@ -138,6 +139,14 @@ class Memorizer:
             state["result"].status = "duplicate"
             state["result"].resource = self.memory.journal.resource_of(digest)
             raise Stop()
+        # A forgotten input stays forgotten; secrets are replaced before anything is written
+        # (the digest stays the raw bytes', so the same file is still recognised).
+        from memfs.forgotten import guard
+        from memfs.redact import redact_bytes
+
+        guard(self.memory.ws, digest, bool(state.get("allow_relearn")))
+        state["data"], redaction = redact_bytes(data)
+        state["result"].redacted = dict(redaction.kinds)
 
     def step_segment(self, state: State) -> None:
         from memfs.readers import read_source
@@ -334,10 +343,10 @@ class Memorizer:
         state["root_files"] = self.memory.regenerate_views()
 
     # -- running -------------------------------------------------------------------
-    def run(self, path: Path, name: str | None = None) -> IngestResult:
+    def run(self, path: Path, name: str | None = None, allow_relearn: bool = False) -> IngestResult:
         """Process one file. Raises ReadError for unreadable input (the caller files it)."""
         result = IngestResult(name=name or path.name, status="processed")
-        state: dict[str, Any] = {"path": path, "name": result.name, "result": result}
+        state: dict[str, Any] = {"path": path, "name": result.name, "result": result, "allow_relearn": allow_relearn}
         t0 = datetime.now()
         self.pipeline.run(state)
         if result.status == "processed":

@@ -1,0 +1,285 @@
+"""Purging forgotten content from git history (`memfs forget --purge-history`).
+
+Every commit reachable from any ref is rebuilt, oldest first, with git's own object
+format (no filter-repo dependency, no work-tree checkouts): trees lose the forgotten
+inputs' resource files (named by their sha256[:16]); Markdown blobs lose the lines of
+forgotten items (`id=<id>`); and in every blob and commit or tag message, each word of
+the forgotten content that appears nowhere in the current tree becomes `[forgotten]`
+(old summaries and memory.md versions quote item texts, cut at any length, so removing
+whole items alone would not be enough). Unchanged objects keep their ids, so commits
+before the first mention keep theirs. Then refs move in one transaction, reflogs
+expire and `git gc --prune=now` drops the old objects.
+
+Signatures on rewritten commits and tags are dropped (they would no longer verify).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+import zlib
+from collections.abc import Iterable
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from memfs.errors import MemfsError
+
+REPLACEMENT = "[forgotten]"
+_ENV = {"GIT_AUTHOR_NAME": "memfs", "GIT_AUTHOR_EMAIL": "memfs@localhost",
+        "GIT_COMMITTER_NAME": "memfs", "GIT_COMMITTER_EMAIL": "memfs@localhost"}
+
+
+class PurgeReport(BaseModel):
+    commits: int = 0
+    commits_rewritten: int = 0
+    blobs_rewritten: int = 0
+    files_dropped: int = 0
+    refs_updated: int = 0
+    words: int = 0
+
+
+class _Git:
+    """A repository: plumbing commands plus one long-lived `cat-file --batch` reader."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.env = {**os.environ, **_ENV}
+        self.objects = Path(self.run("rev-parse", "--git-path", "objects").strip())
+        if not self.objects.is_absolute():
+            self.objects = root / self.objects
+        fmt = self.run("rev-parse", "--show-object-format", check=False).strip() or "sha1"
+        self.hash_name = "sha256" if fmt == "sha256" else "sha1"
+        self.raw_len = 32 if fmt == "sha256" else 20
+        self._reader = subprocess.Popen(["git", "-C", str(root), "cat-file", "--batch"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, env=self.env)
+
+    def run(self, *args: str, check: bool = True, stdin: str | None = None) -> str:
+        proc = subprocess.run(["git", "-C", str(self.root), *args], capture_output=True, text=True, env=self.env,
+                              input=stdin, check=False)
+        if check and proc.returncode != 0:
+            raise MemfsError(f"git {args[0]} failed: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode}")
+        return proc.stdout
+
+    def read(self, oid: str) -> tuple[str, bytes]:
+        assert self._reader.stdin and self._reader.stdout
+        self._reader.stdin.write(oid.encode() + b"\n")
+        self._reader.stdin.flush()
+        header = self._reader.stdout.readline().split()
+        if len(header) < 3:
+            raise MemfsError(f"git object {oid} is missing")
+        size = int(header[2])
+        data = self._reader.stdout.read(size)
+        self._reader.stdout.read(1)
+        return header[1].decode(), data
+
+    def write(self, kind: str, data: bytes) -> str:
+        """Store a loose object exactly as git does (zlib of '<kind> <size>\\0<data>')."""
+        import hashlib
+
+        full = f"{kind} {len(data)}".encode() + b"\0" + data
+        oid = hashlib.new(self.hash_name, full).hexdigest()
+        path = self.objects / oid[:2] / oid[2:]
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-obj-")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(zlib.compress(full))
+            os.chmod(tmp, 0o444)
+            os.replace(tmp, path)
+        return oid
+
+    def close(self) -> None:
+        if self._reader.stdin:
+            self._reader.stdin.close()
+        self._reader.wait(timeout=30)
+
+
+#: Words never scrubbed: item metadata keys, front-matter keys and memfs's own commit and
+#: file vocabulary (in a workspace left with no items they would be "unique").
+PROTECTED = frozenset(
+    "id type when src seen updated via supersedes title kind description summary items memfs ingest forget "
+    "added reinforced resource resources changed memory index skill generated begin end md json txt".split())
+
+
+class _Scrubber:
+    def __init__(self, words: set[str], item_ids: Iterable[str], digests: Iterable[str]) -> None:
+        ordered = sorted({w for w in words if w and w.lower() not in PROTECTED}, key=lambda w: (-len(w), w))
+        self.words = ordered
+        self.word_rx = (re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in ordered) + r")(?!\w)",
+                                   re.IGNORECASE) if ordered else None)
+        ids = sorted(set(item_ids))
+        self.id_rx = re.compile(r"id=(?:" + "|".join(re.escape(i) for i in ids) + r")(?![\w-])") if ids else None
+        self.digests = [d[:16].encode() for d in digests if d]
+
+    def drops_file(self, name: bytes) -> bool:
+        return any(d in name for d in self.digests)
+
+    def text(self, data: bytes) -> bytes:
+        """The blob or message without forgotten item lines and words (binary blobs untouched)."""
+        if b"\0" in data[:8000]:
+            return data
+        text = data.decode("utf-8", "surrogateescape")
+        if self.id_rx is not None and self.id_rx.search(text):
+            text = "".join(line for line in text.splitlines(keepends=True) if not self.id_rx.search(line))
+        if self.word_rx is not None:
+            text = self.word_rx.sub(REPLACEMENT, text)
+        return text.encode("utf-8", "surrogateescape")
+
+
+def current_words(git: _Git, rev: str = "HEAD") -> set[str]:
+    """Every word in every blob of `rev`'s tree (what stays: never scrubbed)."""
+    words: set[str] = set()
+    listing = git.run("ls-tree", "-r", "-z", rev, check=False)
+    for entry in listing.split("\0"):
+        if not entry:
+            continue
+        meta, _, _ = entry.partition("\t")
+        mode, kind, oid = meta.split()
+        if kind != "blob":
+            continue
+        _, data = git.read(oid)
+        words |= {w.lower() for w in re.findall(r"\w+", data.decode("utf-8", "replace"))}
+    return words
+
+
+def purge(root: Path, words: set[str], item_ids: list[str], resource_digests: list[str]) -> PurgeReport:
+    """Rewrite all of history without the forgotten content; see the module docstring."""
+    git = _Git(root)
+    try:
+        keep = current_words(git)
+        unique = {w for w in words if w.lower() not in keep}
+        scrubber = _Scrubber(unique, item_ids, resource_digests)
+        report = PurgeReport(words=len(scrubber.words))
+        return _rewrite(git, scrubber, report)
+    finally:
+        git.close()
+
+
+def _rewrite(git: _Git, scrub: _Scrubber, report: PurgeReport) -> PurgeReport:
+    blobs: dict[str, str] = {}
+    trees: dict[str, str | None] = {}
+
+    def blob(oid: str) -> str:
+        if oid not in blobs:
+            _, data = git.read(oid)
+            new = scrub.text(data)
+            blobs[oid] = oid if new == data else git.write("blob", new)
+            report.blobs_rewritten += new != data
+        return blobs[oid]
+
+    def tree(oid: str) -> str | None:
+        if oid in trees:
+            return trees[oid]
+        _, data = git.read(oid)
+        out = bytearray()
+        pos = 0
+        changed = False
+        while pos < len(data):
+            space = data.index(b" ", pos)
+            nul = data.index(b"\0", space)
+            mode, name = data[pos:space], data[space + 1 : nul]
+            raw = data[nul + 1 : nul + 1 + git.raw_len]
+            pos = nul + 1 + git.raw_len
+            child = raw.hex()
+            if mode == b"40000":
+                new = tree(child)
+            elif mode == b"160000":  # a submodule's commit: not ours
+                new = child
+            elif scrub.drops_file(name):
+                new = None
+                report.files_dropped += 1
+            else:
+                new = blob(child)
+            if new is None:
+                changed = True
+                continue
+            changed |= new != child
+            out += mode + b" " + name + b"\0" + bytes.fromhex(new)
+        if not changed:
+            trees[oid] = oid
+        elif not out:
+            trees[oid] = None
+        else:
+            trees[oid] = git.write("tree", bytes(out))
+        return trees[oid]
+
+    commits: dict[str, str] = {}
+    order = [c for c in git.run("rev-list", "--topo-order", "--reverse", "--all", check=False).split() if c]
+    report.commits = len(order)
+    for oid in order:
+        _, data = git.read(oid)
+        head, _, message = data.partition(b"\n\n")
+        lines: list[bytes] = []
+        skipping = False
+        for line in head.split(b"\n"):
+            if skipping and line.startswith(b" "):
+                continue
+            skipping = False
+            if line.startswith(b"tree "):
+                new_tree = tree(line[5:].decode()) or _empty_tree(git)
+                line = b"tree " + new_tree.encode()
+            elif line.startswith(b"parent "):
+                parent = line[7:].decode()
+                line = b"parent " + commits.get(parent, parent).encode()
+            elif line.startswith((b"gpgsig ", b"gpgsig-sha256 ")):
+                skipping = True
+                continue
+            lines.append(line)
+        new_data = b"\n".join(lines) + b"\n\n" + scrub.text(message)
+        commits[oid] = oid if new_data == data else git.write("commit", new_data)
+        report.commits_rewritten += commits[oid] != oid
+    _move_refs(git, commits, scrub, report)
+    _expire_and_prune(git)
+    return report
+
+
+def _empty_tree(git: _Git) -> str:
+    return git.write("tree", b"")
+
+
+def _move_refs(git: _Git, commits: dict[str, str], scrub: _Scrubber, report: PurgeReport) -> None:
+    updates = []
+    for line in git.run("for-each-ref", "--format=%(objectname) %(objecttype) %(refname)").splitlines():
+        oid, kind, ref = line.split(" ", 2)
+        new = _map_object(git, oid, kind, commits, scrub)
+        if new != oid:
+            updates.append(f"update {ref} {new} {oid}")
+    head = git.run("rev-parse", "--verify", "-q", "HEAD", check=False).strip()
+    detached = git.run("symbolic-ref", "-q", "HEAD", check=False).strip() == ""
+    if detached and head and commits.get(head, head) != head:
+        updates.append(f"update HEAD {commits[head]} {head}")
+    if updates:
+        git.run("update-ref", "--no-deref", "--stdin", stdin="start\n" + "\n".join(updates) + "\ncommit\n")
+    report.refs_updated = len(updates)
+
+
+def _map_object(git: _Git, oid: str, kind: str, commits: dict[str, str], scrub: _Scrubber) -> str:
+    if kind == "commit":
+        return commits.get(oid, oid)
+    if kind != "tag":
+        return oid
+    _, data = git.read(oid)
+    head, _, message = data.partition(b"\n\n")
+    fields = head.split(b"\n")
+    target = fields[0][7:].decode() if fields and fields[0].startswith(b"object ") else ""
+    target_kind = next((f[5:].decode() for f in fields if f.startswith(b"type ")), "commit")
+    new_target = _map_object(git, target, target_kind, commits, scrub) if target else target
+    body = message.split(b"-----BEGIN PGP SIGNATURE-----", 1)[0]
+    new_data = b"\n".join([b"object " + new_target.encode(), *fields[1:]]) + b"\n\n" + scrub.text(body)
+    return oid if new_data == data else git.write("tag", new_data)
+
+
+def _expire_and_prune(git: _Git) -> None:
+    """Drop every way back to the old objects, then the objects themselves."""
+    gitdir = Path(git.run("rev-parse", "--git-dir").strip())
+    if not gitdir.is_absolute():
+        gitdir = git.root / gitdir
+    for name in ("ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD"):
+        (gitdir / name).unlink(missing_ok=True)
+    git.run("reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
+    git.run("-c", "gc.cruftPacks=false", "gc", "--prune=now", "--quiet")
+    # Anything gc kept loose or packed but unreachable (none expected) is gone with prune.
+    git.run("prune", "--expire=now")
