@@ -42,6 +42,7 @@ class PlannedItem(BaseModel):
     path: str
     line: int | None = None
     src: str | None = None
+    when: str | None = None
 
 
 class ForgetPlan(BaseModel):
@@ -71,7 +72,7 @@ class ForgetReport(BaseModel):
 
 
 def _planned(row: ItemRow) -> PlannedItem:
-    return PlannedItem(id=row.id, text=row.text, path=row.path, line=row.line, src=row.src)
+    return PlannedItem(id=row.id, text=row.text, path=row.path, line=row.line, src=row.src, when=row.when)
 
 
 def name_pattern(name: str) -> re.Pattern[str]:
@@ -257,6 +258,8 @@ def apply_forget(mem: "Memory", plan: ForgetPlan, purge_history: bool = False) -
 
     for rel in sorted(set(by_path) | set(back)):
         def change(doc, rel: str = rel) -> None:  # type: ignore[no-untyped-def]
+            # `updated` is recomputed from the items that remain (it may be a forgotten one's date).
+            doc.front.pop("updated", None)
             for item_id in by_path.get(rel, []):
                 if doc.remove(item_id):
                     removed_ids.append(item_id)
@@ -308,10 +311,16 @@ def apply_forget(mem: "Memory", plan: ForgetPlan, purge_history: bool = False) -
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+#: Dates, versions, hosts and paths ("2025-03-02", "v1.2", "db.internal"): scrubbed whole,
+#: since their parts ("03", "02") are usually found elsewhere.
+_COMPOUND = re.compile(r"\w+(?:[-.:/@]\w+)+", re.UNICODE)
+_DATE = re.compile(r"\d{4}-\d\d(?:-\d\d)?")
 
 
 def words_of(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text)}
+    """Lower-cased words of `text`, and its compound tokens (dates, paths) whole."""
+    return ({w.lower() for w in _WORD.findall(text)} | {w.lower() for w in _COMPOUND.findall(text)}
+            | set(_DATE.findall(text)))
 
 
 def forgotten_words(mem: "Memory", plan: ForgetPlan) -> set[str]:
@@ -320,7 +329,7 @@ def forgotten_words(mem: "Memory", plan: ForgetPlan) -> set[str]:
     nowhere in the tree left behind."""
     words: set[str] = set()
     for it in plan.items:
-        words |= words_of(it.text)
+        words |= words_of(f"{it.text} {it.when or ''}")
     for name in plan.input_names:
         words |= words_of(name)
     for rel in plan.resources:

@@ -26,6 +26,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from memfs.errors import MemfsError
+from memfs.forget import words_of
 
 REPLACEMENT = "[forgotten]"
 _ENV = {"GIT_AUTHOR_NAME": "memfs", "GIT_AUTHOR_EMAIL": "memfs@localhost",
@@ -141,7 +142,7 @@ def current_words(git: _Git, rev: str = "HEAD") -> set[str]:
         if kind != "blob":
             continue
         _, data = git.read(oid)
-        words |= {w.lower() for w in re.findall(r"\w+", data.decode("utf-8", "replace"))}
+        words |= words_of(data.decode("utf-8", "replace"))
     return words
 
 
