@@ -242,9 +242,11 @@ HISTORY_WARNING = (
 
 
 def apply_forget(mem: "Memory", plan: ForgetPlan, purge_history: bool = False) -> ForgetReport:
-    """Remove everything in the plan. Call under the writer lock (Memory.forget_scoped does)."""
+    """Remove everything in the plan. Call under the writer lock (Memory.apply_forget does)."""
     report = ForgetReport()
     ws = mem.ws
+    if purge_history and not _is_git(ws.root):
+        raise MemfsError("--purge-history: this workspace is not a git repository; nothing was changed")
     store = CategoryStore(ws, mem.config)
     by_path: dict[str, list[str]] = {}
     for it in plan.items:
@@ -304,9 +306,6 @@ def apply_forget(mem: "Memory", plan: ForgetPlan, purge_history: bool = False) -
 
             report.history = purge(ws.root, words=words, item_ids=[it.id for it in plan.items],
                                    resource_digests=plan.inputs).model_dump()
-    elif purge_history:
-        raise MemfsError("--purge-history: this workspace is not a git repository (nothing was purged; "
-                         "the forget itself is done)")
     return report
 
 

@@ -175,3 +175,11 @@ def test_forget_by_id_through_the_cli_previews_and_needs_yes(tmp_path: Path) -> 
 def test_memory_forget_api_still_removes_one_line(mem: Memory) -> None:
     item = mem.add("Carla speaks four languages.")
     assert mem.forget(item.id).id == item.id
+
+
+def test_purge_history_outside_git_changes_nothing(mem: Memory, ws_path: Path) -> None:
+    item = mem.add("Bruno collects antique typewriters.")
+    before = _snapshot(ws_path)
+    with pytest.raises(MemfsError, match="not a git repository; nothing was changed"):
+        mem.apply_forget(mem.plan_forget(ids=[item.id]), purge_history=True)
+    assert _snapshot(ws_path) == before
