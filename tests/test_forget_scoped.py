@@ -183,3 +183,24 @@ def test_purge_history_outside_git_changes_nothing(mem: Memory, ws_path: Path) -
     with pytest.raises(MemfsError, match="not a git repository; nothing was changed"):
         mem.apply_forget(mem.plan_forget(ids=[item.id]), purge_history=True)
     assert _snapshot(ws_path) == before
+
+
+@pytest.mark.slow
+def test_a_running_daemon_refuses_a_forgotten_input_dropped_again(tmp_path: Path) -> None:
+    """The daemon learned the input (and cached that resources/ held it); a CLI forget runs
+    beside it; the same file dropped again goes to failed/ naming the forget."""
+    from tests.test_hardening_helpers import Daemon, wait
+
+    e = env()
+    ws = init(tmp_path / "w", e)
+    with Daemon(ws, e, tmp_path / "daemon.log") as daemon:
+        daemon.wait_ready(60)
+        (ws / "inbox" / "zorb.json").write_text(json.dumps(ZORB))
+        wait(lambda: not (ws / "inbox" / "zorb.json").exists(), 60, "first ingest")
+        run(["forget", "--source", "zorb.json", "--yes"], ws, e, timeout=120)
+        (ws / "inbox" / "zorb.json").write_text(json.dumps(ZORB))
+        note = ws / "inbox" / "failed" / "zorb.json.error.txt"
+        wait(note.exists, 60, "refusal")
+        assert "this input was forgotten (F1" in note.read_text()
+        assert daemon.stop() == 0
+    assert "quixotrix" not in "".join(p.read_text().lower() for p in (ws / "memory").glob("*.md"))

@@ -135,16 +135,17 @@ class Memorizer:
         data = path.read_bytes()
         state["data"] = data
         state["digest"] = digest = content_digest(data)
-        if self.memory.journal.is_done(digest):
-            state["result"].status = "duplicate"
-            state["result"].resource = self.memory.journal.resource_of(digest)
-            raise Stop()
-        # A forgotten input stays forgotten; secrets are replaced before anything is written
-        # (the digest stays the raw bytes', so the same file is still recognised).
+        # A forgotten input stays forgotten (checked first: another process's forget may not
+        # have reached this one's journal cache); secrets are replaced before anything is
+        # written (the digest stays the raw bytes', so the same file is still recognised).
         from memfs.forgotten import guard
         from memfs.redact import redact_bytes
 
         guard(self.memory.ws, digest, bool(state.get("allow_relearn")))
+        if self.memory.journal.is_done(digest):
+            state["result"].status = "duplicate"
+            state["result"].resource = self.memory.journal.resource_of(digest)
+            raise Stop()
         state["data"], redaction = redact_bytes(data)
         state["result"].redacted = dict(redaction.kinds)
 
