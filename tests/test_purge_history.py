@@ -140,3 +140,17 @@ def test_without_purge_the_forget_is_a_normal_commit(tmp_path: Path) -> None:
     assert subprocess.run(["git", "-C", str(root), "grep", "-qi", "quixotrix", "HEAD"]).returncode == 1
     assert "quixotrix" in _all_objects(root)  # still in the old commits, as documented
     assert not any("quixotrix" in p.read_text().lower() for p in (root / "memory").glob("*.md"))
+
+
+def test_scrubber_replaces_whole_words_dates_and_parts_of_compounds() -> None:
+    from memfs.history import _Scrubber
+
+    s = _Scrubber({"quixotrix", "vimmerby", "2025-03-02", "id", "tortoise"}, ["ab12cd34"], ["f5c7a799377ef3a0"])
+    text = ("Quixotrix's home: vimmerby.se, QUIXOTRIX-2 on 2025-03-02T09:00:00 (not 2025-03-021)\n"
+            "- kept <!-- id=zz type=event -->\n- gone <!-- id=ab12cd34 type=event -->\ntortoises stay\n")
+    out = s.text(text.encode()).decode()
+    assert out == ("[forgotten]'s home: [forgotten].se, [forgotten]-2 on [forgotten]T09:00:00 (not 2025-03-021)\n"
+                   "- kept <!-- id=zz type=event -->\ntortoises stay\n")
+    assert s.drops_file(b"02-zorb-chat-f5c7a799377ef3a0.json") and not s.drops_file(b"02-alice-e2ea9ad314c8864c.json")
+    binary = b"\x00\x01quixotrix"
+    assert s.text(binary) == binary
