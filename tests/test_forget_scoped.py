@@ -204,3 +204,19 @@ def test_a_running_daemon_refuses_a_forgotten_input_dropped_again(tmp_path: Path
         assert "this input was forgotten (F1" in note.read_text()
         assert daemon.stop() == 0
     assert "quixotrix" not in "".join(p.read_text().lower() for p in (ws / "memory").glob("*.md"))
+
+
+def test_source_is_found_by_path_name_digest_or_file_even_without_the_cache(ws_path: Path, tmp_path: Path) -> None:
+    import hashlib
+
+    chat = tmp_path / "Zorb Chat.json"
+    chat.write_text(json.dumps(ZORB))
+    with hashing_memory(ws_path) as mem:
+        resource = mem.ingest_file(chat).resource
+        digest = hashlib.sha256(chat.read_bytes()).hexdigest()
+        for spec in (resource, resource + "#m1", "Zorb Chat.json", digest, digest[:10], str(chat)):
+            assert mem.plan_forget(source=spec).resources == [resource], spec
+    shutil.rmtree(ws_path / ".memfs")  # no journal: the name is matched by the resource's slug
+    with hashing_memory(ws_path) as mem:
+        plan = mem.plan_forget(source="Zorb Chat.json")
+        assert plan.resources == [resource] and len(plan.items) == 3
