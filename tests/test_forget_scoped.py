@@ -220,3 +220,17 @@ def test_source_is_found_by_path_name_digest_or_file_even_without_the_cache(ws_p
     with hashing_memory(ws_path) as mem:
         plan = mem.plan_forget(source="Zorb Chat.json")
         assert plan.resources == [resource] and len(plan.items) == 3
+
+
+def test_the_hnsw_sidecar_is_rebuilt_without_forgotten_vectors(ws_path: Path) -> None:
+    from memfs.index.vectors import HnswSidecar
+
+    with hashing_memory(ws_path, exact_search_max=2) as mem:
+        items = [mem.add(f"Fact number {n} about the orchard and its {n} pear trees.") for n in range(4)]
+        assert (ws_path / ".memfs" / "vectors.hnsw").exists()
+        victim = mem.indexer.db.items_by_ids([items[0].id])[items[0].id].label
+        mem.apply_forget(mem.plan_forget(ids=[items[0].id]))
+        sidecar = HnswSidecar(ws_path / ".memfs", mem.embedder.dim, mem.embedder.name)
+        assert sidecar.load() and victim not in sidecar.labels and len(sidecar.labels) == 3
+        assert [h.id for h in mem.recall("orchard pear trees", k=10)] and items[0].id not in {
+            h.id for h in mem.recall("orchard pear trees", k=10)}
