@@ -65,7 +65,17 @@ def looks_random(token: str, min_len: int = 16) -> bool:
         return False
     if re.fullmatch(r"[\d\W_]*", token) or re.fullmatch(r"[A-Za-z]+(?:[-_][A-Za-z]+)*", token):
         return False
+    # Random strings switch between lower, upper and digits every char or two; names built
+    # from words ("HelloWorld2023Example") keep each run for three or more.
+    runs = len(re.findall(r"[a-z]+|[A-Z]+|\d+|[^A-Za-z\d]+", token))
+    if len(token) / runs >= 3.0:
+        return False
     return shannon_bits(token) >= 3.0
+
+
+def _digest_like(token: str) -> bool:
+    """A SHA-1 or SHA-256 in hex (a commit id, a checksum): published, not secret."""
+    return bool(re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", token))
 
 
 def _plain(kind: str, pattern: str, flags: int = 0) -> tuple[str, re.Pattern[str], Callable[[re.Match[str]], str | None]]:
@@ -95,6 +105,12 @@ def _credential_value(value: str) -> bool:
     if len(value) < 4:
         return False
     return bool(re.search(r"[\d!@#$%^&*+=/?~.-]", value)) or len(value) >= 12
+
+
+def _url_like(token: str) -> bool:
+    """A link or a path ("//i.redd.it/l7hozpetnhlb1.jpg", "docs/v2.1/setup"): not a secret on
+    its own, however random its file name looks. Base64 keys hold '/' but no '.'."""
+    return token.startswith("//") or ("/" in token and "." in token)
 
 
 _SECRET_WORD = (r"(?:api[_\s-]?keys?|apikey|keys?|access[_-]?key|secret[_-]?key|secret|token|passw(?:or)?d|passphrase|pwd"
@@ -134,7 +150,7 @@ RULES: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str | None]]] 
     # A random-looking string shortly after a secret-ish word ("my api key is 9f8a7c...").
     _group("secret", r"(?P<pre>(?i:\b" + _SECRET_WORD + r"\b)[^\n\"]{0,40}?)(?P<secret>(?<![A-Za-z0-9_+/=.-])"
                      r"[A-Za-z0-9_+/=.-]{20,}(?![A-Za-z0-9_+/=.-]))",
-           check=lambda s: looks_random(s.strip("=."), 20)),
+           check=lambda s: looks_random(s.strip("=."), 20) and not _url_like(s) and not _digest_like(s)),
 ]
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(kind for kind, _, _ in RULES))

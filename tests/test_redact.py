@@ -36,7 +36,7 @@ def test_provider_keys_are_redacted_by_kind(kind: str, secret: str) -> None:
 
 
 @pytest.mark.parametrize("text, expected, kind", [
-    ("Authorization: Bearer abcDEF123456ghiJKL789mno", "Authorization: Bearer [redacted:bearer-token]", "bearer-token"),
+    ("Authorization: Bearer q8Vx2LmP0tR7sK4wZ9bN3cY6", "Authorization: Bearer [redacted:bearer-token]", "bearer-token"),
     ("db at postgres://admin:hunter2pass@db.example.com:5432/app",
      "db at postgres://admin:[redacted:url-password]@db.example.com:5432/app", "url-password"),
     ("password=hunter2 then", "password=[redacted:password] then", "password"),
@@ -71,6 +71,9 @@ def test_private_key_blocks_whole_or_cut_short() -> None:
     "I keep my passwords in a manager; the secret is consistency. Token ring networks!",
     "https://example.com/path?x=1 and user@example.com and http://localhost:8080/api",
     "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+    "Here's the key photo: https://i.redd.it/l7hozpetnhlb1.jpg and the token list at docs/v2.1/Tokens8xQ2mN4vB6.md",
+    "key fingerprint 3f786850e387550fdab836ed7e6dc881de23001b",
+    "The keys are under the mat, next to the HelloWorld2023Example file",
 ])
 def test_prose_and_everyday_strings_are_left_alone(text: str) -> None:
     assert redact(text).text == text
@@ -80,6 +83,7 @@ def test_looks_random() -> None:
     assert looks_random("Zx81kP0qLm29aBc7Yt4QwErT")
     assert not looks_random("responsibilities-and-duties")
     assert not looks_random("2023050813560012")
+    assert not looks_random("HelloWorld2023Example")
 
 
 def test_json_stays_valid_json_after_redaction() -> None:
@@ -97,7 +101,7 @@ def test_json_stays_valid_json_after_redaction() -> None:
 
 def _chat_with_keys() -> dict:
     lines = [f"My {kind} is {secret}, do not share it." for kind, secret in SECRETS.items()]
-    lines += ["Authorization: Bearer abcDEF123456ghiJKL789mno",
+    lines += ["Authorization: Bearer q8Vx2LmP0tR7sK4wZ9bN3cY6",
               "Our database is postgres://admin:Tr0ub4dor3xyz@db.internal:5432/app",
               "password=Hunter2Hunter2 for the staging box",
               "-----BEGIN RSA PRIVATE KEY-----\nMIIEpQIBAAKCAQEAqWv3kP9\n-----END RSA PRIVATE KEY-----",
@@ -106,7 +110,7 @@ def _chat_with_keys() -> dict:
             "time": "2025-03-02T09:00:00"}
 
 
-PLANTED = list(SECRETS.values()) + ["abcDEF123456ghiJKL789mno", "Tr0ub4dor3xyz", "Hunter2Hunter2", "MIIEpQIBAAKCAQEAqWv3kP9"]
+PLANTED = list(SECRETS.values()) + ["q8Vx2LmP0tR7sK4wZ9bN3cY6", "Tr0ub4dor3xyz", "Hunter2Hunter2", "MIIEpQIBAAKCAQEAqWv3kP9"]
 
 
 def _every_byte(root: Path) -> bytes:
