@@ -166,3 +166,27 @@ def test_bench_script_counts_false_positives(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, str(bench), "--data", str(tmp_path)], capture_output=True, text=True,
                          check=True).stdout
     assert "false positives: 1" in out and "planted secrets redacted: 35/35" in out
+
+
+def test_markdown_and_jsonl_inputs_are_archived_redacted(ws_path: Path, tmp_path: Path) -> None:
+    note = tmp_path / "servers.md"
+    note.write_text("# Staging\n\nThe staging box uses password=Hunter2Hunter2 and the deploy key:\n\n"
+                    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n"
+                    "-----END OPENSSH PRIVATE KEY-----\n\nThe staging database runs PostgreSQL 16.\n")
+    log = tmp_path / "chat.jsonl"
+    log.write_text("\n".join(json.dumps(m) for m in [
+        {"role": "user", "name": "Rosa", "content": "Use Authorization: Bearer q8Vx2LmP0tR7sK4wZ9bN3cY6 for the API."},
+        {"role": "user", "name": "Rosa", "content": "I adopted a cat named Pixel last week."}]) + "\n")
+    with hashing_memory(ws_path) as mem:
+        results = mem.ingest([note, log])
+        assert [r.status for r in results] == ["processed", "processed"]
+        assert results[0].redacted == {"private-key": 1, "password": 1}
+        assert results[1].redacted == {"bearer-token": 1}
+        assert mem.status().redaction_kinds == {"bearer-token": 1, "password": 1, "private-key": 1}
+        for r in results:
+            archived = (ws_path / (r.resource or "")).read_text()
+            assert "[redacted:" in archived
+    everything = _every_byte(ws_path)
+    for secret in (b"Hunter2Hunter2", b"b3BlbnNzaC1rZXktdjEAAAAABG5vbmU", b"q8Vx2LmP0tR7sK4wZ9bN3cY6"):
+        assert secret not in everything
+    assert b"PostgreSQL 16" in everything and b"Pixel" in everything
