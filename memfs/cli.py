@@ -127,6 +127,8 @@ def forget(item_ids: Optional[list[str]] = typer.Argument(None, help="Item ids (
     with _memory() as mem:
         plan = mem.plan_forget(ids=item_ids or None, source=source, about=about, query=query, k=k)
         if plan.empty:
+            if plan.mentions:
+                typer.echo(render_plan(plan))
             typer.echo("nothing to forget")
             return
         if not as_json or not yes:

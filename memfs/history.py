@@ -29,6 +29,8 @@ from memfs.errors import MemfsError
 from memfs.forget import words_of
 
 REPLACEMENT = "[forgotten]"
+#: Objects read per `cat-file --batch` round trip.
+BATCH = 64
 _ENV = {"GIT_AUTHOR_NAME": "memfs", "GIT_AUTHOR_EMAIL": "memfs@localhost",
         "GIT_COMMITTER_NAME": "memfs", "GIT_COMMITTER_EMAIL": "memfs@localhost"}
 
@@ -75,6 +77,32 @@ class _Git:
         data = self._reader.stdout.read(size)
         self._reader.stdout.read(1)
         return header[1].decode(), data
+
+    def read_many(self, oids: list[str]) -> dict[str, bytes]:
+        """Many objects in one round trip: a thread feeds the ids while this one reads, so
+        neither pipe can fill up and stall the other."""
+        import threading
+
+        assert self._reader.stdin and self._reader.stdout
+        stdin = self._reader.stdin
+        payload = b"".join(o.encode() + b"\n" for o in oids)
+        feed = threading.Thread(target=lambda: (stdin.write(payload), stdin.flush()), daemon=True)
+        if len(payload) < 16384:  # fits in the pipe's buffer: the write cannot block
+            feed.run()
+        else:
+            feed.start()
+        out: dict[str, bytes] = {}
+        try:
+            for oid in oids:
+                header = self._reader.stdout.readline().split()
+                if len(header) < 3:
+                    raise MemfsError(f"git object {oid} is missing")
+                out[oid] = self._reader.stdout.read(int(header[2]))
+                self._reader.stdout.read(1)
+        finally:
+            if feed.ident is not None:
+                feed.join()
+        return out
 
     def write(self, kind: str, data: bytes) -> str:
         """Store a loose object exactly as git does (zlib of '<kind> <size>\\0<data>')."""
@@ -178,28 +206,40 @@ def _rewrite(git: _Git, scrub: _Scrubber, report: PurgeReport) -> PurgeReport:
     blobs: dict[str, str] = {}
     trees: dict[str, str | None] = {}
 
-    def blob(oid: str) -> str:
+    def blob(oid: str, data: bytes | None = None) -> str:
         if oid not in blobs:
-            _, data = git.read(oid)
+            if data is None:
+                _, data = git.read(oid)
             new = scrub.text(data)
             blobs[oid] = oid if new == data else git.write("blob", new)
             report.blobs_rewritten += new != data
         return blobs[oid]
 
-    def tree(oid: str) -> str | None:
+    def tree(oid: str, data: bytes | None = None) -> str | None:
         if oid in trees:
             return trees[oid]
-        _, data = git.read(oid)
-        out = bytearray()
+        if data is None:
+            _, data = git.read(oid)
+        entries = []
         pos = 0
-        changed = False
         while pos < len(data):
             space = data.index(b" ", pos)
             nul = data.index(b"\0", space)
-            mode, name = data[pos:space], data[space + 1 : nul]
-            raw = data[nul + 1 : nul + 1 + git.raw_len]
+            entries.append((data[pos:space], data[space + 1 : nul], data[nul + 1 : nul + 1 + git.raw_len].hex()))
             pos = nul + 1 + git.raw_len
-            child = raw.hex()
+        # What this level holds that was not seen yet, a few dozen objects per round trip
+        # (bounded, so a folder of large inputs is never all in memory at once).
+        kinds = {c: m == b"40000" for m, n, c in entries if m != b"160000" and c not in trees and c not in blobs
+                 and not (m != b"40000" and scrub.drops_file(n))}
+        todo = list(kinds)
+        for start in range(0, len(todo), BATCH):
+            fetched = git.read_many(todo[start : start + BATCH])
+            for child, payload in fetched.items():
+                tree(child, payload) if kinds[child] else blob(child, payload)
+            del fetched
+        out = bytearray()
+        changed = False
+        for mode, name, child in entries:
             if mode == b"40000":
                 new = tree(child)
             elif mode == b"160000":  # a submodule's commit: not ours
@@ -225,8 +265,9 @@ def _rewrite(git: _Git, scrub: _Scrubber, report: PurgeReport) -> PurgeReport:
     commits: dict[str, str] = {}
     order = [c for c in git.run("rev-list", "--topo-order", "--reverse", "--all", check=False).split() if c]
     report.commits = len(order)
+    raw_commits = git.read_many(order) if order else {}
     for oid in order:
-        _, data = git.read(oid)
+        data = raw_commits.pop(oid)
         head, _, message = data.partition(b"\n\n")
         lines: list[bytes] = []
         skipping = False
