@@ -137,6 +137,7 @@ def forget(item_ids: Optional[list[str]] = typer.Argument(None, help="Item ids (
             try:
                 confirmed = typer.confirm("remove all of this?", default=False, err=True)
             except typer.Abort:  # no answer (stdin closed): the same as no
+                typer.echo("", err=True)
                 confirmed = False
             if not confirmed:
                 typer.echo("nothing was changed (answer y, or pass --yes)", err=True)
