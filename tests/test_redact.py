@@ -122,6 +122,7 @@ def _every_byte(root: Path) -> bytes:
     return b"\n".join(blobs)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 def test_a_chat_with_keys_of_several_kinds_leaves_none_anywhere(tmp_path: Path) -> None:
     e = env(MEMFS_GIT_AUTOCOMMIT="true", GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
