@@ -143,11 +143,79 @@ def recall(query: str = typer.Argument(...),
 
 
 @app.command()
-def forget(item_id: str = typer.Argument(..., help="The item's id (see `recall --json`).")) -> None:
-    """Delete one item from its file; git history keeps the old line."""
+def forget(item_ids: Optional[list[str]] = typer.Argument(None, help="Item ids (see `recall --json`)."),
+           source: Optional[str] = typer.Option(None, "--source", help="Everything learned from one input, and the "
+                                                "input itself: a resources/ path, the name it was ingested under, "
+                                                "or its sha256."),
+           about: Optional[str] = typer.Option(None, "--about", help="Every item naming this person or entity."),
+           query: Optional[str] = typer.Option(None, "--query", help="Items matching this search (shown first)."),
+           k: int = typer.Option(10, "--k", "-k", help="With --query: at most this many items."),
+           yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask; remove what the preview lists."),
+           purge_history: bool = typer.Option(False, "--purge-history", help="Also rewrite git history so the "
+                                              "removed content is gone from every commit (see the warning)."),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Forget items, an input, a person or a search's matches: preview, confirm, remove everywhere."""
+    from memfs.forget import render_plan
+
     with _memory() as mem:
-        item = mem.forget(item_id)
-    typer.echo(f"forgot {item.id}: {item.text}")
+        plan = mem.plan_forget(ids=item_ids or None, source=source, about=about, query=query, k=k)
+        if plan.empty:
+            if plan.mentions:
+                typer.echo(render_plan(plan))
+            typer.echo("nothing to forget")
+            return
+        if not as_json or not yes:
+            typer.echo(render_plan(plan, purge_history), err=as_json)
+        if not yes:
+            try:
+                confirmed = typer.confirm("remove all of this?", default=False, err=True)
+            except typer.Abort:  # no answer (stdin closed): the same as no
+                typer.echo("", err=True)
+                confirmed = False
+            if not confirmed:
+                typer.echo("nothing was changed (answer y, or pass --yes)", err=True)
+                raise typer.Exit(1)
+        report = mem.apply_forget(plan, purge_history=purge_history)
+    if as_json:
+        _echo_json({"plan": plan.model_dump(), "report": report.model_dump()})
+        return
+    typer.echo(f"forgot {report.items_removed} items and {report.resources_removed} inputs"
+               + (f" ({report.entry}: dropping them again is refused unless --allow-relearn)" if report.entry else "")
+               + (f"; took back {report.unreinforced} reinforcements" if report.unreinforced else "")
+               + ("; committed" if report.committed else ""))
+    if report.history:
+        h = report.history
+        typer.echo(f"history: {h['commits_rewritten']} of {h['commits']} commits rewritten, {h['files_dropped']} "
+                   f"files dropped, {h['words']} words scrubbed; reflogs expired, objects pruned")
+
+
+@app.command()
+def export(about: str = typer.Option(..., "--about", help="The person or entity (a data-subject request)."),
+           out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write here instead of stdout."),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Write every item and source passage about a person or entity."""
+    with _memory() as mem:
+        found = mem.export_about(about)
+    text = found.model_dump_json(indent=2) + "\n" if as_json else found.markdown()
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    from memfs.fsutil import atomic_write
+
+    atomic_write(out, text)
+    typer.echo(f"wrote {len(found.items)} items and {len(found.passages)} passages about {about} to {out}", err=True)
+
+
+@app.command()
+def why(item_id: str = typer.Argument(..., help="The item's id."),
+        as_json: bool = typer.Option(False, "--json")) -> None:
+    """Show where a fact came from: file and line, source passage, input, commits."""
+    with _memory() as mem:
+        prov = mem.why(item_id)
+    if as_json:
+        _echo_json(prov.model_dump())
+    else:
+        typer.echo(prov.text())
 
 
 @app.command()
@@ -183,6 +251,9 @@ def status(as_json: bool = typer.Option(False, "--json")) -> None:
 
         for line in Usage.model_validate(st.llm_usage).summary_lines():
             typer.echo(f"llm usage  {line}")
+    if st.redactions:
+        kinds = ", ".join(f"{k} {n}" for k, n in st.redaction_kinds.items())
+        typer.echo(f"redacted   {st.redactions} secrets ({kinds})")
     for name, reason in st.failures:
         typer.echo(f"failed     {name}: {reason}")
     for w in st.warnings:
@@ -192,6 +263,8 @@ def status(as_json: bool = typer.Option(False, "--json")) -> None:
 @app.command()
 def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any folder; inbox files are "
                                               "removed once archived)."),
+           allow_relearn: bool = typer.Option(False, "--allow-relearn", help="Learn an input again even though "
+                                              "`memfs forget` removed it."),
            as_json: bool = typer.Option(False, "--json")) -> None:
     """Run files through the memorize pipeline now, without a daemon."""
     from memfs.progress import Progress
@@ -200,7 +273,7 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
     with _memory() as mem, Progress("memorizing") as bar:
         added = 0
         for n, p in enumerate(paths, start=1):
-            results.append(mem.ingest_file(p))
+            results.append(mem.ingest_file(p, allow_relearn=allow_relearn))
             added += len(results[-1].added)
             bar.update(n, len(paths), items=added)
     if as_json:

@@ -37,21 +37,24 @@ def _candidate(path: Path, max_bytes: int, max_export_bytes: int) -> bool:
     return size <= max_bytes or detect.export_hint(head.decode("utf-8", "replace")) is not None
 
 
-def run_input(memorizer: "Memorizer", path: Path, result: "IngestResult") -> None:
+def run_input(memorizer: "Memorizer", path: Path, result: "IngestResult", allow_relearn: bool = False) -> None:
     """Run ``path`` through the pipeline: as it is, or one conversation at a time."""
     limits = memorizer.memory.config.ingest
     if path.is_symlink() or not _candidate(path, limits.max_file_bytes, limits.max_export_bytes):
-        run_one(memorizer, path, result, None)
+        run_one(memorizer, path, result, None, allow_relearn=allow_relearn)
         return
     data = path.read_bytes()
     journal = memorizer.memory.journal
     digest = hashlib.sha256(data).hexdigest()
+    from memfs.forgotten import guard
+
+    guard(memorizer.memory.ws, digest, allow_relearn)  # before the journal: see step_ingest
     if journal.is_done(digest):
         result.status, result.resource = "duplicate", journal.resource_of(digest)
         return
     unpacked = unpack(data, max_bytes=limits.max_file_bytes, max_export_bytes=limits.max_export_bytes)
     if unpacked is None:
-        run_one(memorizer, path, result, data)
+        run_one(memorizer, path, result, data, allow_relearn=allow_relearn)
         return
     from memfs.pipeline.memorize import IngestResult
 
@@ -59,7 +62,7 @@ def run_input(memorizer: "Memorizer", path: Path, result: "IngestResult") -> Non
     fresh = False
     for part in unpacked.parts:
         sub = IngestResult(name=part.name, status="processed")
-        run_one(memorizer, path, sub, part.data, defer_views=True)
+        run_one(memorizer, path, sub, part.data, defer_views=True, allow_relearn=allow_relearn)
         fresh = fresh or sub.status == "processed"
         result.added += sub.added
         result.reinforced += sub.reinforced
@@ -77,9 +80,9 @@ def run_input(memorizer: "Memorizer", path: Path, result: "IngestResult") -> Non
 
 
 def run_one(memorizer: "Memorizer", path: Path, result: "IngestResult", data: bytes | None,
-            defer_views: bool = False) -> None:
+            defer_views: bool = False, allow_relearn: bool = False) -> None:
     """One input through the pipeline (``data`` given: those bytes rather than the file's)."""
-    state: dict[str, Any] = {"path": path, "name": result.name, "result": result}
+    state: dict[str, Any] = {"path": path, "name": result.name, "result": result, "allow_relearn": allow_relearn}
     if data is not None:
         state["data"] = data
     if defer_views:

@@ -64,6 +64,7 @@ class IngestResult(BaseModel):
     resources: list[str] = Field(default_factory=list, description="For a chat export: one per conversation.")
     notes: list[str] = Field(default_factory=list, description="What an export reader left out, and why.")
     files: list[str] = Field(default_factory=list)
+    redacted: dict[str, int] = Field(default_factory=dict, description="secrets replaced, by kind")
     error: str | None = None
     seconds: float = 0.0
 
@@ -146,10 +147,19 @@ class Memorizer:
         data = preset if preset is not None else path.read_bytes()
         state["data"] = data
         state["digest"] = digest = content_digest(data)
+        # A forgotten input stays forgotten (checked first: another process's forget may not
+        # have reached this one's journal cache); secrets are replaced before anything is
+        # written (the digest stays the raw bytes', so the same file is still recognised).
+        from memfs.forgotten import guard
+        from memfs.redact import redact_bytes
+
+        guard(self.memory.ws, digest, bool(state.get("allow_relearn")))
         if self.memory.journal.is_done(digest):
             state["result"].status = "duplicate"
             state["result"].resource = self.memory.journal.resource_of(digest)
             raise Stop()
+        state["data"], redaction = redact_bytes(data)
+        state["result"].redacted = dict(redaction.kinds)
 
     def step_segment(self, state: State) -> None:
         from memfs.readers import read_source
@@ -354,12 +364,12 @@ class Memorizer:
         state["root_files"] = self.memory.regenerate_views()
 
     # -- running -------------------------------------------------------------------
-    def run(self, path: Path, name: str | None = None) -> IngestResult:
+    def run(self, path: Path, name: str | None = None, allow_relearn: bool = False) -> IngestResult:
         """Process one file. Raises ReadError for unreadable input (the caller files it)."""
         from memfs.pipeline.exports import run_input
 
         result = IngestResult(name=name or path.name, status="processed")
         t0 = datetime.now()
-        run_input(self, path, result)  # a chat export runs once per conversation
+        run_input(self, path, result, allow_relearn=allow_relearn)  # a chat export: once per conversation
         result.seconds = (datetime.now() - t0).total_seconds()
         return result
