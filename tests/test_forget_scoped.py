@@ -115,9 +115,10 @@ def test_reinforcements_an_input_made_are_taken_back(ws_path: Path, tmp_path: Pa
                                                    "I planted three lemon trees in my garden."}]}))
         item_id = mem.ingest_file(first).added[0]
         again = tmp_path / "two.json"
+        # An independent mention, not a replay of the first chat (another message leads).
         again.write_text(json.dumps({"messages": [
-            {"role": "user", "name": "Rosa", "content": "I planted three lemon trees in my garden."},
-            {"role": "user", "name": "Rosa", "content": "I keep bees named after planets."}]}))
+            {"role": "user", "name": "Rosa", "content": "I keep bees named after planets."},
+            {"role": "user", "name": "Rosa", "content": "I planted three lemon trees in my garden."}]}))
         res = mem.ingest_file(again)
         assert item_id in res.reinforced
         assert mem.indexer.db.items_by_ids([item_id])[item_id].seen == 2
