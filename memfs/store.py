@@ -57,7 +57,8 @@ def refresh_front(doc: CategoryDoc, config: Config, summarizer: Summarizer | Non
         front["description"] = cat.description
     items = doc.items
     front["summary"] = summarizer(str(front["title"]), items) if summarizer and items else extractive_summary(items)
-    dates = [d for it in items for d in (it.updated, it.when) if d]
+    # `updated` is when memfs learned something, never a future date (a plan's `when` may be).
+    dates = [d for it in items for d in (it.updated, it.when) if d and d <= today_iso()]
     if dates:
         front["updated"] = max(dates)
     front["items"] = len(items)

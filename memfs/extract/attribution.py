@@ -34,6 +34,7 @@ from memfs.extract.lexicon import (
     IRREGULAR_PAST,
     MODALS,
     RELATION_WORDS,
+    STOPWORDS,
     is_past_form,
 )
 
@@ -64,6 +65,8 @@ bring brought call called teach taught meet met hear heard remind reminds remind
 inspire inspires inspired wish guess have has had hug hugs bless texted text join joined
 """.split())
 
+_CLAUSE_PREPS = frozenset({"in", "at", "to", "from", "for", "with", "near", "by",
+                           "of", "on", "into", "visited", "visit", "like", "love", "loved", "about"})
 _DETERMINERS = frozenset({"the", "a", "an", "all", "some", "those", "these", "any", "every",
                           "everything", "anything", "something", "what"})
 
@@ -297,7 +300,13 @@ class _Rewriter:
         low = before.lower()
         if low in _PERSONS or low in RELATION_WORDS:
             return True
-        return before[:1].isupper() and self._word_before(i, 3) not in ("", ".", "!", "?")
+        # "Tom and I" is a plural subject; "in Manchester and I work" is a new clause;
+        # at the start of a sentence a capitalised word is a name unless it is a common word.
+        third = self._word_before(i, 3)
+        if third in ("", ".", "!", "?"):
+            return before[:1].isupper() and low not in _NON_VERBS and low not in STOPWORDS \
+                and not low.endswith(("ing", "ed", "ly"))
+        return before[:1].isupper() and third.lower() not in _CLAUSE_PREPS
 
     def _is_clause_start(self, i: int) -> bool:
         prev = self._prev_word(i)

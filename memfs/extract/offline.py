@@ -44,6 +44,9 @@ from memfs.extract.attribution import (
 from memfs.extract.blocks import Block, chat_blocks, document_blocks
 from memfs.extract.classify import classify
 from memfs.extract.dates import resolve_dates
+from memfs.extract.deixis import resolve_place
+from memfs.extract.intro import drop_introduction, introduced_name
+from memfs.extract.transcript import as_transcript
 from memfs.extract.sentences import (
     has_content,
     normalize_text,
@@ -82,6 +85,8 @@ class _Context:
     names: list[str]
     addressee: dict[str, str]
     source_time: datetime | None
+    user_name: str | None = None  # the name a generic user gave themselves ("I'm Priya")
+    previous: str = ""  # the turn before the current one: where "there" may point
 
     @classmethod
     def of(cls, source: ParsedSource) -> _Context:
@@ -93,7 +98,14 @@ class _Context:
         addressee: dict[str, str] = {}
         if source.kind == "conversation" and len(named) == 2:
             addressee = {named[0]: named[1], named[1]: named[0]}
-        return cls(source.kind, named, addressee, source.time)
+        user_name = None
+        if source.kind == "conversation":
+            user_name = introduced_name([s.text for s in source.segments
+                                         if not _is_named(s.speaker or "user")
+                                         and (s.speaker or "user").strip().lower() in USER_ROLES])
+            if user_name in named:
+                user_name = None
+        return cls(source.kind, named, addressee, source.time, user_name)
 
 
 def _is_named(speaker: str) -> bool:
@@ -160,6 +172,12 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
             return None  # "you guys are the best": about a group, not a fact about anyone
         s = restore_subject(normalize_slang(s))
         s = attribute(s, name, addressee, context=seg.text)
+    if "there" in s or "here" in s:
+        before = seg.text[: max(seg.text.find(raw[:20]), 0)] if raw else ""
+        resolved = resolve_place(s, ctx.previous + " " + before)
+        if resolved is None:
+            return None  # "the food there" with no place to point at: says nothing alone
+        s = resolved
     s, when = resolve_dates(s, ref)
     text = _finish(s)
     if not text:
@@ -186,10 +204,14 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
         return []
     if speaker and _is_named(speaker):
         name = speaker
+    elif ctx.user_name and ctx.kind == "conversation":
+        name = ctx.user_name
     else:
         name = GENERIC_AUTHOR if ctx.kind == "document" and not speaker else GENERIC_USER
     ref = seg.time or ctx.source_time
     text = normalize_text(seg.text or "")
+    if name == ctx.user_name:
+        text = drop_introduction(text, name)
     if not text.strip():
         return []
     blocks = (document_blocks(text, seg.heading) if ctx.kind == "document"
@@ -221,7 +243,7 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
                                personal=p.personal, names=people)
         text = _trim(_attributed(_with_heading(p, p.text, heading), name, people, ctx.kind))
         facts.append(Fact(text=text, type=mtype, when=p.when or stated, anchor=seg.anchor,
-                          speaker=seg.speaker, category_hint=hint))
+                          speaker=seg.speaker, category_hint=hint, stated=stated))
     return facts
 
 
@@ -238,6 +260,7 @@ def _attributed(text: str, name: str, people: tuple[str, ...], kind: str) -> str
 
 def extract_offline(source: ParsedSource) -> list[Fact]:
     """Extract standalone facts from every segment of ``source``, in order, deduplicated."""
+    source = as_transcript(source)  # "Name: text" lines are that speaker's turns
     ctx = _Context.of(source)
     out: list[Fact] = []
     seen: set[str] = set()
@@ -247,6 +270,8 @@ def extract_offline(source: ParsedSource) -> list[Fact]:
         except Exception:  # one odd segment must not lose the rest of the source
             log.warning("offline extractor skipped segment %s", seg.anchor, exc_info=True)
             continue
+        finally:
+            ctx.previous = seg.text or ""
         for fact in facts:
             key = _dedupe_key(fact.text)
             if not key or key in seen:
