@@ -53,7 +53,7 @@ _NON_VERBS = frozenset("""
 and or nor but the a an to too also as at in on of for with from by that this these those
 it its my your his her their our me you him them us if so then than when where who what
 which whose not alone myself both all either only even here there now just very much
-more most less least own one ones self personally first last again once
+more most less least own one ones self personally first last again once no longer
 """.split())
 
 _PERSONS = frozenset({"he", "she", "they", "you", "him", "her", "them", "we"})
@@ -80,8 +80,9 @@ _AGREE = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does",
           "ain't": "isn't", "dont": "doesn't", "havent": "hasn't"}
 _IRREGULAR_3RD = {"be": "is", "have": "has", "do": "does", "go": "goes", "undergo": "undergoes"}
 
-_PAST_CUE_RE = re.compile(r"\b(?:yesterday|ago|last|was|were|went|did|had|earlier)\b",
-                          re.IGNORECASE)
+_PAST_CUE_RE = re.compile(r"\b(?:yesterday|ago|last|was|were|went|did|had|earlier|in (?:january|february|"
+                          r"march|april|june|july|august|september|october|november|december|"
+                          r"(?:19|20)\d\d))\b", re.IGNORECASE)
 # "you" that is not the one listener: plural or a set phrase. Between two people almost
 # every other "you" means the listener, so it becomes their name.
 _GENERIC_YOU_RE = re.compile(

@@ -111,6 +111,21 @@ _PREFERENCE_RE = re.compile(
     _I,
 )
 _WORD_RE = re.compile(r"[a-z][a-z'-]*")
+# Where someone lives and what they do for a living are who they are (profile, work),
+# even when the sentence carries a date ("moved to Leeds in March").
+_HOME_RE = re.compile(
+    r"\b(?:lives|live|living|lived|resides|is based|are based|moved|moving|relocated|relocating)\s+"
+    r"(?:back\s+)?(?:in|to|into|near|from)\b|\b(?:new|own|first)\s+(?:flat|apartment|house|home|place)\b|"
+    r"\bhometown\b|\bgrew up in\b", _I)
+_JOB_RE = re.compile(
+    r"\b(?:works|work|worked|working)\s+(?:as|at|for|in)\b|\b(?:new|first|part-time|full-time|dream)\s+job\b|"
+    r"\b(?:got|landed|accepted|started|starts|starting|quit|left|lost)\s+(?:a\s+|the\s+|her\s+|his\s+|"
+    r"their\s+)?(?:new\s+)?(?:job|role|position|internship)\b|\b(?:promoted|hired|employed|retired)\b|"
+    r"\b(?:last|first)\s+day\s+(?:at|of)\s+(?:work|the\s+office|[A-Z])|\bjoined\s+[A-Z][\w&.-]*\s+as\b", _I)
+# A how-to told in conversation: "The trick to crispy tofu is to press it first."
+_HOWTO_RE = re.compile(
+    r"\b(?:the\s+)?(?:best|easiest|quickest|fastest|only|right|simplest)?\s*(?:way|trick|secret|key)\s+to\s+"
+    r"[^,.;]{2,60}?\s+is\s+(?:to\s+)?[a-z]+|\bhow\s+to\s+[^,.;]{2,60}?:\s|^to\s+\w+[^,]{0,60},\s+\w+", _I)
 
 # Cheap guards: a regex runs only if one of its cue words is in the text.
 _CODE_CUES = frozenset("""sudo pip pip3 npm npx yarn pnpm git docker kubectl cargo brew apt apt-get
@@ -237,6 +252,12 @@ def classify(text: str, *, kind: str, dated: bool = False, heading: str | None =
         return ("skill", "procedures") if imperative else ("tool", "tools")
     if imperative and ws[:1] == ["to"]:
         return "skill", "procedures"
+    if _HOWTO_RE.search(text):
+        return "skill", "procedures"
+    home = _HOME_RE.search(text) is not None
+    job = _JOB_RE.search(text) is not None
+    if (home or job) and not behavior and (personal or _mentions_person(text, names) or not names):
+        return "profile", ("work" if job else "profile")
     if behavior and (personal or _mentions_person(text, names)):
         return "behavior", "habits"
     if dated or (_past_action(ws) and (personal or _mentions_person(text, names))):

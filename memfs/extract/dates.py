@@ -69,7 +69,7 @@ _FUTURE_RE = re.compile(
     r"tomorrow|next|upcoming|coming up|hope to|hoping to|intend|intends|shall|about to|"
     r"scheduled|is coming|are coming|soon|this coming|training for|preparing for|getting ready for|"
     r"signed up|registered|booked|starting|starts|begins|beginning|due|deadline|is on|are on|"
-    r"will be|is due|expecting|aiming|aim to|goal is)\b",
+    r"will be|is due|expecting|aiming|aim to|goal is|is in|are in|ends|expires|renews|opens)\b",
     re.IGNORECASE,
 )
 _WORD_RE = re.compile(r"[A-Za-z']+")
@@ -78,7 +78,7 @@ _DIGIT_RE = re.compile(r"\d")
 _FUTURE_WORDS = frozenset("""will ll going gonna plan plans planning wait looking tomorrow next
 upcoming coming hope hoping intend intends shall about scheduled soon training preparing getting
 signed registered booked starting starts begins beginning due deadline on expecting aiming aim
-goal""".split())
+goal in ends expires renews opens""".split())
 
 
 def sentence_tense(text: str) -> str:

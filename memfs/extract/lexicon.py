@@ -52,7 +52,7 @@ absolutely even only already finally recently truly honestly seriously literally
 generally certainly probably rarely seldom occasionally constantly genuinely particularly
 especially personally kinda sorta def definately typically normally basically
 frequently regularly sure ever hardly barely nearly almost once occasionally
-now currently mainly
+now currently mainly no longer
 """.split())
 
 MODALS: frozenset[str] = frozenset("""

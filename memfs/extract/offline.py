@@ -146,6 +146,23 @@ def _dedupe_key(text: str) -> str:
     return _END_RE.sub("", " ".join(text.lower().split()))
 
 
+# A short first-person statement can still be a fact worth a line: "I'm vegetarian.",
+# "I smoke.", "I'm 31.", "I'm dating Alex." (not "I agree.", "I'm fine.", "I love it!").
+_SHORT_FACT_RE = re.compile(r"^(?:i|i'm|im|i've|my\s+\w+(?:\s+is)?)\s+(?:(?:am|is|a|an|no|not|longer|now|just|"
+                            r"also|still|never)\s+)*(?P<rest>[\w' -]+?)[.!]*$", re.IGNORECASE)
+_DANGLING_END_RE = re.compile(r"\b(?:it|that|this|them|so|too|there|here|one)\W*$", re.IGNORECASE)
+
+
+def _short_fact(s: str, names: list[str]) -> bool:
+    m = _SHORT_FACT_RE.match(s.strip())
+    if not m or _DANGLING_END_RE.search(s) or len(s.split()) > 6:
+        return False
+    rest = m.group("rest")
+    if re.fullmatch(r"\d{1,3}(?: years old)?", rest.strip()):
+        return True  # an age
+    return has_content(rest, min_words=1, names=names)
+
+
 def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: str,
                     ref: datetime | None) -> _Piece | None:
     is_doc = ctx.kind == "document"
@@ -159,7 +176,8 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
             return None
         s = stmt
     min_words = 2 if is_doc else 4
-    if not has_content(s, min_words=min_words, names=names) and not block.code:
+    if not has_content(s, min_words=min_words, names=names) and not block.code \
+            and not (not is_doc and _short_fact(s, names)):
         return None
     personal = False
     if is_doc:

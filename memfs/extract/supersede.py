@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memfs.extract.dates import resolve_dates
+
 _SUBJ = r"(?P<s>[A-Z][a-zA-Z'\u2019-]+(?: [A-Z][a-zA-Z'\u2019-]+)?)"
 _POSS = r"(?P<s>[A-Z][a-zA-Z-]+(?: [A-Z][a-zA-Z-]+)?)['\u2019]s"
 _ADV = r"(?:(?:now|currently|still|also|recently|finally|just|officially|actually|has|have|had|already) )*"
@@ -44,6 +46,12 @@ _PLAN_CUE = re.compile(r"\b(?:is|was|has been|will be|got|now) (?:now )?(?:on|in
                        r"(?:\w+ ){0,4}?(?:to|until|for)\b", re.IGNORECASE)
 _PAST_ONLY = re.compile(r"\b(?:lived|used to|worked|was working|was living|grew up|previously|formerly|"
                         r"back then|once)\b", re.IGNORECASE)
+
+
+# "These days Lucas lives in Utrecht": a leading time word is not the subject.
+_LEAD = re.compile(r"^(?:these days|nowadays|now|currently|at the moment|at present|lately|recently|"
+                   r"since \S+|as of \S+|big news|good news|update|so|and|but|also)[,:]?\s+(?=[A-Z])",
+                   re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -114,20 +122,26 @@ _PLAN_DATE = re.compile(_DATE)
 _POS_VERBS = (r"likes|loves|enjoys|drinks|eats|smokes|plays|prefers|uses|drives|owns|has|keeps|takes|"
               r"goes|runs|swims|cycles|rides|vapes|watches|reads|practices|practises|attends|"
               r"follows|supports|wears|cooks|bakes|meditates|works out")
-_NEG_VERBS = r"stopped|quit|gave up|has given up|has stopped|has quit|no longer|doesn't|does not|never"
-_OBJ = r"(?P<o>(?:[a-z][\w'-]*)(?: [a-z][\w'-]*){0,2})"
+_STOP_VERBS = r"stopped|quit|gave up|has given up|has stopped|has quit|quits|stops|gives up"
+_NOT_VERBS = r"no longer|doesn't|does not|don't|do not|never"
+_W = r"(?!(?:after|because|since|when|in|last|on|due|for|following|at|to|with|every|and|anymore)\b)[A-Za-z][\w'-]*"
+_OBJ = r"(?P<o>" + _W + r"(?: " + _W + r"){0,2})"
 _TAIL = r"(?: (?:anymore|any more|now|these days|again|every day|daily|regularly|at all))*(?:[,.!]|$)"
 _POS = re.compile(r"^" + _SUBJ + r" (?:now |still |really |usually |often |always |regularly |also |"
                   r"started |has started |began |is back to |went back to )*(?P<verb>" + _POS_VERBS
-                  + r"|(?:\w+ing))(?: (?P<o2>" + r"(?:[a-z][\w'-]*)(?: [a-z][\w'-]*){0,2}" + r"))?" + _TAIL)
-_NEG = re.compile(r"^" + _SUBJ + r" (?:has |have )?(?:" + _NEG_VERBS + r") (?:(?P<verb>\w+) )?" + _OBJ + _TAIL)
+                  + r"|(?:\w+ing))(?: (?P<o2>" + r"(?:[A-Za-z][\w'-]*)(?: [A-Za-z][\w'-]*){0,2}" + r"))?" + _TAIL)
+# A reversal may give its reason or time: "stopped playing tennis after a knee injury".
+_WHY = r"(?: (?:after|because|since|when|in|last|on|due to|for|following)\b[^,;]*)?"
+_NEG = re.compile(r"^" + _SUBJ + r" (?:has |have )?(?:(?:" + _STOP_VERBS + r") (?:(?P<verb>\w+ing) )?" + _OBJ
+                  + r"|(?:" + _NOT_VERBS + r") (?P<verb2>\w+)(?: " + _OBJ.replace("<o>", "<o3>") + r")?)" + _WHY + _TAIL)
 _NEG_BARE = re.compile(r"^" + _SUBJ + r" (?:has |have )?(?:stopped|quit|gave up|has given up) "
-                       r"(?P<verb>\w+ing)" + _TAIL)
+                       r"(?P<verb>\w+ing)" + _WHY + _TAIL)
 _STATE = re.compile(r"^" + _SUBJ + r" (?:is|has been|became|has become) (?P<neg>no longer |not |now |"
                     r"still |again )?(?P<a>vegetarian|vegan|pescatarian|single|married|sober|pregnant|"
-                    r"retired|employed|unemployed|self-employed|teetotal|gluten-free|a smoker|a vegetarian|"
+                    r"retired|employed|unemployed|self-employed|divorced|engaged|widowed|separated|teetotal|gluten-free|a smoker|a vegetarian|"
                     r"a vegan|dairy-free)\b" + _TAIL)
 _DETERMINERS = frozenset("a an the his her their my some any".split())
+_STATUSES = frozenset("single married divorced engaged widowed separated".split())
 
 
 def _subject_ok(s: str) -> bool:
@@ -144,7 +158,7 @@ def _clean_obj(obj: str | None) -> str | None:
 
 def slot_of(text: str) -> Slot | None:
     """The slot a fact fills, or None (most facts: no supersession is attempted)."""
-    t = " ".join(text.replace("\u2019", "'").split())
+    t = _LEAD.sub("", " ".join(text.replace("\u2019", "'").split()))
     if not t or ":" in t.split(" ", 1)[0]:  # "Melanie: That roadtrip…" names no subject
         return None
     past = bool(_PAST_ONLY.search(t))
@@ -166,20 +180,23 @@ def slot_of(text: str) -> Slot | None:
     m = _PLAN.match(t)
     if m and _subject_ok(m.group("s")) and _PLAN_CUE.search(m.group("rest")):
         d = _PLAN_DATE.search(m.group("rest"))
-        if d:
-            return Slot(_norm_subject(m.group("s")), "date of " + m.group("a").lower(), d.group("v").lower())
+        when = d.group("v").lower() if d else resolve_dates(m.group("rest"), None)[1]
+        if when:
+            return Slot(_norm_subject(m.group("s")), "date of " + m.group("a").lower(), when)
     m = _STATE.match(t)
     if m and _subject_ok(m.group("s")):
         neg = (m.group("neg") or "").strip()
         adj = re.sub(r"^an? ", "", m.group("a").lower())
+        if adj in _STATUSES and neg not in ("no longer", "not"):  # single -> married: one slot
+            return Slot(_norm_subject(m.group("s")), "relationship status", adj, past=past)
         return Slot(_norm_subject(m.group("s")), "is " + adj, "-" if neg in ("no longer", "not") else "+",
                     polar=True, past=past)
     for pat, sign in ((_NEG_BARE, "-"), (_NEG, "-"), (_POS, "+")):
         m = pat.match(t)
         if not m or not _subject_ok(m.group("s")):
             continue
-        verb = m.group("verb") or ""
-        obj = m.groupdict().get("o") or m.groupdict().get("o2")
+        verb = m.group("verb") or m.groupdict().get("verb2") or ""
+        obj = m.groupdict().get("o") or m.groupdict().get("o2") or m.groupdict().get("o3")
         if verb.lower() in ("is", "was", "were", "are"):
             return None
         verb_s = _stem(verb) if verb else ""
@@ -234,3 +251,10 @@ def supersedes(newer: Slot | None, older: Slot | None) -> bool:
     if newer.attribute != older.attribute:
         return False
     return not _same_value(newer.value, older.value)
+
+
+def conflicts(text_a: str, text_b: str) -> bool:
+    """Do two facts give different values for the same slot? Then neither is a near
+    duplicate of the other, however similar they read ("lives in Leeds" / "in York")."""
+    a, b = slot_of(text_a), slot_of(text_b)
+    return supersedes(a, b) or supersedes(b, a)

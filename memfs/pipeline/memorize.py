@@ -29,6 +29,7 @@ from memfs.core.itemline import text_id
 from memfs.core.model import Item, normalize_text
 from memfs.core.segment import Fact, ParsedSource
 from memfs.extract.docdate import date_document
+from memfs.extract.supersede import conflicts
 from memfs.fsutil import atomic_write
 from memfs.index.db import text_hash
 from memfs.index.search import Searcher
@@ -201,10 +202,11 @@ class Memorizer:
             near = neighbours[i][0] if neighbours and neighbours[i] else None
             if near is not None and near[1] >= threshold:
                 target = db.items_by_labels([near[0]]).get(near[0])
-                if target is not None:
+                if target is not None and not conflicts(text, target.text):
                     decisions.append(Decision(fact, vec, "reinforce", item_id, target_id=target.id))
                     continue
-            twin = next((j for j in accepted if float(decisions[j].vector @ vec) >= threshold), None)
+            twin = next((j for j in accepted if float(decisions[j].vector @ vec) >= threshold
+                         and not conflicts(text, normalize_text(decisions[j].fact.text))), None)
             if twin is not None:
                 decisions[twin].extra_seen += 1
                 continue

@@ -1,0 +1,105 @@
+"""Lines that are true, current and readable: dates people mean, speakers, no filler."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+from pathlib import Path
+
+from memfs.core.segment import ParsedSource, Segment
+from memfs.extract import extract_offline
+from memfs.extract.dates import resolve_dates
+from memfs.extract.deixis import resolve_place
+from memfs.extract.docdate import date_document, name_date
+from memfs.extract.intro import introduced_name
+from memfs.extract.transcript import turns_of
+from memfs.readers import read_source
+from tests.conftest import hashing_memory
+
+OCT = date(2026, 10, 10)
+
+
+def _texts(source: ParsedSource) -> list[str]:
+    return [f.text for f in extract_offline(source)]
+
+
+def _chat(*turns: str, when: str = "2026-10-10T09:00:00") -> ParsedSource:
+    return ParsedSource(kind="conversation", format="test", time=datetime.fromisoformat(when),
+                        segments=[Segment(anchor=f"m{i}", text=t, speaker="user") for i, t in enumerate(turns, 1)])
+
+
+def test_plans_resolve_forward_and_the_past_backward() -> None:
+    assert resolve_dates("I'm training for the half marathon in April.", OCT)[1] == "2027-04"
+    assert resolve_dates("I'm starting on January 6.", OCT)[1] == "2027-01-06"
+    assert resolve_dates("I ran a half marathon in April.", OCT)[1] == "2026-04"
+    text, when = resolve_dates("I'm off from December 21 to January 4.", OCT)
+    assert when == "2026-12-21" and "2027-01-04" in text  # a period dates its start; its end is after it
+    assert resolve_dates("I was born on March 3.", OCT) == ("I was born on March 3.", None)
+
+
+def test_a_document_is_dated_by_header_line_or_file_name() -> None:
+    src = read_source(b"# Weekly sync - 24 November 2026\n\nThe launch moves to next Friday.\n", "notes.md")
+    dated = date_document(src, "notes.md")
+    assert dated.time is not None and dated.time.date() == date(2026, 11, 24)
+    facts = extract_offline(dated)
+    assert any("2026-11-27" in f.text for f in facts)
+    assert name_date("2026-12-01-standup.md") == date(2026, 12, 1) and name_date("v1.2.3.md") is None
+    plain = read_source(b"Note from 2026-12-01\n\nWe ship on Monday.\n", "x.txt")
+    assert date_document(plain, "x.txt").time.date() == date(2026, 12, 1)
+
+
+def test_transcript_lines_are_turns_of_their_speaker(ws_path: Path, tmp_path: Path) -> None:
+    notes = tmp_path / "sync.md"
+    notes.write_text("# Weekly sync - 24 November 2026\n\nDana: Okay, let's start.\n"
+                     "Marcus: I have capped the warehouse budget at 40k.\nPriya: Noted.\n"
+                     "Dana: Marcus will send the vendor list by Wednesday.\nPriya: Sounds good.\n")
+    mem = hashing_memory(ws_path)
+    try:
+        mem.ingest_file(notes)
+        lines = [ln for f in sorted(ws_path.rglob("*.md")) if f.parent.name in ("memory", "index", "skill")
+                 for ln in f.read_text().splitlines() if ln.startswith("- ")]
+    finally:
+        mem.close()
+    texts = [ln.split(" <!--")[0][2:] for ln in lines]
+    assert "Marcus has capped the warehouse budget at 40k." in texts
+    assert "Marcus will send the vendor list by 2026-11-25." in texts  # action item: owner and due date
+    assert not any("author" in t or "Noted" in t or "start" in t or "Sounds good" in t for t in texts)
+    assert turns_of("Install: pip install memfs\nPort: 5433") is None  # fields, not a transcript
+
+
+def test_a_self_introduced_user_is_named_and_a_pleasantry_keeps_its_fact() -> None:
+    texts = _texts(_chat("Hi! I'm Priya, I work at the library.",
+                         "Yes please, but keep in mind I'm vegetarian and allergic to peanuts.",
+                         "Tom and I have two cats.", "Thanks, that's great.", "Noted."))
+    assert texts == ["Priya works at the library.", "Priya is vegetarian and allergic to peanuts.",
+                     "Tom and Priya have two cats."]
+    assert introduced_name(["I'm British, by the way."]) is None
+
+
+def test_there_is_resolved_from_context_or_the_fact_is_dropped() -> None:
+    assert resolve_place("Priya's last day there is on Friday.", "I work at Acme.") == \
+        "Priya's last day at Acme is on Friday."
+    assert resolve_place("Priya loved the food there.", "") is None
+    assert resolve_place("There is a lake.", "") == "There is a lake."
+    assert resolve_place("Priya will be there for Tom.", "") == "Priya will be there for Tom."
+    assert resolve_place("Priya just moved here from Leeds.", "") == "Priya just moved from Leeds."
+    texts = _texts(ParsedSource(kind="conversation", format="test", time=datetime(2026, 10, 10),
+                                participants=["Priya", "Tom"],
+                                segments=[Segment(anchor="1", text="I went to Lisbon in May.", speaker="Priya"),
+                                          Segment(anchor="2", text="I loved the food there so much!",
+                                                  speaker="Priya")]))
+    assert "Priya loved the food in Lisbon so much." in texts
+
+
+def test_updated_is_never_a_future_date(ws_path: Path, tmp_path: Path) -> None:
+    chat = tmp_path / "plan.json"
+    chat.write_text(json.dumps([{"role": "user", "name": "Priya", "content": "My wedding is on June 12, 2099."}]))
+    mem = hashing_memory(ws_path)
+    try:
+        mem.ingest_file(chat)
+    finally:
+        mem.close()
+    for f in (ws_path / "memory").glob("*.md"):
+        body = f.read_text()
+        if "2099" in body:
+            assert "updated: '2099" not in body and "updated=2099" not in body
