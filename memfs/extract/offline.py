@@ -58,6 +58,20 @@ from memfs.extract.sentences import (
 log = logging.getLogger(__name__)
 
 MAX_FACT_CHARS = 300
+#: A fact naming nobody, undated, without a proper noun, of at most this many words, is a
+#: reaction to what the other person said, not a memory.
+REACTION_MAX_WORDS = 9
+# A reaction points at what the other person said or showed: "That pic is cool", "It
+# was a blast", "Those bowls are amazing", "Bet the atmosphere was incredible".
+_DEICTIC_RE = re.compile(
+    r"^(?:(?:that|this|those|these)\s+\w+\s+(?:is|are|was|were|looks?|sounds?|seems?|must)\b|"
+    r"(?:that's|it's|they're|there's)\b|(?:that|this|it|they)\s+(?:is|are|was|were|looks?|sounds?|seems?|"
+    r"must|really|so|sure|always|just|made|makes|means)\b|"
+    r"(?:bet|oops|sorry|sounds|such|so|how|wow|yeah|must|looks|seems|glad|nice|great|awesome|cool|"
+    r"long time|much|good|lol|haha|omg|totally|same|what)\b)", re.IGNORECASE)
+_PROPER_RE = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]+|\d")
+_ATTACHMENT_RE = re.compile(r"(?:^|\s)(?:[A-Z][\w'-]*(?: [A-Z][\w'-]*)? )?shares? (?:a|an|some|the) "
+                            r"(?:photo|picture|pic|image|video|link|screenshot|drawing)s? (?:of|from)\b.*$")
 _CONTINUATION_RE = re.compile(r"^(?:it|it's|its|that|that's|this|this's|they|they're|these|"
                               r"those|there|he|he's|she|she's|which|them)\b", re.IGNORECASE)
 # Singular first person in a document: its author (a document's "we" is left alone).
@@ -250,6 +264,19 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
                 prev.dated = prev.dated or piece.dated
                 continue
             pieces.append(piece)
+    if len(pieces) > 1 or (pieces and _ATTACHMENT_RE.search(pieces[0].text) and
+                           _ATTACHMENT_RE.search(pieces[0].text).start() > 0):
+        # An attachment's description is context, not a fact, beside real ones.
+        kept = []
+        for p in pieces:
+            m = _ATTACHMENT_RE.search(p.text)
+            if m is not None:
+                head = p.text[: m.start()].rstrip()
+                if not head:
+                    continue
+                p.text = _finish(head)
+            kept.append(p)
+        pieces = kept or pieces[:1]
 
     stated = ref.date().isoformat() if ref is not None else None
     people = tuple(ctx.names) + (name,)
@@ -259,20 +286,28 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
         mtype, hint = classify(p.text, kind=ctx.kind, dated=p.dated, heading=heading,
                                list_item=p.block.list_item, ordered=p.block.ordered,
                                personal=p.personal, names=people)
-        text = _trim(_attributed(_with_heading(p, p.text, heading), name, people, ctx.kind))
+        said = _attributed(_with_heading(p, p.text, heading), name, people, ctx.kind, p.dated)
+        if said is None:
+            continue
+        text = _trim(said)
         facts.append(Fact(text=text, type=mtype, when=p.when or stated, anchor=seg.anchor,
                           speaker=seg.speaker, category_hint=hint, stated=stated))
     return facts
 
 
-def _attributed(text: str, name: str, people: tuple[str, ...], kind: str) -> str:
+def _attributed(text: str, name: str, people: tuple[str, ...], kind: str, dated: bool = False) -> str | None:
     """A conversation fact that names nobody ("That roadtrip was insane.") is said by its
-    speaker: keep who said it, or the fact no longer reads on its own."""
+    speaker: keep who said it, or the fact no longer reads on its own. A short one with
+    no date and no name in it is a reaction ("That pic is cool.", "Being a mom is
+    awesome.") and not worth a line: None."""
     if kind != "conversation" or name in (GENERIC_USER, GENERIC_AUTHOR):
         return text
     lowered = text.lower()
     if any(p and p.lower() in lowered for p in people):
         return text
+    if not dated and len(text.split()) <= REACTION_MAX_WORDS and not _PROPER_RE.search(text) \
+            and _DEICTIC_RE.match(text):
+        return None
     return f"{name}: {text}"
 
 

@@ -177,6 +177,7 @@ def strip_edges(sentence: str, names: Iterable[str] = ()) -> str:
             s = _LEAD_RE.sub("", s).strip()
             s = _LEAD_BARE_RE.sub("", s).strip()
             s = _LEAD_NOTE_RE.sub("", s).strip()
+            s = _CATCH_UP_LEAD_RE.sub("", s).strip()
             s = _LEAD_REACTION_RE.sub("", s).strip()
         if "," in s or "!" in s or ":" in s:
             s = _strip_vocatives(s, names)
@@ -195,6 +196,7 @@ congratulations by btw anyway anyways honestly seriously actually also plus and 
 girl guys friend buddy dear hun babe agreed same me for of you to tbh that's remind reminder
 note fyi just quick update then it's how really very super im i'm glad happy neat impressive
 lovely exciting please big some fun heads keep bear remember be worth noted understood got will
+a since lots much tons loads
 """.split())
 _TAG_WORDS = frozenset("""know right lol haha hahaha hehe though too tbh honestly it think huh
 eh""".split())
@@ -300,6 +302,19 @@ _CLOSING_RE = re.compile(
 )
 
 
+# Catching up: "A lot's happened since we last chatted", "It's been super busy here".
+_CATCH_UP_RE = re.compile(
+    r"^(?:(?:so\s+)?(?:a lot|lots|so much|much|tons|a ton|loads|some big things|big things|plenty)"
+    r"(?:'s|\s+has|\s+have)?\s+(?:been\s+)?(?:happened|happening|going on|changed)|"
+    r"since (?:we|\w+ and \w+) last (?:spoke|talked|chatted|caught up|met)|"
+    r"(?:it's|it has) been (?:a while|ages|forever|too long|so long|super busy|so busy|crazy|hectic|busy|"
+    r"a busy|a crazy|a hectic)|long time no (?:see|talk|chat)|"
+    r"(?:so\s+)?much (?:since|going on)|(?:a lot|lots|so much) (?:since|to catch up))\b[^-]*$", re.IGNORECASE)
+_CATCH_UP_LEAD_RE = re.compile(
+    r"^(?:(?:so\s+)?(?:a lot|lots|so much|much|some big things|big things)(?:'s|\s+has|\s+have)?\s+"
+    r"(?:been\s+)?(?:happened|going on)|since (?:we|\w+ and \w+) last (?:spoke|talked|chatted))[^-,]*"
+    r"(?:\s+-\s+|,\s+)", re.IGNORECASE)
+
 # Encouragement and instructions to the listener: no fact about anyone.
 _IMPERATIVE_RE = re.compile(
     r"^(?:check|look|chase|keep|enjoy|don't hesitate|feel free|"
@@ -321,6 +336,8 @@ def has_content(sentence: str, *, min_words: int = 4, names: Iterable[str] = ())
     """True if the sentence says something: enough words, one content word, not a closing."""
     ws = words(sentence)
     if len(ws) < min_words:
+        return False
+    if _CATCH_UP_RE.match(sentence):
         return False
     if min_words >= 4 and _IMPERATIVE_RE.match(sentence):
         return False
