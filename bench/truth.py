@@ -126,10 +126,15 @@ def _dates_dateparser(text: str, said: datetime) -> str | None:
     if not found:
         return None
     phrase, dt = found[0]
-    if re.fullmatch(r"(?:in\s+)?(?:19|20)\d{2}", phrase.strip(), re.I) or re.search(r"\byears? ago\b|\bnext year\b|\blast year\b", phrase, re.I):
-        return str(dt.year)
-    if re.search(r"\bmonth\b", phrase, re.I) or re.fullmatch(r"(?:in\s+)?[A-Za-z]+(?:\s+(?:19|20)\d{2})?", phrase.strip()):
-        return dt.strftime("%Y-%m")
+    p = phrase.strip().lower()
+    months = ("january february march april may june july august september october november december "
+              "jan feb mar apr jun jul aug sep sept oct nov dec").split()
+    words = re.findall(r"[a-z]+|\d+", p)
+    if re.search(r"\byears?\b", p) or re.fullmatch(r"(?:in\s+)?(?:19|20)\d{2}", p):
+        return str(dt.year)  # "three years ago", "next year", "in 2019"
+    if re.search(r"\bmonths?\b", p) or (any(w in months for w in words)
+                                       and not any(w.isdigit() and len(w) <= 2 for w in words)):
+        return dt.strftime("%Y-%m")  # "last month", "in June", "May 2025"
     return dt.date().isoformat()
 
 

@@ -103,3 +103,19 @@ def test_updated_is_never_a_future_date(ws_path: Path, tmp_path: Path) -> None:
         body = f.read_text()
         if "2099" in body:
             assert "updated: '2099" not in body and "updated=2099" not in body
+
+
+def test_reactions_catching_up_and_attachments_are_not_lines() -> None:
+    src = ParsedSource(kind="conversation", format="test", time=datetime(2023, 7, 20), participants=["Mel", "Caro"],
+                       segments=[
+        Segment(anchor="1", speaker="Mel", text="A lot's happened since we last chatted - I joined a choir last Tuesday."),
+        Segment(anchor="2", speaker="Caro", text="That pic is cool! Pets bring so much joy. "
+                                                 "Caro shares a photo of a dog on a beach."),
+        Segment(anchor="3", speaker="Mel", text="It's been super busy here. Mel shares a photo of a cake."),
+    ])
+    texts = _texts(src)
+    assert "Mel joined a choir on 2023-07-18." in texts
+    assert "Caro: Pets bring so much joy." in texts
+    assert not any("pic is cool" in t or "since" in t or "busy" in t for t in texts)
+    assert not any("photo of a dog" in t for t in texts)   # beside a real fact: context only
+    assert any("photo of a cake" in t for t in texts)      # the turn's only content: kept

@@ -143,3 +143,15 @@ def test_cli_recall_time_flags_end_to_end(tmp_path: Path) -> None:
     assert "Leeds" not in run("recall", "Priya", "--until", "2026-06").stdout
     bad = run("recall", "Priya", "--since", "last week", ok=False)
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "--since" in bad.stderr
+
+
+def test_forgetting_the_newer_fact_makes_the_old_one_current_again(ws_path: Path, tmp_path: Path) -> None:
+    mem = hashing_memory(ws_path)
+    try:
+        mem.ingest_file(_chat(tmp_path / "a.json", "Priya", "I live in Manchester.", "2026-03-02T10:00:00Z"))
+        second = mem.ingest_file(_chat(tmp_path / "b.json", "Priya", "I now live in Leeds.", "2026-10-05T10:00:00Z"))
+        assert not any("Manchester" in h.text for h in mem.recall("where does Priya live"))
+        mem.forget(second.added[0])  # a person says: that was wrong
+        assert "Manchester" in mem.recall("where does Priya live")[0].text
+    finally:
+        mem.close()

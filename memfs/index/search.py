@@ -183,6 +183,10 @@ class Searcher:
             fused = rrf([([lab for lab, _ in bm], cfg.bm25_weight), ([lab for lab, _ in dense], cfg.vector_weight)],
                         cfg.rrf_k)
             rows = self.db.items_by_labels(fused)
+            # A line superseded by an item that is gone (a person deleted the newer, wrong
+            # fact) is current again.
+            newer = {r.superseded_by for r in rows.values() if r.superseded_by}
+            alive = set(self.db.items_by_ids(newer)) if newer else set()
         bm_rank = {lab: i for i, (lab, _) in enumerate(bm, start=1)}
         vec_rank = {lab: i for i, (lab, _) in enumerate(dense, start=1)}
         hits: list[Hit] = []
@@ -194,7 +198,8 @@ class Searcher:
                 continue
             if categories and row.category not in categories:
                 continue
-            if not window.keep(row.when, row.until, row.superseded_by):
+            gone = row.superseded_by is not None and row.superseded_by not in alive
+            if not window.keep(row.when, None if gone else row.until, None if gone else row.superseded_by):
                 continue
             hits.append(Hit(row, score * salience_factor(row, cfg, today), bm_rank.get(label), vec_rank.get(label)))
         if is_present_query(query) and not window.history and not window.as_of:
