@@ -32,6 +32,7 @@ def test_plans_resolve_forward_and_the_past_backward() -> None:
     assert resolve_dates("I'm training for the half marathon in April.", OCT)[1] == "2027-04"
     assert resolve_dates("I'm starting on January 6.", OCT)[1] == "2027-01-06"
     assert resolve_dates("I ran a half marathon in April.", OCT)[1] == "2026-04"
+    assert resolve_dates("I'm running the Berlin marathon in September.", OCT)[1] == "2027-09"
     text, when = resolve_dates("I'm off from December 21 to January 4.", OCT)
     assert when == "2026-12-21" and "2027-01-04" in text  # a period dates its start; its end is after it
     assert resolve_dates("I was born on March 3.", OCT) == ("I was born on March 3.", None)
@@ -131,3 +132,21 @@ def test_praise_and_thanks_for_the_listener_are_not_facts() -> None:
     texts = _texts(src)
     assert texts == ["Caro and others got another cat named Bailey too."] or \
         (len(texts) == 1 and "another cat named Bailey" in texts[0])
+
+
+def test_filing_home_job_pets_and_how_to() -> None:
+    from memfs.extract.classify import classify
+
+    names = ("Priya",)
+    assert classify("Priya moved to Leeds on 2026-03-01.", kind="conversation", dated=True, names=names) == \
+        ("profile", "profile")
+    assert classify("Priya started a new job at Acme on 2026-10-05.", kind="conversation", dated=True,
+                    names=names) == ("profile", "work")
+    assert classify("Priya is a software engineer.", kind="conversation", names=names) == ("profile", "work")
+    assert classify("Priya has a golden retriever called Biscuit.", kind="conversation", names=names)[1] == \
+        "relationships"
+    assert classify("The trick to crispy tofu is to press it for 20 minutes.", kind="conversation",
+                    names=names) == ("skill", "procedures")
+    assert classify("Priya wants to run a marathon in 2027.", kind="conversation", dated=True,
+                    names=names) == ("profile", "goals")
+    assert classify("Priya went to Paris on 2026-05-01.", kind="conversation", dated=True, names=names)[0] == "event"

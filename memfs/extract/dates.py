@@ -73,6 +73,8 @@ _FUTURE_RE = re.compile(
     re.IGNORECASE,
 )
 _WORD_RE = re.compile(r"[A-Za-z']+")
+_PROGRESSIVE_RE = re.compile(r"\b(?:am|is|are|i'm|we're|they're|he's|she's|you're)\s+(?:\w+ly\s+|also\s+|still\s+)?"
+                             r"(?!living\b|working\b|feeling\b|loving\b|enjoying\b)[a-z]+ing\b", re.IGNORECASE)
 _LOWER_WORDS_RE = re.compile(r"[a-z]+")
 _DIGIT_RE = re.compile(r"\d")
 _FUTURE_WORDS = frozenset("""will ll going gonna plan plans planning wait looking tomorrow next
@@ -89,6 +91,8 @@ def sentence_tense(text: str) -> str:
     for w in _WORD_RE.findall(text.lower()):
         if w in ("wasn't", "weren't", "didn't", "hadn't", "ago", "yesterday") or is_past_form(w):
             return "past"
+    if _PROGRESSIVE_RE.search(text):
+        return "future"  # "I'm running the marathon in September": a plan, said ahead of time
     return "present"
 
 
