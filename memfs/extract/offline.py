@@ -49,7 +49,6 @@ from memfs.extract.intro import drop_introduction, introduced_name
 from memfs.extract.transcript import as_transcript
 from memfs.extract.sentences import (
     has_content,
-    is_compliment,
     normalize_text,
     question_to_statement,
     split_sentences,
@@ -203,8 +202,6 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
         addressee = ctx.addressee.get(seg.speaker or "")
         if addressee and is_generic_you(s) and not _FIRST_PERSON_ANY_RE.search(s):
             return None  # "you guys are the best": about a group, not a fact about anyone
-        if is_compliment(s, names):
-            return None  # "You'll be an awesome mom": praise for the listener
         s = restore_subject(normalize_slang(s))
         s = attribute(s, name, addressee, context=seg.text)
     if "there" in s or "here" in s:

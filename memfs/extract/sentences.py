@@ -317,34 +317,6 @@ _CATCH_UP_LEAD_RE = re.compile(
     r"(?:been\s+)?(?:happened|going on)|since (?:we|\w+ and \w+) last (?:spoke|talked|chatted))[^-,]*"
     r"(?:\s+-\s+|,\s+)", re.IGNORECASE)
 
-# Praise and thanks addressed to the listener: "You'll be an awesome mom", "Your passion
-# is inspiring", "Thank you for sharing". An opinion of the speaker, not a fact about anyone.
-_COMPLIMENT_RE = re.compile(
-    r"^(?=.*\b(?:awesome|amazing|great|inspiring|inspiration|lucky|proud|strong|brave|incredible|"
-    r"wonderful|talented|kind|sweet|beautiful|cool|fantastic|impressive|means? (?:a lot|so much|the world)|"
-    r"rocks?|the best|a natural|gifted|so good|a star|a hero|gorgeous|stunning|admirable|"
-    r"passionate|courageous|special|a blessing|dedicated|the real deal)\b)"
-    r"(?:(?:and|but|so|honestly|really|seriously)\s+)?(?:(?:you|you're|you are|you'll|you will|you've|"
-    r"you have|you were|you must be|you seem|you look|you sound)\b|your\s+(?:[\w'-]+\s+){1,8}?"
-    r"(?:is|are|was|were|will|must|really|sounds?|looks?|means?|mean|seems?)\b)", re.IGNORECASE)
-# Thanks with nothing after it ("Thank you for using your voice to create hope."); a fact
-# after a comma or dash ("Thanks for asking, we got another cat") is kept.
-_THANKS_RE = re.compile(r"^(?:thanks|thank you|thx|many thanks)(?:\s+so much)?(?:\s+for\b[^,;:\-]*)?[.!]*$",
-                        re.IGNORECASE)
-_PROPER_MID_RE = re.compile(r"(?<=[a-z,] )[A-Z][a-z]+|\d")
-
-
-def is_compliment(sentence: str, names: Iterable[str] = ()) -> bool:
-    """Praise or thanks for the listener with nothing else in it (no number, no place)."""
-    s = sentence.strip()
-    if _THANKS_RE.match(s):
-        return True
-    if not _COMPLIMENT_RE.match(s) or len(words(s)) > 20:
-        return False
-    known = {n.lower() for name in names for n in name.split()}
-    return not any(m.group(0).lower() not in known for m in _PROPER_MID_RE.finditer(s))
-
-
 # Encouragement and instructions to the listener: no fact about anyone.
 _IMPERATIVE_RE = re.compile(
     r"^(?:check|look|chase|keep|enjoy|don't hesitate|feel free|"
