@@ -84,6 +84,9 @@ def test_there_is_resolved_from_context_or_the_fact_is_dropped() -> None:
     assert resolve_place("There is a lake.", "") == "There is a lake."
     assert resolve_place("Priya will be there for Tom.", "") == "Priya will be there for Tom."
     assert resolve_place("Priya just moved here from Leeds.", "") == "Priya just moved from Leeds."
+    assert resolve_place("Alice moved to Lisbon and loves the food here.", "") == \
+        "Alice moved to Lisbon and loves the food in Lisbon."
+    assert resolve_place("Priya likes it here.", "") == "Priya likes it here."  # the speaker's own place
     texts = _texts(ParsedSource(kind="conversation", format="test", time=datetime(2026, 10, 10),
                                 participants=["Priya", "Tom"],
                                 segments=[Segment(anchor="1", text="I went to Lisbon in May.", speaker="Priya"),

@@ -57,6 +57,8 @@ def resolve_place(sentence: str, context: str) -> str | None:
     """`sentence` with a place-"there" spelled out from `context` (text said before it);
     None when it cannot be; unchanged when there is nothing to resolve."""
     s = _HERE.sub(r"\1", sentence) if "here" in sentence.lower() else sentence
+    if "here" in s.lower():
+        s = _resolve_here(s, context)
     if "there" not in s.lower():
         return s
     m = _PLACE_THERE.search(s)
@@ -69,3 +71,19 @@ def resolve_place(sentence: str, context: str) -> str | None:
     if name.lower() in s.lower():  # "Priya visited York and loved it there"
         return s
     return s[: m.end() - 5] + f"{prep} {name}" + s[m.end():]
+
+
+_PLACE_HERE = re.compile(_PLACE_THERE.pattern.replace(r"\s+there\b", r"\s+here\b"), re.IGNORECASE)
+
+
+def _resolve_here(s: str, context: str) -> str:
+    """"loves the food here" -> "loves the food in Lisbon" when a place was just named
+    (in the sentence or before it); otherwise left as said (the speaker's own place)."""
+    m = _PLACE_HERE.search(s)
+    if m is None:
+        return s
+    place = _last_place(s[: m.start()]) or _last_place(context)
+    if place is None:
+        return s
+    prep, name = place
+    return s[: m.end() - 4] + f"{prep} {name}" + s[m.end():]
