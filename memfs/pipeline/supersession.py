@@ -44,11 +44,6 @@ def _slot(text: str) -> Slot | None:
     return slot_of(text)
 
 
-def _start(stamp: str | None):  # type: ignore[no-untyped-def]
-    span = stamp_range(stamp)
-    return None if span is None else span[0]
-
-
 def _strictly_before(a: str | None, b: str | None) -> bool:
     """Is stamp `a` wholly before stamp `b`? (Unknown or overlapping: no.)"""
     sa, sb = stamp_range(a), stamp_range(b)
@@ -59,11 +54,9 @@ def until_of(newer: Fact, today: date | None = None) -> str:
     """When the old fact stopped being true: the newer fact's date if it is not after the
     day it was said ("moved to Leeds in March"), else the day it was said."""
     said = newer.stated or (today or date.today()).isoformat()
-    if newer.when and (stamp_range(newer.when) or (None, None))[0] is not None:
-        start = _start(newer.when)
-        said_start = _start(said)
-        if start is not None and said_start is not None and start <= said_start:
-            return newer.when
+    start, said_span = stamp_range(newer.when), stamp_range(said)
+    if newer.when and start is not None and said_span is not None and start[0] <= said_span[0]:
+        return newer.when
     return said
 
 
