@@ -155,3 +155,17 @@ def test_forgetting_the_newer_fact_makes_the_old_one_current_again(ws_path: Path
         assert "Manchester" in mem.recall("where does Priya live")[0].text
     finally:
         mem.close()
+
+
+def test_root_files_and_summaries_show_what_is_true_now(ws_path: Path, tmp_path: Path) -> None:
+    mem = hashing_memory(ws_path)
+    try:
+        mem.ingest_file(_chat(tmp_path / "a.json", "Priya", "I live in Manchester.", "2026-03-02T10:00:00Z"))
+        mem.ingest_file(_chat(tmp_path / "b.json", "Priya", "I now live in Leeds.", "2026-10-05T10:00:00Z"))
+    finally:
+        mem.close()
+    memory_md = (ws_path / "memory.md").read_text()
+    assert "Leeds" in memory_md and "Manchester" not in memory_md
+    profile = next(p for p in (ws_path / "memory").glob("*.md") if "Manchester" in p.read_text()).read_text()
+    summary = next(ln for ln in profile.splitlines() if ln.startswith("summary:"))
+    assert "Manchester" not in summary
