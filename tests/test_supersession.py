@@ -169,3 +169,19 @@ def test_root_files_and_summaries_show_what_is_true_now(ws_path: Path, tmp_path:
     profile = next(p for p in (ws_path / "memory").glob("*.md") if "Manchester" in p.read_text()).read_text()
     summary = next(ln for ln in profile.splitlines() if ln.startswith("summary:"))
     assert "Manchester" not in summary
+
+
+def test_a_question_about_now_prefers_the_newest_fact_on_the_subject(ws_path: Path, tmp_path: Path) -> None:
+    mem = hashing_memory(ws_path)
+    try:
+        # Neither line supersedes the other (reading two books is possible): recency decides.
+        mem.ingest_file(_chat(tmp_path / "b.json", "Priya", "I'm reading a novel by Piranesi Clarke.",
+                              "2023-10-05T10:00:00Z"))
+        mem.ingest_file(_chat(tmp_path / "a.json", "Priya", "I'm reading a novel, a reading novel by Frank Herbert.",
+                              "2023-03-02T10:00:00Z"))
+        plain = [h.text for h in mem.recall("what novel is Priya reading")]
+        now = [h.text for h in mem.recall("what novel is Priya reading now")]
+        assert "Herbert" in plain[0]  # the older line matches the words better...
+        assert "Clarke" in now[0]     # ...but asked about now, the newest fact wins
+    finally:
+        mem.close()
