@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -183,5 +184,30 @@ def test_a_question_about_now_prefers_the_newest_fact_on_the_subject(ws_path: Pa
         now = [h.text for h in mem.recall("what novel is Priya reading now")]
         assert "Herbert" in plain[0]  # the older line matches the words better...
         assert "Clarke" in now[0]     # ...but asked about now, the newest fact wins
+    finally:
+        mem.close()
+
+
+def test_a_crash_before_the_old_line_was_marked_is_healed_by_the_replay(ws_path: Path, tmp_path: Path) -> None:
+    mem = hashing_memory(ws_path)
+    try:
+        mem.ingest_file(_chat(tmp_path / "a.json", "Priya", "I live in Manchester.", "2026-03-02T10:00:00Z"))
+        new = _chat(tmp_path / "b.json", "Priya", "I now live in Leeds.", "2026-10-05T10:00:00Z")
+        second = mem.ingest_file(new)
+        # Simulate a crash after the new line was written but before the old one was marked
+        # (and so before the input was archived and journalled).
+        old_file = next(p for p in (ws_path / "memory").glob("*.md") if "Manchester" in p.read_text())
+        marked = old_file.read_text()
+        old_file.write_text(re.sub(r" superseded_by=\S+ until=\S+", "", marked))
+        for res in (ws_path / "resources").rglob("*-b-*.json"):
+            res.unlink()
+        mem.journal.db.conn.execute("DELETE FROM journal")
+        mem.close()
+        mem = hashing_memory(ws_path)  # the restart after the crash
+        mem.sync()
+        assert "superseded_by" not in old_file.read_text()
+        again = mem.ingest_file(new)
+        assert again.skipped_replay == 1 and not again.added
+        assert f"superseded_by={second.added[0]}" in old_file.read_text()
     finally:
         mem.close()

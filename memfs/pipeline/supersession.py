@@ -70,7 +70,9 @@ def plan(decisions: list[_Decision], db: IndexDB, today: date | None = None) -> 
     earlier: list[tuple[_Decision, Slot]] = []
     retired: set[str] = set()
     for d in decisions:
-        if d.action != "add":
+        # A replayed fact (its input crashed half-way) is on disk already, but the line it
+        # supersedes may not have been marked yet: plan it again (marking is idempotent).
+        if d.action not in ("add", "replay"):
             continue
         slot = _slot(d.fact.text)
         if slot is None:
@@ -80,7 +82,7 @@ def plan(decisions: list[_Decision], db: IndexDB, today: date | None = None) -> 
             "WHERE items_fts MATCH ? AND i.superseded_by IS NULL LIMIT ?",
             (_subject_query(slot.subject), CANDIDATES)).fetchall()
         for item_id, text, when, path in rows:
-            if item_id in retired:
+            if item_id in retired or item_id == d.item_id:
                 continue
             other = _slot(text)
             if other is None:
@@ -94,8 +96,8 @@ def plan(decisions: list[_Decision], db: IndexDB, today: date | None = None) -> 
                 out.append(Retirement(item_id, d.item_id, until_of(d.fact, today), path))
                 retired.add(item_id)
         for prev, pslot in earlier:
-            if prev.item_id in retired or d.item_id in retired:
-                continue
+            if prev.item_id in retired or d.item_id in retired or "replay" in (prev.action, d.action):
+                continue  # a replayed line is on disk: the index query above found it
             if _strictly_before(d.fact.when, prev.fact.when):
                 if supersedes(pslot, slot):
                     out.append(Retirement(d.item_id, prev.item_id, until_of(prev.fact, today), None))
