@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from memfs.forget import ForgetPlan, ForgetReport
     from memfs.inbox import Journal
     from memfs.index.search import SearchResult
+    from memfs.index.timefilter import TimeFilter
     from memfs.llm.runtime import LLMRuntime
     from memfs.pipeline.memorize import IngestResult, Memorizer
 
@@ -57,6 +58,8 @@ class RecallHit(BaseModel):
     seen: int
     score: float
     passage: str | None = None
+    until: str | None = None
+    superseded_by: str | None = None
 
 
 class Status(BaseModel):
@@ -301,29 +304,39 @@ class Memory:
         self.indexer.sync()
 
     def search(self, query: str, k: int | None = None, types: set[str] | None = None,
-               categories: set[str] | None = None, today: date | None = None) -> "SearchResult":
+               categories: set[str] | None = None, today: date | None = None,
+               window: "TimeFilter | None" = None) -> "SearchResult":
         """Hybrid search with per-stage timings (what `recall` and the benchmarks use)."""
         db_path = self.ws.state / "index.sqlite3"
         if self._searcher is None and not _index_ready(db_path):
             self.sync()  # no index yet, or one of an older layout: build it from the Markdown
         if self._searcher is None:
             self._searcher = Searcher(IndexDB(db_path), self.embedder, self.ws.state, self.config.recall)
-        return self._searcher.search(query, k or self.config.recall.top_k, types, categories, today)
+        return self._searcher.search(query, k or self.config.recall.top_k, types, categories, today, window)
 
     def recall(self, query: str, k: int | None = None, types: set[str] | None = None,
-               categories: set[str] | None = None, mode: str = "fast", sources: bool = False) -> list[RecallHit]:
+               categories: set[str] | None = None, mode: str = "fast", sources: bool = False, *,
+               since: str | None = None, until: str | None = None, as_of: str | None = None,
+               history: bool = False) -> list[RecallHit]:
         """Hybrid recall. `mode="llm"` adds query rewriting, re-ranking and a sufficiency check
         that descends to the source passages (memU's tiered recall); `sources=True` always
-        attaches the passage each item came from (resource recall)."""
+        attaches the passage each item came from (resource recall).
+
+        Time (dates `YYYY[-MM[-DD]]`): `since`/`until` keep items whose `when` overlaps the
+        window; superseded items (history) are left out unless `history=True`, or `as_of`
+        asks what was true on that date."""
         if not query.strip():
             raise MemfsError("empty query")
+        from memfs.index.timefilter import TimeFilter
+
+        window = TimeFilter.of(since, until, as_of, history)
         if mode not in ("fast", "llm"):
             raise MemfsError(f"unknown recall mode {mode!r}: expected fast or llm")
         k = k or self.config.recall.top_k
         if mode == "llm":
-            hits, sources = self._recall_llm(query, k, types, categories, sources)
+            hits, sources = self._recall_llm(query, k, types, categories, sources, window)
         else:
-            hits = self._hits(self.search(query, k, types, categories).hits)
+            hits = self._hits(self.search(query, k, types, categories, window=window).hits)
         if sources:
             from memfs.index.context import ContextResolver
 
@@ -336,10 +349,11 @@ class Memory:
     def _hits(raw: list) -> list[RecallHit]:  # type: ignore[type-arg]
         return [RecallHit(id=h.row.id, text=h.row.text, category=h.row.category, kind=h.row.kind, path=h.row.path,
                           line=h.row.line, type=h.row.type, when=h.row.when, source=h.row.src, seen=h.row.seen,
-                          score=round(h.score, 6)) for h in raw]
+                          score=round(h.score, 6), until=h.row.until, superseded_by=h.row.superseded_by)
+                for h in raw]
 
     def _recall_llm(self, query: str, k: int, types: set[str] | None, categories: set[str] | None,
-                    sources: bool) -> tuple[list[RecallHit], bool]:
+                    sources: bool, window: "TimeFilter | None" = None) -> tuple[list[RecallHit], bool]:
         rt = self.llm
         if rt is None:
             raise MemfsError("recall --mode llm needs an LLM: set [llm] provider = \"openai\" or MEMFS_LLM=openai")
@@ -347,7 +361,7 @@ class Memory:
         fused: dict[str, float] = {}
         by_id: dict[str, RecallHit] = {}
         for q in rt.rewrite_query(query):
-            for rank, hit in enumerate(self._hits(self.search(q, pool, types, categories).hits), start=1):
+            for rank, hit in enumerate(self._hits(self.search(q, pool, types, categories, window=window).hits), start=1):
                 fused[hit.id] = fused.get(hit.id, 0.0) + 1.0 / (self.config.recall.rrf_k + rank)
                 by_id.setdefault(hit.id, hit)
         ranked = sorted(fused, key=lambda i: (-fused[i], i))[:pool]

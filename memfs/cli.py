@@ -118,6 +118,10 @@ def recall(query: str = typer.Argument(...),
            mode: str = typer.Option("fast", "--mode", callback=lambda v: _one_of(v, "fast", "llm"), help="fast (offline hybrid) or llm (rewrite, re-rank, "
                                     "sufficiency check; needs [llm])."),
            sources: bool = typer.Option(False, "--sources", help="Attach the source passage behind each item."),
+           since: Optional[str] = typer.Option(None, "--since", help="Only items dated on/after DATE (YYYY[-MM[-DD]])."),
+           until: Optional[str] = typer.Option(None, "--until", help="Only items dated on/before DATE."),
+           as_of: Optional[str] = typer.Option(None, "--as-of", help="What was true on DATE (history included)."),
+           history: bool = typer.Option(False, "--history", help="Include superseded items (until=, superseded_by=)."),
            as_json: bool = typer.Option(False, "--json", help="A JSON list instead of Markdown.")) -> None:
     """Hybrid recall (BM25 + vectors + salience): Markdown with citations, or --json.
 
@@ -129,13 +133,15 @@ def recall(query: str = typer.Argument(...),
 
     ws = find_workspace(explicit=_state["dir"])
     rows = None
-    if query.strip() and mode == "fast" and not sources and not os.environ.get("MEMFS_NO_WARM"):
+    timed = bool(since or until or as_of or history)
+    if query.strip() and mode == "fast" and not sources and not timed and not os.environ.get("MEMFS_NO_WARM"):
         rows = try_warm_recall(ws.state, query, k, type, category)
     if rows is None:
         with _memory() as mem:
             rows = [h.model_dump() for h in mem.recall(query, k=k, types=set(type) if type else None,
                                                        categories=set(category) if category else None,
-                                                       mode=mode, sources=sources)]
+                                                       mode=mode, sources=sources, since=since, until=until,
+                                                       as_of=as_of, history=history)]
     if as_json:
         _echo_json(rows)
     else:

@@ -16,7 +16,8 @@ def render_recall_markdown(query: str, hits: list[Mapping[str, Any]]) -> str:
         when = f"({h['when']}) " if h.get("when") and h["when"] not in h["text"] else ""
         cite = f"{h['path']}:{h['line']}" if h.get("line") else h["path"]
         src = f"; source {h['source']}" if h.get("source") else ""
-        lines.append(f"- {when}{h['text']} [{cite}; id {h['id']}{src}]")
+        old = f"; until {h.get('until') or '?'}, superseded by {h['superseded_by']}" if h.get("superseded_by") else ""
+        lines.append(f"- {when}{h['text']} [{cite}; id {h['id']}{src}{old}]")
         if h.get("passage"):
             lines.append(f"  > {h['passage']}")
     return "\n".join(lines)

@@ -56,8 +56,11 @@ def refresh_front(doc: CategoryDoc, config: Config, summarizer: Summarizer | Non
     if not front.get("description") and cat and cat.description:
         front["description"] = cat.description
     items = doc.items
-    front["summary"] = summarizer(str(front["title"]), items) if summarizer and items else extractive_summary(items)
-    dates = [d for it in items for d in (it.updated, it.when) if d]
+    current = [it for it in items if not it.extra.get("superseded_by")]  # history is not summarised
+    front["summary"] = summarizer(str(front["title"]), current) if summarizer and current \
+        else extractive_summary(current)
+    # `updated` is when memfs learned something, never a future date (a plan's `when` may be).
+    dates = [d for it in items for d in (it.updated, it.when) if d and d <= today_iso()]
     if dates:
         front["updated"] = max(dates)
     front["items"] = len(items)

@@ -37,11 +37,12 @@ CANDIDATES_PER_ORDER = 2000
 def ranked_items(db: IndexDB, skills: bool | None = None) -> list[RankedItem]:
     """Candidate items for the root files (all of them in a small memory)."""
     cols = 'id, text, type, "when", src, seen, updated, path'
-    where = ""
+    # Superseded lines are history: the root files show what is true now.
+    where = "WHERE superseded_by IS NULL"
     if skills is True:
-        where = "WHERE type IN ('skill', 'tool') OR path LIKE 'skill/%'"
+        where += " AND (type IN ('skill', 'tool') OR path LIKE 'skill/%')"
     elif skills is False:
-        where = "WHERE type NOT IN ('skill', 'tool')"
+        where += " AND type NOT IN ('skill', 'tool')"
     rows: dict[str, tuple] = {}
     for order in ("seen DESC", 'COALESCE(updated, "when", \'\') DESC'):
         q = f"SELECT {cols} FROM items {where} ORDER BY {order}, id LIMIT {CANDIDATES_PER_ORDER}"

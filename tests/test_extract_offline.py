@@ -218,7 +218,7 @@ def test_fact_when_defaults_to_statement_date() -> None:
     ("Caroline loves painting sunrises.", {}, ("profile", "preferences")),
     ("Caroline's husband is a firefighter.", {}, ("profile", "relationships")),
     ("Caroline wants to become a counselor.", {}, ("profile", "goals")),
-    ("Caroline works as a nurse at the hospital.", {}, ("profile", "health")),
+    ("Caroline works as a nurse at the hospital.", {}, ("profile", "work")),
     ("Caroline went to a support group on 2023-05-07.", {"dated": True}, ("event", "events")),
     ("Caroline visited her grandma.", {}, ("event", "events")),
     ("Caroline usually goes running every morning.", {}, ("behavior", "habits")),

@@ -88,7 +88,7 @@ def _dispatch(answers: dict[str, object]):  # type: ignore[no-untyped-def]
     return respond
 
 
-def test_llm_merge_supersedes_in_place_and_llm_recall_descends_to_sources(fake: FakeOpenAI, ws_path: Path,
+def test_llm_merge_update_supersedes_and_llm_recall_descends_to_sources(fake: FakeOpenAI, ws_path: Path,
                                                                           tmp_path: Path) -> None:
     import json
 
@@ -116,12 +116,20 @@ def test_llm_merge_supersedes_in_place_and_llm_recall_descends_to_sources(fake: 
         (tmp_path / "b.json").write_text(json.dumps(
             [{"role": "user", "name": "Omar", "content": "I moved to Lisbon, still at the harbour office."}]))
         second = mem.ingest_file(tmp_path / "b.json")
-        assert second.updated == [item_id] and not second.added
-        rows = mem.indexer.db.all_items()
-        assert len(rows) == 1 and rows[0].id == item_id and rows[0].text == "Omar moved from Porto to Lisbon."
-        body = (ws_path / rows[0].path).read_text()
-        assert "supersedes=" in body and "Porto and works" not in body
+        # UPDATE supersedes: the old line stays as history (until=, superseded_by=), the
+        # model's merged text is the new current line.
+        assert second.updated == [item_id] and len(second.added) == 1
+        new_id = second.added[0]
+        rows = {r.id: r for r in mem.indexer.db.all_items()}
+        assert rows[new_id].text == "Omar moved from Porto to Lisbon." and rows[new_id].superseded_by is None
+        assert rows[item_id].text == "Omar lives in Porto and works at the harbour office."
+        assert rows[item_id].superseded_by == new_id and rows[item_id].until
+        body = (ws_path / rows[item_id].path).read_text()
+        assert f"superseded_by={new_id}" in body and "Porto and works" in body
         assert "summary: Where Omar lives." in body  # the summarize profile wrote it
+        assert [h.id for h in mem.recall("where does Omar live")] == [new_id]
+        assert {h.id for h in mem.recall("where does Omar live", history=True)} == {item_id, new_id}
+        item_id = new_id
 
         # LLM recall: rewrite, re-rank, and not sufficient → the source passage is attached.
         fake.responder = _dispatch({"queries": {"queries": ["Omar city"]}, "order": {"order": [0]},

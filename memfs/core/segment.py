@@ -51,3 +51,5 @@ class Fact(BaseModel):
     speaker: str | None = None
     category_hint: str | None = Field(None, description="Optional category slug suggested by the "
                                       "extractor; the categorize step has the final say.")
+    stated: str | None = Field(None, description="ISO day the fact was said (the turn's or document's "
+                               "date), when known; a superseded fact's `until` is never later.")

@@ -34,6 +34,7 @@ from memfs.extract.lexicon import (
     IRREGULAR_PAST,
     MODALS,
     RELATION_WORDS,
+    STOPWORDS,
     is_past_form,
 )
 
@@ -52,7 +53,7 @@ _NON_VERBS = frozenset("""
 and or nor but the a an to too also as at in on of for with from by that this these those
 it its my your his her their our me you him them us if so then than when where who what
 which whose not alone myself both all either only even here there now just very much
-more most less least own one ones self personally first last again once
+more most less least own one ones self personally first last again once no longer
 """.split())
 
 _PERSONS = frozenset({"he", "she", "they", "you", "him", "her", "them", "we"})
@@ -64,6 +65,8 @@ bring brought call called teach taught meet met hear heard remind reminds remind
 inspire inspires inspired wish guess have has had hug hugs bless texted text join joined
 """.split())
 
+_CLAUSE_PREPS = frozenset({"in", "at", "to", "from", "for", "with", "near", "by",
+                           "of", "on", "into", "visited", "visit", "like", "love", "loved", "about"})
 _DETERMINERS = frozenset({"the", "a", "an", "all", "some", "those", "these", "any", "every",
                           "everything", "anything", "something", "what"})
 
@@ -77,8 +80,9 @@ _AGREE = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does",
           "ain't": "isn't", "dont": "doesn't", "havent": "hasn't"}
 _IRREGULAR_3RD = {"be": "is", "have": "has", "do": "does", "go": "goes", "undergo": "undergoes"}
 
-_PAST_CUE_RE = re.compile(r"\b(?:yesterday|ago|last|was|were|went|did|had|earlier)\b",
-                          re.IGNORECASE)
+_PAST_CUE_RE = re.compile(r"\b(?:yesterday|ago|last|was|were|went|did|had|earlier|in (?:january|february|"
+                          r"march|april|june|july|august|september|october|november|december|"
+                          r"(?:19|20)\d\d))\b", re.IGNORECASE)
 # "you" that is not the one listener: plural or a set phrase. Between two people almost
 # every other "you" means the listener, so it becomes their name.
 _GENERIC_YOU_RE = re.compile(
@@ -297,7 +301,13 @@ class _Rewriter:
         low = before.lower()
         if low in _PERSONS or low in RELATION_WORDS:
             return True
-        return before[:1].isupper() and self._word_before(i, 3) not in ("", ".", "!", "?")
+        # "Tom and I" is a plural subject; "in Manchester and I work" is a new clause;
+        # at the start of a sentence a capitalised word is a name unless it is a common word.
+        third = self._word_before(i, 3)
+        if third in ("", ".", "!", "?"):
+            return before[:1].isupper() and low not in _NON_VERBS and low not in STOPWORDS \
+                and not low.endswith(("ing", "ed", "ly"))
+        return before[:1].isupper() and third.lower() not in _CLAUSE_PREPS
 
     def _is_clause_start(self, i: int) -> bool:
         prev = self._prev_word(i)

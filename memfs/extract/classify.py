@@ -111,6 +111,38 @@ _PREFERENCE_RE = re.compile(
     _I,
 )
 _WORD_RE = re.compile(r"[a-z][a-z'-]*")
+# Where someone lives and what they do for a living are who they are (profile, work),
+# even when the sentence carries a date ("moved to Leeds in March").
+_HOME_RE = re.compile(
+    r"\b(?:lives|live|living|lived|resides|is based|are based|moved|moving|relocated|relocating)\s+"
+    r"(?:back\s+)?(?:in|to|into|near|from)\b|\b(?:new|own|first)\s+(?:flat|apartment|house|home|place)\b|"
+    r"\bhometown\b|\bgrew up in\b", _I)
+_JOB_RE = re.compile(
+    r"\b(?:works|work|worked|working)\s+(?:as|at|for|in)\b|\b(?:new|first|part-time|full-time|dream)\s+job\b|"
+    r"\b(?:got|landed|accepted|started|starts|starting|quit|left|lost)\s+(?:a\s+|the\s+|her\s+|his\s+|"
+    r"their\s+)?(?:new\s+)?(?:job|role|position|internship)\b|\b(?:promoted|hired|employed|retired)\b|"
+    r"\b(?:last|first)\s+day\s+(?:at|of)\s+(?:work|the\s+office|[A-Z])|\bjoined\s+[A-Z][\w&.-]*\s+as\b", _I)
+# Who someone is: where they are from, their age, the languages they speak, their trade.
+_IDENTITY_RE = re.compile(
+    r"\b(?:is|are|was) (?:originally )?from [A-Z]|\boriginally from\b|\b\d{1,3} years old\b|"
+    r"\bspeaks? (?:fluent )?[A-Z][a-z]+\b|\bgrew up\b", re.IGNORECASE)
+_TRADE_RE = re.compile(
+    r"\b(?:is|am|was) an? (?:[a-z-]+ ){0,2}(?:engineer|developer|programmer|teacher|nurse|doctor|designer|"
+    r"manager|lawyer|accountant|analyst|scientist|consultant|writer|journalist|chef|cook|architect|"
+    r"researcher|professor|electrician|plumber|pilot|pharmacist|dentist|surgeon|therapist|counselor|"
+    r"counsellor|librarian|curator|translator|paramedic|firefighter|police officer|mechanic|"
+    r"carpenter|barista|waiter|waitress|cashier|banker|economist|editor|producer|photographer|"
+    r"freelancer|contractor|intern|ceo|cto|founder|entrepreneur)s?\b", re.IGNORECASE)
+_POSSESSED_RELATION_RE = re.compile(r"^[A-Z][\w-]*'s (?:\w+ )?(?:" + "|".join(sorted(RELATION_WORDS - {
+    "married", "marriage", "wedding", "divorce", "divorced", "dating", "date"}, key=len, reverse=True)) + r")\b")
+_PET_RE = re.compile(r"\b(?:has|have|adopted|got) (?:a|an|two|three|another) (?:\w+ )?(?:dog|puppy|cat|kitten|"
+                     r"rabbit|hamster|parrot|horse|pony|retriever|labrador|terrier|spaniel|poodle|bulldog)s?\b",
+                     re.IGNORECASE)
+
+# A how-to told in conversation: "The trick to crispy tofu is to press it first."
+_HOWTO_RE = re.compile(
+    r"\b(?:the\s+)?(?:best|easiest|quickest|fastest|only|right|simplest)?\s*(?:way|trick|secret|key)\s+to\s+"
+    r"[^,.;]{2,60}?\s+is\s+(?:to\s+)?[a-z]+|\bhow\s+to\s+[^,.;]{2,60}?:\s|^to\s+\w+[^,]{0,60},\s+\w+", _I)
 
 # Cheap guards: a regex runs only if one of its cue words is in the text.
 _CODE_CUES = frozenset("""sudo pip pip3 npm npx yarn pnpm git docker kubectl cargo brew apt apt-get
@@ -237,6 +269,19 @@ def classify(text: str, *, kind: str, dated: bool = False, heading: str | None =
         return ("skill", "procedures") if imperative else ("tool", "tools")
     if imperative and ws[:1] == ["to"]:
         return "skill", "procedures"
+    if _HOWTO_RE.search(text):
+        return "skill", "procedures"
+    about = personal or _mentions_person(text, names) or not names
+    home = _HOME_RE.search(text) is not None
+    job = _JOB_RE.search(text) is not None or _TRADE_RE.search(text) is not None
+    if about and (_POSSESSED_RELATION_RE.match(text) or _PET_RE.search(text)):
+        return "profile", "relationships"  # "Ada's sister Clara is a doctor", "has a golden retriever"
+    if (home or job) and not behavior and about:
+        return "profile", ("work" if job else "profile")
+    if about and not behavior and _IDENTITY_RE.search(text):
+        return "profile", "profile"
+    if not _GOAL_CUES.isdisjoint(wset) and _GOAL_RE.search(text) and about:
+        return "profile", "goals"  # "wants to run a marathon in 2027": a goal, even with a date
     if behavior and (personal or _mentions_person(text, names)):
         return "behavior", "habits"
     if dated or (_past_action(ws) and (personal or _mentions_person(text, names))):

@@ -67,14 +67,20 @@ _PART = r"(?:\s+(?P<part>morning|afternoon|evening|night))?"
 _FUTURE_RE = re.compile(
     r"\b(?:will|'ll|going to|gonna|plan|plans|planning|can't wait|cannot wait|looking forward|"
     r"tomorrow|next|upcoming|coming up|hope to|hoping to|intend|intends|shall|about to|"
-    r"scheduled|is coming|are coming|soon|this coming)\b",
+    r"scheduled|is coming|are coming|soon|this coming|training for|preparing for|getting ready for|"
+    r"signed up|registered|booked|starting|starts|begins|beginning|due|deadline|is on|are on|"
+    r"will be|is due|expecting|aiming|aim to|goal is|is in|are in|ends|expires|renews|opens)\b",
     re.IGNORECASE,
 )
 _WORD_RE = re.compile(r"[A-Za-z']+")
+_PROGRESSIVE_RE = re.compile(r"\b(?:am|is|are|i'm|we're|they're|he's|she's|you're)\s+(?:\w+ly\s+|also\s+|still\s+)?"
+                             r"(?!living\b|working\b|feeling\b|loving\b|enjoying\b)[a-z]+ing\b", re.IGNORECASE)
 _LOWER_WORDS_RE = re.compile(r"[a-z]+")
 _DIGIT_RE = re.compile(r"\d")
 _FUTURE_WORDS = frozenset("""will ll going gonna plan plans planning wait looking tomorrow next
-upcoming coming hope hoping intend intends shall about scheduled soon""".split())
+upcoming coming hope hoping intend intends shall about scheduled soon training preparing getting
+signed registered booked starting starts begins beginning due deadline on expecting aiming aim
+goal in ends expires renews opens""".split())
 
 
 def sentence_tense(text: str) -> str:
@@ -85,6 +91,8 @@ def sentence_tense(text: str) -> str:
     for w in _WORD_RE.findall(text.lower()):
         if w in ("wasn't", "weren't", "didn't", "hadn't", "ago", "yesterday") or is_past_form(w):
             return "past"
+    if _PROGRESSIVE_RE.search(text):
+        return "future"  # "I'm running the marathon in September": a plan, said ahead of time
     return "present"
 
 
@@ -110,12 +118,13 @@ def _monday(d: date) -> date:
 
 
 class _Match:
-    __slots__ = ("start", "end", "with_prep", "bare", "when")
+    __slots__ = ("start", "end", "with_prep", "bare", "when", "inferred")
 
     def __init__(self, start: int, end: int, with_prep: str | None, bare: str | None,
-                 when: str | None):
+                 when: str | None, inferred: bool = False):
         self.start, self.end = start, end
         self.with_prep, self.bare, self.when = with_prep, bare, when
+        self.inferred = inferred  # the year was inferred (a day and month without one)
 
 
 def _g(m: re.Match[str], *names: str) -> str:
@@ -450,6 +459,25 @@ def _to_date(ref: datetime | date | None) -> date | None:
     return ref
 
 
+_PERIOD_JOIN_RE = re.compile(r"^\s*(?:to|until|till|through|thru|and|-)\s*$", re.IGNORECASE)
+_BORN_RE = re.compile(r"\b(?:born|birthday|bday|anniversary)\b", re.IGNORECASE)
+
+
+def _period_ends_forward(text: str, chosen: list[_Match]) -> None:
+    """'from December 21 to January 4': a period's end is never before its start, so an
+    end whose year was inferred moves to the next year."""
+    for a, b in zip(chosen, chosen[1:]):
+        if not (b.inferred and a.when and b.when and b.when < a.when[: len(b.when)]):
+            continue
+        if not _PERIOD_JOIN_RE.match(text[a.end:b.start]):
+            continue
+        old_year = b.when[:4]
+        new_year = str(int(old_year) + 1)
+        b.when = new_year + b.when[4:]
+        b.bare = b.bare.replace(old_year, new_year) if b.bare else b.bare
+        b.with_prep = b.with_prep.replace(old_year, new_year) if b.with_prep else b.with_prep
+
+
 def resolve_dates(text: str, ref: datetime | date | None) -> tuple[str, str | None]:
     """Rewrite relative dates in ``text`` as absolute ones; return (text, when).
 
@@ -469,7 +497,10 @@ def resolve_dates(text: str, ref: datetime | date | None) -> tuple[str, str | No
         return text, None
     tense = sentence_tense(text)
     found: list[_Match] = []
+    born = bool(_BORN_RE.search(text))
     for pattern, handler in active:
+        if born and handler in (_h_day_month_noyear, _h_bare_month):
+            continue  # "born on March 3": a birthday has no year to infer
         for m in pattern.finditer(text):
             try:
                 res = handler(m, ref_d, tense)  # type: ignore[operator]
@@ -478,7 +509,8 @@ def resolve_dates(text: str, ref: datetime | date | None) -> tuple[str, str | No
             if res is None:
                 continue
             with_prep, bare, when = res
-            found.append(_Match(m.start(), m.end(), with_prep, bare, when))
+            found.append(_Match(m.start(), m.end(), with_prep, bare, when,
+                                inferred=handler in (_h_day_month_noyear, _h_bare_month)))
     if not found:
         return text, None
     # Longest match wins where expressions overlap; absolute rules come first on ties.
@@ -489,6 +521,7 @@ def resolve_dates(text: str, ref: datetime | date | None) -> tuple[str, str | No
         if f.start >= last_end:
             chosen.append(f)
             last_end = f.end
+    _period_ends_forward(text, chosen)
     out: list[str] = []
     pos = 0
     when: str | None = None

@@ -52,6 +52,7 @@ absolutely even only already finally recently truly honestly seriously literally
 generally certainly probably rarely seldom occasionally constantly genuinely particularly
 especially personally kinda sorta def definately typically normally basically
 frequently regularly sure ever hardly barely nearly almost once occasionally
+now currently mainly no longer
 """.split())
 
 MODALS: frozenset[str] = frozenset("""
@@ -69,7 +70,8 @@ led lent lost meant paid rode rang rose sang sank sat slept slid spoke spent sto
 stuck struck swam swung threw understood woke wore won wound sold sent shook shot showed
 shone sought spun split sprang stank strode strove swore tore wept withdrew overcame
 undertook upheld became dealt dug dreamt learnt burnt spelt lit fed fled bled bred bent
-bound sped spat forbade mistook overheard rebuilt retold underwent
+bound sped spat forbade mistook overheard rebuilt retold underwent broke chose drew hid
+bit blew froze leapt leaped knew rode shrank spoke stung swept taught trod wove
 """.split())
 
 # Prefixes that keep an irregular past irregular: "retook", "overcame", "underwent".

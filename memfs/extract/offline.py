@@ -44,6 +44,9 @@ from memfs.extract.attribution import (
 from memfs.extract.blocks import Block, chat_blocks, document_blocks
 from memfs.extract.classify import classify
 from memfs.extract.dates import resolve_dates
+from memfs.extract.deixis import resolve_place
+from memfs.extract.intro import drop_introduction, introduced_name
+from memfs.extract.transcript import as_transcript
 from memfs.extract.sentences import (
     has_content,
     normalize_text,
@@ -55,6 +58,20 @@ from memfs.extract.sentences import (
 log = logging.getLogger(__name__)
 
 MAX_FACT_CHARS = 300
+#: A fact naming nobody, undated, without a proper noun, of at most this many words, is a
+#: reaction to what the other person said, not a memory.
+REACTION_MAX_WORDS = 9
+# A reaction points at what the other person said or showed: "That pic is cool", "It
+# was a blast", "Those bowls are amazing", "Bet the atmosphere was incredible".
+_DEICTIC_RE = re.compile(
+    r"^(?:(?:that|this|those|these)\s+\w+\s+(?:is|are|was|were|looks?|sounds?|seems?|must)\b|"
+    r"(?:that's|it's|they're|there's)\b|(?:that|this|it|they)\s+(?:is|are|was|were|looks?|sounds?|seems?|"
+    r"must|really|so|sure|always|just|made|makes|means)\b|"
+    r"(?:bet|oops|sorry|sounds|such|so|how|wow|yeah|must|looks|seems|glad|nice|great|awesome|cool|"
+    r"long time|much|good|lol|haha|omg|totally|same|what)\b)", re.IGNORECASE)
+_PROPER_RE = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]+|\d")
+_ATTACHMENT_RE = re.compile(r"(?:^|\s)(?:[A-Z][\w'-]*(?: [A-Z][\w'-]*)? )?shares? (?:a|an|some|the) "
+                            r"(?:photo|picture|pic|image|video|link|screenshot|drawing)s? (?:of|from)\b.*$")
 _CONTINUATION_RE = re.compile(r"^(?:it|it's|its|that|that's|this|this's|they|they're|these|"
                               r"those|there|he|he's|she|she's|which|them)\b", re.IGNORECASE)
 # Singular first person in a document: its author (a document's "we" is left alone).
@@ -82,6 +99,8 @@ class _Context:
     names: list[str]
     addressee: dict[str, str]
     source_time: datetime | None
+    user_name: str | None = None  # the name a generic user gave themselves ("I'm Priya")
+    previous: str = ""  # the turn before the current one: where "there" may point
 
     @classmethod
     def of(cls, source: ParsedSource) -> _Context:
@@ -93,7 +112,14 @@ class _Context:
         addressee: dict[str, str] = {}
         if source.kind == "conversation" and len(named) == 2:
             addressee = {named[0]: named[1], named[1]: named[0]}
-        return cls(source.kind, named, addressee, source.time)
+        user_name = None
+        if source.kind == "conversation":
+            user_name = introduced_name([s.text for s in source.segments
+                                         if not _is_named(s.speaker or "user")
+                                         and (s.speaker or "user").strip().lower() in USER_ROLES])
+            if user_name in named:
+                user_name = None
+        return cls(source.kind, named, addressee, source.time, user_name)
 
 
 def _is_named(speaker: str) -> bool:
@@ -134,6 +160,23 @@ def _dedupe_key(text: str) -> str:
     return _END_RE.sub("", " ".join(text.lower().split()))
 
 
+# A short first-person statement can still be a fact worth a line: "I'm vegetarian.",
+# "I smoke.", "I'm 31.", "I'm dating Alex." (not "I agree.", "I'm fine.", "I love it!").
+_SHORT_FACT_RE = re.compile(r"^(?:i|i'm|im|i've|my\s+\w+(?:\s+is)?)\s+(?:(?:am|is|a|an|no|not|longer|now|just|"
+                            r"also|still|never)\s+)*(?P<rest>[\w' -]+?)[.!]*$", re.IGNORECASE)
+_DANGLING_END_RE = re.compile(r"\b(?:it|that|this|them|so|too|there|here|one)\W*$", re.IGNORECASE)
+
+
+def _short_fact(s: str, names: list[str]) -> bool:
+    m = _SHORT_FACT_RE.match(s.strip())
+    if not m or _DANGLING_END_RE.search(s) or len(s.split()) > 6:
+        return False
+    rest = m.group("rest")
+    if re.fullmatch(r"\d{1,3}(?: years old)?", rest.strip()):
+        return True  # an age
+    return has_content(rest, min_words=1, names=names)
+
+
 def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: str,
                     ref: datetime | None) -> _Piece | None:
     is_doc = ctx.kind == "document"
@@ -147,7 +190,8 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
             return None
         s = stmt
     min_words = 2 if is_doc else 4
-    if not has_content(s, min_words=min_words, names=names) and not block.code:
+    if not has_content(s, min_words=min_words, names=names) and not block.code \
+            and not (not is_doc and _short_fact(s, names)):
         return None
     personal = False
     if is_doc:
@@ -160,6 +204,12 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
             return None  # "you guys are the best": about a group, not a fact about anyone
         s = restore_subject(normalize_slang(s))
         s = attribute(s, name, addressee, context=seg.text)
+    if "there" in s or "here" in s:
+        before = seg.text[: max(seg.text.find(raw[:20]), 0)] if raw else ""
+        resolved = resolve_place(s, ctx.previous + " " + before)
+        if resolved is None:
+            return None  # "the food there" with no place to point at: says nothing alone
+        s = resolved
     s, when = resolve_dates(s, ref)
     text = _finish(s)
     if not text:
@@ -186,10 +236,14 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
         return []
     if speaker and _is_named(speaker):
         name = speaker
+    elif ctx.user_name and ctx.kind == "conversation":
+        name = ctx.user_name
     else:
         name = GENERIC_AUTHOR if ctx.kind == "document" and not speaker else GENERIC_USER
     ref = seg.time or ctx.source_time
     text = normalize_text(seg.text or "")
+    if name == ctx.user_name:
+        text = drop_introduction(text, name)
     if not text.strip():
         return []
     blocks = (document_blocks(text, seg.heading) if ctx.kind == "document"
@@ -210,6 +264,19 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
                 prev.dated = prev.dated or piece.dated
                 continue
             pieces.append(piece)
+    if len(pieces) > 1 or (pieces and _ATTACHMENT_RE.search(pieces[0].text) and
+                           _ATTACHMENT_RE.search(pieces[0].text).start() > 0):
+        # An attachment's description is context, not a fact, beside real ones.
+        kept = []
+        for p in pieces:
+            m = _ATTACHMENT_RE.search(p.text)
+            if m is not None:
+                head = p.text[: m.start()].rstrip()
+                if not head:
+                    continue
+                p.text = _finish(head)
+            kept.append(p)
+        pieces = kept or pieces[:1]
 
     stated = ref.date().isoformat() if ref is not None else None
     people = tuple(ctx.names) + (name,)
@@ -219,25 +286,34 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
         mtype, hint = classify(p.text, kind=ctx.kind, dated=p.dated, heading=heading,
                                list_item=p.block.list_item, ordered=p.block.ordered,
                                personal=p.personal, names=people)
-        text = _trim(_attributed(_with_heading(p, p.text, heading), name, people, ctx.kind))
+        said = _attributed(_with_heading(p, p.text, heading), name, people, ctx.kind, p.dated)
+        if said is None:
+            continue
+        text = _trim(said)
         facts.append(Fact(text=text, type=mtype, when=p.when or stated, anchor=seg.anchor,
-                          speaker=seg.speaker, category_hint=hint))
+                          speaker=seg.speaker, category_hint=hint, stated=stated))
     return facts
 
 
-def _attributed(text: str, name: str, people: tuple[str, ...], kind: str) -> str:
+def _attributed(text: str, name: str, people: tuple[str, ...], kind: str, dated: bool = False) -> str | None:
     """A conversation fact that names nobody ("That roadtrip was insane.") is said by its
-    speaker: keep who said it, or the fact no longer reads on its own."""
+    speaker: keep who said it, or the fact no longer reads on its own. A short one with
+    no date and no name in it is a reaction ("That pic is cool.", "Being a mom is
+    awesome.") and not worth a line: None."""
     if kind != "conversation" or name in (GENERIC_USER, GENERIC_AUTHOR):
         return text
     lowered = text.lower()
     if any(p and p.lower() in lowered for p in people):
         return text
+    if not dated and len(text.split()) <= REACTION_MAX_WORDS and not _PROPER_RE.search(text) \
+            and _DEICTIC_RE.match(text):
+        return None
     return f"{name}: {text}"
 
 
 def extract_offline(source: ParsedSource) -> list[Fact]:
     """Extract standalone facts from every segment of ``source``, in order, deduplicated."""
+    source = as_transcript(source)  # "Name: text" lines are that speaker's turns
     ctx = _Context.of(source)
     out: list[Fact] = []
     seen: set[str] = set()
@@ -247,6 +323,8 @@ def extract_offline(source: ParsedSource) -> list[Fact]:
         except Exception:  # one odd segment must not lose the rest of the source
             log.warning("offline extractor skipped segment %s", seg.anchor, exc_info=True)
             continue
+        finally:
+            ctx.previous = seg.text or ""
         for fact in facts:
             key = _dedupe_key(fact.text)
             if not key or key in seen:

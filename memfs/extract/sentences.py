@@ -123,7 +123,9 @@ _INTERJECTION = (
     r"that's cool|that's amazing|that's so cool|that's wonderful|that's fantastic|"
     r"that's so awesome|that's really cool|that's great news|that's so sweet|good luck|"
     r"thank you so much|thanks so much|thanks a lot|remind me|reminder|note to self|note|"
-    r"fyi|for the record|just so you know|quick update|update)"
+    r"fyi|for the record|just so you know|quick update|update|please|yes please|no thanks|"
+    r"big news|good news|great news|exciting news|some news|news|fun fact|quick note|heads up|"
+    r"okay so|ok so|right so|noted|understood|got it|will do|sounds good)"
 )
 # "Wow, ", "Hey Mel! ", "Thanks, Melanie! ", "Yeah - ", "Oh man, " at the start.
 _LEAD_RE = re.compile(
@@ -136,6 +138,15 @@ _LEAD_REACTION_RE = re.compile(
     r"^(?:(?:it's|that's|so|how|really|very|super|i'm|im)\s+)*(?:cool|nice|great|awesome|"
     r"amazing|wonderful|glad|happy|good|sweet|lovely|fantastic|exciting|neat|impressive)"
     r"\s+(?:that\s+|to\s+(?:hear|see|know)\s+(?:that\s+)?)?(?=(?:you|your|you're|you've)\b)",
+    re.IGNORECASE,
+)
+# "Keep in mind I'm vegetarian", "Just so you know, my flight ...": a lead-in to a fact
+# about the speaker, not an instruction to the listener.
+_LEAD_NOTE_RE = re.compile(
+    r"^(?:(?:but|and|also|oh|just|please)\s+)*(?:keep in mind|bear in mind|note|remember|be aware|"
+    r"just so you know|fyi|for the record|worth mentioning|i should mention|i should say|"
+    r"i forgot to mention|i forgot to say|i should add)(?:\s+that)?,?\s+"
+    r"(?=(?:i|i'm|i've|i'd|i'll|im|my|we|we're|we've|our|(?-i:[A-Z][a-z]+))\b)",
     re.IGNORECASE,
 )
 _LEAD_BARE_RE = re.compile(
@@ -165,6 +176,8 @@ def strip_edges(sentence: str, names: Iterable[str] = ()) -> str:
         if _may_have_lead(s):
             s = _LEAD_RE.sub("", s).strip()
             s = _LEAD_BARE_RE.sub("", s).strip()
+            s = _LEAD_NOTE_RE.sub("", s).strip()
+            s = _CATCH_UP_LEAD_RE.sub("", s).strip()
             s = _LEAD_REACTION_RE.sub("", s).strip()
         if "," in s or "!" in s or ":" in s:
             s = _strip_vocatives(s, names)
@@ -182,7 +195,8 @@ true right cool awesome great nice sweet good amazing wonderful fantastic congra
 congratulations by btw anyway anyways honestly seriously actually also plus and but man dude
 girl guys friend buddy dear hun babe agreed same me for of you to tbh that's remind reminder
 note fyi just quick update then it's how really very super im i'm glad happy neat impressive
-lovely exciting
+lovely exciting please big some fun heads keep bear remember be worth noted understood got will
+a since lots much tons loads
 """.split())
 _TAG_WORDS = frozenset("""know right lol haha hahaha hehe though too tbh honestly it think huh
 eh""".split())
@@ -288,6 +302,21 @@ _CLOSING_RE = re.compile(
 )
 
 
+# Catching up: "A lot's happened since we last chatted", "It's been super busy here".
+_CATCH_UP_RE = re.compile(
+    r"^(?:(?:so\s+)?(?:a lot|lots|so much|much|tons|a ton|loads|some big things|big things|plenty)"
+    r"(?:'s|\s+has|\s+have)?\s+(?:been\s+)?(?:happened|happening|going on|changed)|"
+    r"since (?:we|\w+ and \w+) last (?:spoke|talked|chatted|caught up|met)|"
+    r"(?:it's|it has) been (?:a while|ages|forever|too long|so long|super busy|so busy|crazy|hectic|busy|"
+    r"a busy|a crazy|a hectic)|long time no (?:see|talk|chat)|"
+    r"(?:so\s+)?much (?:since|going on)|(?:a lot|lots|so much) (?:since|to catch up)|"
+    r"(?:i've |it's |it has )?been (?:a|such a|so|super|really) (?:busy|crazy|hectic|long|wild) "
+    r"(?:week|month|few weeks|few days|time|while)|i'll keep you (?:posted|updated))\b[^-]*$", re.IGNORECASE)
+_CATCH_UP_LEAD_RE = re.compile(
+    r"^(?:(?:so\s+)?(?:a lot|lots|so much|much|some big things|big things)(?:'s|\s+has|\s+have)?\s+"
+    r"(?:been\s+)?(?:happened|going on)|since (?:we|\w+ and \w+) last (?:spoke|talked|chatted))[^-,]*"
+    r"(?:\s+-\s+|,\s+)", re.IGNORECASE)
+
 # Encouragement and instructions to the listener: no fact about anyone.
 _IMPERATIVE_RE = re.compile(
     r"^(?:check|look|chase|keep|enjoy|don't hesitate|feel free|"
@@ -309,6 +338,8 @@ def has_content(sentence: str, *, min_words: int = 4, names: Iterable[str] = ())
     """True if the sentence says something: enough words, one content word, not a closing."""
     ws = words(sentence)
     if len(ws) < min_words:
+        return False
+    if _CATCH_UP_RE.match(sentence):
         return False
     if min_words >= 4 and _IMPERATIVE_RE.match(sentence):
         return False

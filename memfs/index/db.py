@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS items (
     label INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE, path TEXT NOT NULL, category TEXT NOT NULL, kind TEXT NOT NULL,
     type TEXT NOT NULL, text TEXT NOT NULL, "when" TEXT, src TEXT, seen INTEGER NOT NULL,
-    updated TEXT, line INTEGER, text_hash TEXT NOT NULL, context TEXT NOT NULL DEFAULT ''
+    updated TEXT, line INTEGER, text_hash TEXT NOT NULL, context TEXT NOT NULL DEFAULT '',
+    until TEXT, superseded_by TEXT
 );
 CREATE INDEX IF NOT EXISTS items_path ON items(path);
 CREATE INDEX IF NOT EXISTS items_seen ON items(seen DESC, id);
@@ -99,9 +100,12 @@ class ItemRow:
     seen: int
     updated: str | None
     line: int | None
+    #: Supersession (the item line's `until=` and `superseded_by=`): history, not current.
+    until: str | None = None
+    superseded_by: str | None = None
 
 
-ITEM_COLUMNS = 'label, id, path, category, kind, type, text, "when", src, seen, updated, line'
+ITEM_COLUMNS = 'label, id, path, category, kind, type, text, "when", src, seen, updated, line, until, superseded_by'
 
 
 class IndexDB:

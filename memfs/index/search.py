@@ -16,6 +16,7 @@ import numpy as np
 
 from memfs.config import RecallConfig
 from memfs.index.db import IndexDB, ItemRow
+from memfs.index.timefilter import TimeFilter, is_present_query, stamp_range
 from memfs.index.vectors import HnswSidecar, exact_search
 from memfs.providers.embedding import Embedder
 
@@ -60,6 +61,21 @@ def salience_factor(row: ItemRow, cfg: RecallConfig, today: date) -> float:
     age = _age_days(row.updated or row.when, today)
     decay = 1.0 if age is None else 0.5 ** (age / cfg.recency_half_life_days)
     return reinforce * ((1.0 - cfg.recency_weight) + cfg.recency_weight * decay)
+
+
+#: For a query about the present ("where does Priya live now"), how fast an item loses
+#: weight with its distance from the newest candidate (not from the wall clock: an
+#: archive of 2023 chats still has a "now" — its latest facts).
+PRESENT_HALF_LIFE_DAYS = 90.0
+PRESENT_WEIGHT = 0.5
+
+
+def present_factor(when: str | None, newest: date | None) -> float:
+    span = stamp_range(when)
+    if span is None or newest is None:
+        return 1.0
+    age = max(0.0, float((newest - span[1]).days))
+    return (1.0 - PRESENT_WEIGHT) + PRESENT_WEIGHT * 0.5 ** (age / PRESENT_HALF_LIFE_DAYS)
 
 
 class Searcher:
@@ -136,8 +152,11 @@ class Searcher:
             return [self._dense(v, count, k)[0] for v in vectors]
 
     def search(self, query: str, k: int, types: set[str] | None = None, categories: set[str] | None = None,
-               today: date | None = None) -> SearchResult:
+               today: date | None = None, window: TimeFilter | None = None) -> SearchResult:
+        """Top-k items for `query`. `window` filters on `when` and decides whether superseded
+        items (history) count; by default they do not."""
         cfg = self.cfg
+        window = window or TimeFilter()
         today = today or date.today()
         timings: dict[str, float] = {}
 
@@ -150,7 +169,7 @@ class Searcher:
         # The query embedding (onnxruntime) and BM25 (SQLite) both release the GIL: run
         # them side by side, so the query costs max(embed, bm25), not their sum.
         pending = self._pool().submit(embed)
-        limit = max(cfg.candidates, k)
+        limit = max(cfg.candidates, k) * (3 if window.since or window.until or window.as_of else 1)
         with self.db.snapshot():
             t = time.perf_counter()
             bm = self.db.bm25(query, limit)
@@ -164,6 +183,10 @@ class Searcher:
             fused = rrf([([lab for lab, _ in bm], cfg.bm25_weight), ([lab for lab, _ in dense], cfg.vector_weight)],
                         cfg.rrf_k)
             rows = self.db.items_by_labels(fused)
+            # A line superseded by an item that is gone (a person deleted the newer, wrong
+            # fact) is current again.
+            newer = {r.superseded_by for r in rows.values() if r.superseded_by}
+            alive = set(self.db.items_by_ids(newer)) if newer else set()
         bm_rank = {lab: i for i, (lab, _) in enumerate(bm, start=1)}
         vec_rank = {lab: i for i, (lab, _) in enumerate(dense, start=1)}
         hits: list[Hit] = []
@@ -175,7 +198,15 @@ class Searcher:
                 continue
             if categories and row.category not in categories:
                 continue
+            gone = row.superseded_by is not None and row.superseded_by not in alive
+            if not window.keep(row.when, None if gone else row.until, None if gone else row.superseded_by):
+                continue
             hits.append(Hit(row, score * salience_factor(row, cfg, today), bm_rank.get(label), vec_rank.get(label)))
+        if is_present_query(query) and not window.history and not window.as_of:
+            ends = [span[1] for span in (stamp_range(h.row.when) for h in hits) if span is not None]
+            newest = max(ends) if ends else None
+            for h in hits:
+                h.score *= present_factor(h.row.when, newest)
         hits.sort(key=lambda h: (-h.score, h.row.id))
         timings["fuse"] = (time.perf_counter() - t) * 1000
         return SearchResult(hits[:k], timings, mode)

@@ -208,10 +208,10 @@ class Indexer:
                 c.executemany("DELETE FROM items WHERE label=?", [(lab,) for lab in plan.delete_labels])
             c.executemany(
                 'UPDATE items SET path=?, category=?, kind=?, type=?, text=?, "when"=?, src=?, seen=?, updated=?, '
-                "line=?, text_hash=?, context=COALESCE(?, context) WHERE id=?", plan.updates)
+                "line=?, text_hash=?, until=?, superseded_by=?, context=COALESCE(?, context) WHERE id=?", plan.updates)
             c.executemany(
                 'INSERT INTO items(id, path, category, kind, type, text, "when", src, seen, updated, line, text_hash, '
-                "context) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", plan.inserts)
+                "until, superseded_by, context) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", plan.inserts)
             for p in parsed:
                 front = p.doc.front
                 c.execute(
@@ -254,7 +254,7 @@ class Indexer:
                 continue
             h = text_hash(item.text)
             row = (p.rel, p.doc.name, p.doc.kind, item.type, item.text, item.when, item.src, item.seen,
-                   item.updated, line, h)
+                   item.updated, line, h, item.extra.get("until") or None, item.extra.get("superseded_by") or None)
             if old is None:
                 plan.inserts.append((item_id, *row, contexts.context(item.src, item.when)))
                 plan.need_vectors[h] = item.text
@@ -336,7 +336,7 @@ def _sidecar_generation(folder: Path) -> int | None:
 
 def _row_tuple(r: ItemRow) -> tuple:
     return (r.path, r.category, r.kind, r.type, r.text, r.when, r.src, r.seen, r.updated, r.line,
-            text_hash(r.text))
+            text_hash(r.text), r.until, r.superseded_by)
 
 
 def _s(value: object) -> str | None:

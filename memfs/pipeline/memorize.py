@@ -32,11 +32,15 @@ from memfs.categorize import Categorizer
 from memfs.core.itemline import text_id
 from memfs.core.model import Item, normalize_text
 from memfs.core.segment import Fact, ParsedSource
+from memfs.extract.docdate import date_document
+from memfs.extract.supersede import conflicts
 from memfs.fsutil import atomic_write
 from memfs.index.db import text_hash
 from memfs.index.search import Searcher
 from memfs.pipeline.engine import Pipeline, State, Step, Stop, timing_hook
 from memfs.pipeline.replay import MessageLedger
+from memfs.pipeline.supersession import Retirement, until_of
+from memfs.pipeline.supersession import plan as plan_supersessions
 from memfs.store import CategoryStore
 from memfs.workspace import slugify
 
@@ -165,6 +169,7 @@ class Memorizer:
         from memfs.readers import read_source
 
         source = read_source(state["data"], state["name"], max_bytes=self.memory.config.ingest.max_file_bytes)
+        source = date_document(source, state["name"])  # a dated header line or file name
         state["resource"] = resource_rel(state["name"], state["digest"], source.time)
         # Replays reinforce nothing: only messages not memorized before go on (pipeline/replay.py).
         state["source"], state["fingerprints"], state["result"].replayed = self.ledger.split(source, state["resource"])
@@ -220,10 +225,11 @@ class Memorizer:
             near = neighbours[i][0] if neighbours and neighbours[i] else None
             if near is not None and near[1] >= threshold:
                 target = db.items_by_labels([near[0]]).get(near[0])
-                if target is not None:
+                if target is not None and not conflicts(text, target.text):
                     decisions.append(Decision(fact, vec, "reinforce", item_id, target_id=target.id))
                     continue
-            twin = next((j for j in accepted if float(decisions[j].vector @ vec) >= threshold), None)
+            twin = next((j for j in accepted if float(decisions[j].vector @ vec) >= threshold
+                         and not conflicts(text, normalize_text(decisions[j].fact.text))), None)
             if twin is not None:
                 decisions[twin].extra_seen += 1
                 continue
@@ -231,6 +237,9 @@ class Memorizer:
             accepted.append(len(decisions))
             decisions.append(Decision(fact, vec, "add", item_id))
         self._llm_merge(decisions)
+        # Offline supersession: a newer value for the same subject and attribute retires
+        # the old line (kept, with until= and superseded_by=). LLM UPDATEs do the same.
+        state["retirements"] = plan_supersessions(decisions, db)
         state["decisions"] = decisions
 
     def _llm_merge(self, decisions: list[Decision]) -> None:
@@ -280,6 +289,15 @@ class Memorizer:
 
     def step_persist(self, state: State) -> None:
         placed: list[Decision] = state["placed"]
+        retirements: list[Retirement] = list(state.get("retirements") or [])
+        for d in placed:
+            if d.action == "update" and d.target_id:  # LLM UPDATE: a new current line, the old one history
+                retirements.append(Retirement(d.target_id, d.item_id, until_of(d.fact), d.rel))
+        in_batch = {r.old_id: r for r in retirements if r.old_rel is None}
+        on_disk: dict[str, list[Retirement]] = {}
+        for r in retirements:
+            if r.old_rel is not None:
+                on_disk.setdefault(r.old_rel, []).append(r)
         resource: str = state["resource"]
         via = state["digest"][:12]
         result: IngestResult = state["result"]
@@ -287,34 +305,39 @@ class Memorizer:
         by_rel: dict[str, list[Decision]] = {}
         for d in placed:
             by_rel.setdefault(d.rel or "", []).append(d)
+        for rel in on_disk:
+            by_rel.setdefault(rel, [])
         touched: list[str] = []
         for rel in sorted(by_rel):
             group = by_rel[rel]
 
-            def apply(doc: Any, group: list[Decision] = group) -> None:
+            def apply(doc: Any, group: list[Decision] = group, marks: list[Retirement] = on_disk.get(rel, [])) -> None:
                 for d in group:
-                    if d.action == "add":
+                    if d.action in ("add", "update"):
                         if doc.find(d.item_id) is None:
-                            doc.add(Item(id=d.item_id, text=d.fact.text, type=d.fact.type, when=d.fact.when,
-                                         src=f"{resource}#{d.fact.anchor}", seen=1 + d.extra_seen))
-                    elif d.action == "update":
-                        slot = doc.find(d.target_id)
-                        if slot is None or slot.item.extra.get(VIA_KEY) == via:
-                            continue
-                        # Supersede: same id, new text; the old line stays in git history.
-                        slot.item = slot.item.model_copy(update={
-                            "text": normalize_text(d.new_text or d.fact.text), "when": d.fact.when or slot.item.when,
-                            "src": f"{resource}#{d.fact.anchor}", "updated": d.fact.when or slot.item.updated,
-                            "extra": {**slot.item.extra, VIA_KEY: via, "supersedes": slot.item.src or "manual"}})
+                            extra = {}
+                            gone = in_batch.get(d.item_id)
+                            if gone is not None:
+                                extra = {"until": gone.until, "superseded_by": gone.new_id}
+                            text = d.new_text if d.action == "update" and d.new_text else d.fact.text
+                            doc.add(Item(id=d.item_id, text=text, type=d.fact.type, when=d.fact.when,
+                                         src=f"{resource}#{d.fact.anchor}", seen=1 + d.extra_seen, extra=extra))
                     else:
                         slot = doc.find(d.target_id)
                         if slot is None or slot.item.extra.get(VIA_KEY) == via:
                             continue  # gone meanwhile, or this input already reinforced it
                         extra = {**slot.item.extra, VIA_KEY: via}
-                        stamp = d.fact.when if d.fact.when and len(d.fact.when) == 10 else slot.item.updated
+                        said = d.fact.stated or (d.fact.when if d.fact.when and len(d.fact.when) == 10 else None)
+                        stamp = said if said and said <= date.today().isoformat() else slot.item.updated
                         slot.item = slot.item.model_copy(update={
                             "seen": slot.item.seen + 1 + d.extra_seen, "extra": extra,
                             "updated": max(filter(None, [slot.item.updated, stamp]), default=None)})
+                for r in marks:  # retire an older line: it stays, as history
+                    slot = doc.find(r.old_id)
+                    if slot is None or slot.item.extra.get("superseded_by"):
+                        continue  # gone meanwhile, or already superseded
+                    slot.item = slot.item.model_copy(update={
+                        "extra": {**slot.item.extra, "until": r.until, "superseded_by": r.new_id}})
 
             doc = store.edit(rel, apply)
             touched.append(rel)
@@ -323,6 +346,7 @@ class Memorizer:
             if d.action == "add":
                 result.added.append(d.item_id)
             elif d.action == "update":
+                result.added.append(d.item_id)
                 result.updated.append(d.target_id or "")
             else:
                 result.reinforced.append(d.target_id or "")

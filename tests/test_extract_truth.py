@@ -1,0 +1,143 @@
+"""Lines that are true, current and readable: dates people mean, speakers, no filler."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+from pathlib import Path
+
+from memfs.core.segment import ParsedSource, Segment
+from memfs.extract import extract_offline
+from memfs.extract.dates import resolve_dates
+from memfs.extract.deixis import resolve_place
+from memfs.extract.docdate import date_document, name_date
+from memfs.extract.intro import introduced_name
+from memfs.extract.transcript import turns_of
+from memfs.readers import read_source
+from tests.conftest import hashing_memory
+
+OCT = date(2026, 10, 10)
+
+
+def _texts(source: ParsedSource) -> list[str]:
+    return [f.text for f in extract_offline(source)]
+
+
+def _chat(*turns: str, when: str = "2026-10-10T09:00:00") -> ParsedSource:
+    return ParsedSource(kind="conversation", format="test", time=datetime.fromisoformat(when),
+                        segments=[Segment(anchor=f"m{i}", text=t, speaker="user") for i, t in enumerate(turns, 1)])
+
+
+def test_plans_resolve_forward_and_the_past_backward() -> None:
+    assert resolve_dates("I'm training for the half marathon in April.", OCT)[1] == "2027-04"
+    assert resolve_dates("I'm starting on January 6.", OCT)[1] == "2027-01-06"
+    assert resolve_dates("I ran a half marathon in April.", OCT)[1] == "2026-04"
+    assert resolve_dates("I'm running the Berlin marathon in September.", OCT)[1] == "2027-09"
+    text, when = resolve_dates("I'm off from December 21 to January 4.", OCT)
+    assert when == "2026-12-21" and "2027-01-04" in text  # a period dates its start; its end is after it
+    assert resolve_dates("I was born on March 3.", OCT) == ("I was born on March 3.", None)
+
+
+def test_a_document_is_dated_by_header_line_or_file_name() -> None:
+    src = read_source(b"# Weekly sync - 24 November 2026\n\nThe launch moves to next Friday.\n", "notes.md")
+    dated = date_document(src, "notes.md")
+    assert dated.time is not None and dated.time.date() == date(2026, 11, 24)
+    facts = extract_offline(dated)
+    assert any("2026-11-27" in f.text for f in facts)
+    assert name_date("2026-12-01-standup.md") == date(2026, 12, 1) and name_date("v1.2.3.md") is None
+    plain = read_source(b"Note from 2026-12-01\n\nWe ship on Monday.\n", "x.txt")
+    assert date_document(plain, "x.txt").time.date() == date(2026, 12, 1)
+
+
+def test_transcript_lines_are_turns_of_their_speaker(ws_path: Path, tmp_path: Path) -> None:
+    notes = tmp_path / "sync.md"
+    notes.write_text("# Weekly sync - 24 November 2026\n\nDana: Okay, let's start.\n"
+                     "Marcus: I have capped the warehouse budget at 40k.\nPriya: Noted.\n"
+                     "Dana: Marcus will send the vendor list by Wednesday.\nPriya: Sounds good.\n")
+    mem = hashing_memory(ws_path)
+    try:
+        mem.ingest_file(notes)
+        lines = [ln for f in sorted(ws_path.rglob("*.md")) if f.parent.name in ("memory", "index", "skill")
+                 for ln in f.read_text().splitlines() if ln.startswith("- ")]
+    finally:
+        mem.close()
+    texts = [ln.split(" <!--")[0][2:] for ln in lines]
+    assert "Marcus has capped the warehouse budget at 40k." in texts
+    assert "Marcus will send the vendor list by 2026-11-25." in texts  # action item: owner and due date
+    assert not any("author" in t or "Noted" in t or "start" in t or "Sounds good" in t for t in texts)
+    assert turns_of("Install: pip install memfs\nPort: 5433") is None  # fields, not a transcript
+
+
+def test_a_self_introduced_user_is_named_and_a_pleasantry_keeps_its_fact() -> None:
+    texts = _texts(_chat("Hi! I'm Priya, I work at the library.",
+                         "Yes please, but keep in mind I'm vegetarian and allergic to peanuts.",
+                         "Tom and I have two cats.", "Thanks, that's great.", "Noted."))
+    assert texts == ["Priya works at the library.", "Priya is vegetarian and allergic to peanuts.",
+                     "Tom and Priya have two cats."]
+    assert introduced_name(["I'm British, by the way."]) is None
+
+
+def test_there_is_resolved_from_context_or_the_fact_is_dropped() -> None:
+    assert resolve_place("Priya's last day there is on Friday.", "I work at Acme.") == \
+        "Priya's last day at Acme is on Friday."
+    assert resolve_place("Priya loved the food there.", "") is None
+    assert resolve_place("There is a lake.", "") == "There is a lake."
+    assert resolve_place("Priya will be there for Tom.", "") == "Priya will be there for Tom."
+    assert resolve_place("Priya just moved here from Leeds.", "") == "Priya just moved from Leeds."
+    assert resolve_place("Alice moved to Lisbon and loves the food here.", "") == \
+        "Alice moved to Lisbon and loves the food in Lisbon."
+    assert resolve_place("Priya likes it here.", "") == "Priya likes it here."  # the speaker's own place
+    texts = _texts(ParsedSource(kind="conversation", format="test", time=datetime(2026, 10, 10),
+                                participants=["Priya", "Tom"],
+                                segments=[Segment(anchor="1", text="I went to Lisbon in May.", speaker="Priya"),
+                                          Segment(anchor="2", text="I loved the food there so much!",
+                                                  speaker="Priya")]))
+    assert "Priya loved the food in Lisbon so much." in texts
+
+
+def test_updated_is_never_a_future_date(ws_path: Path, tmp_path: Path) -> None:
+    chat = tmp_path / "plan.json"
+    chat.write_text(json.dumps([{"role": "user", "name": "Priya", "content": "My wedding is on June 12, 2099."}]))
+    mem = hashing_memory(ws_path)
+    try:
+        mem.ingest_file(chat)
+    finally:
+        mem.close()
+    for f in (ws_path / "memory").glob("*.md"):
+        body = f.read_text()
+        if "2099" in body:
+            assert "updated: '2099" not in body and "updated=2099" not in body
+
+
+def test_reactions_catching_up_and_attachments_are_not_lines() -> None:
+    src = ParsedSource(kind="conversation", format="test", time=datetime(2023, 7, 20), participants=["Mel", "Caro"],
+                       segments=[
+        Segment(anchor="1", speaker="Mel", text="A lot's happened since we last chatted - I joined a choir last Tuesday."),
+        Segment(anchor="2", speaker="Caro", text="That pic is cool! Pets bring so much joy. "
+                                                 "Caro shares a photo of a dog on a beach."),
+        Segment(anchor="3", speaker="Mel", text="It's been super busy here. Mel shares a photo of a cake."),
+    ])
+    texts = _texts(src)
+    assert "Mel joined a choir on 2023-07-18." in texts
+    assert "Caro: Pets bring so much joy." in texts
+    assert not any("pic is cool" in t or "since" in t or "busy" in t for t in texts)
+    assert not any("photo of a dog" in t for t in texts)   # beside a real fact: context only
+    assert any("photo of a cake" in t for t in texts)      # the turn's only content: kept
+
+
+def test_filing_home_job_pets_and_how_to() -> None:
+    from memfs.extract.classify import classify
+
+    names = ("Priya",)
+    assert classify("Priya moved to Leeds on 2026-03-01.", kind="conversation", dated=True, names=names) == \
+        ("profile", "profile")
+    assert classify("Priya started a new job at Acme on 2026-10-05.", kind="conversation", dated=True,
+                    names=names) == ("profile", "work")
+    assert classify("Priya is a software engineer.", kind="conversation", names=names) == ("profile", "work")
+    assert classify("Priya has a golden retriever called Biscuit.", kind="conversation", names=names)[1] == \
+        "relationships"
+    assert classify("The trick to crispy tofu is to press it for 20 minutes.", kind="conversation",
+                    names=names) == ("skill", "procedures")
+    assert classify("Priya wants to run a marathon in 2027.", kind="conversation", dated=True,
+                    names=names) == ("profile", "goals")
+    assert classify("Priya went to Paris on 2026-05-01.", kind="conversation", dated=True, names=names)[0] == "event"

@@ -1,0 +1,213 @@
+"""Memory that stays true: supersession on disk, and time in recall (API and real CLI)."""
+
+from __future__ import annotations
+
+import json
+import re
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memfs.extract.supersede import slot_of, supersedes
+from memfs.index.timefilter import TimeFilter, is_present_query
+from memfs.errors import MemfsError
+from tests.conftest import hashing_memory
+
+MEMFS = [sys.executable, "-m", "memfs.cli"]
+
+
+def _chat(path: Path, name: str, text: str, when: str) -> Path:
+    path.write_text(json.dumps([{"role": "user", "name": name, "content": text, "timestamp": when}]))
+    return path
+
+
+def _lines(root: Path) -> list[str]:
+    out = []
+    for kind in ("memory", "index", "skill"):
+        for f in sorted((root / kind).rglob("*.md")):
+            out += [ln for ln in f.read_text().splitlines() if ln.startswith("- ")]
+    return out
+
+
+@pytest.mark.parametrize("old,new", [
+    ("Priya lives in Manchester.", "Priya now lives in Leeds."),
+    ("Priya lives in Manchester.", "Priya moved to Leeds."),
+    ("Tom works at Google.", "Tom works for Meta."),
+    ("Priya drinks coffee every morning.", "Priya stopped drinking coffee."),
+    ("Priya is vegetarian.", "Priya is no longer vegetarian."),
+    ("Priya's wedding is on 2026-06-12.", "Priya's wedding was moved to 2026-09-05."),
+    ("Sam is dating Alex.", "Sam is married to Jordan."),
+    ("Priya smokes.", "Priya quit smoking."),
+])
+def test_a_newer_value_supersedes(old: str, new: str) -> None:
+    assert supersedes(slot_of(new), slot_of(old))
+
+
+@pytest.mark.parametrize("old,new", [
+    ("Priya likes jazz.", "Priya likes blues."),            # many-valued: both true
+    ("Priya lives in Leeds.", "Priya lives in Leeds city centre."),  # the same place
+    ("Priya lives in Leeds.", "Priya lived in Manchester for five years."),  # history, not news
+    ("Priya lives in Leeds.", "Tom lives in York."),          # another subject
+    ("Tom works at Google.", "Tom joined the Chess Club."),   # a club is not an employer
+    ("Priya has a dog.", "Priya has a cat."),
+    ("Priya lives in Leeds.", "Priya lives with her sister."),
+    ("Priya lives in Leeds.", "Priya is moving to York next year."),  # a plan, not yet true
+])
+def test_a_compatible_fact_supersedes_nothing(old: str, new: str) -> None:
+    assert not supersedes(slot_of(new), slot_of(old))
+
+
+def test_time_filter_windows_and_errors() -> None:
+    f = TimeFilter.of(since="2026-10-15")
+    assert f.keep("2026-10", None, None) and not f.keep("2026-09-30", None, None) and not f.keep(None, None, None)
+    assert TimeFilter.of(until="2026").keep("2026-12-31", None, None)
+    as_of = TimeFilter.of(as_of="2026-05-01")
+    assert as_of.keep("2026-03-02", "2026-10-05", "x")      # true then, superseded later
+    assert not as_of.keep("2026-10-05", None, None)         # not yet said
+    assert not TimeFilter().keep("2026-03-02", "2026-10-05", "x")
+    assert TimeFilter.of(history=True).keep("2026-03-02", "2026-10-05", "x")
+    with pytest.raises(MemfsError, match="as-of"):
+        TimeFilter.of(as_of="2026-13")
+    assert is_present_query("where does Priya live now") and not is_present_query("where did Priya live")
+
+
+def test_a_move_supersedes_the_old_home_and_recall_answers_now_and_then(ws_path: Path, tmp_path: Path) -> None:
+    mem = hashing_memory(ws_path)
+    try:
+        mem.ingest_file(_chat(tmp_path / "a.json", "Priya", "I live in Manchester. I love jazz.",
+                              "2026-03-02T10:00:00Z"))
+        mem.ingest_file(_chat(tmp_path / "b.json", "Priya", "I now live in Leeds. I love blues too.",
+                              "2026-10-05T10:00:00Z"))
+        lines = _lines(ws_path)
+        old = next(ln for ln in lines if "Manchester" in ln)
+        new = next(ln for ln in lines if "Leeds" in ln)
+        new_id = new.split("id=")[1].split()[0]
+        assert "Priya lives in Manchester." in old  # the old text is kept, as history
+        assert f"superseded_by={new_id}" in old and "until=2026-10-05" in old
+        assert "superseded_by" not in new
+        assert not any("superseded_by" in ln for ln in lines if "jazz" in ln or "blues" in ln)
+
+        now = mem.recall("where does Priya live now")
+        assert "Leeds" in now[0].text and not any("Manchester" in h.text for h in now)
+        then = mem.recall("where does Priya live", as_of="2026-05")
+        assert any("Manchester" in h.text for h in then) and not any("Leeds" in h.text for h in then)
+        history = mem.recall("where does Priya live", history=True)
+        assert {"Manchester", "Leeds"} <= {w for h in history for w in ("Manchester", "Leeds") if w in h.text}
+        assert all(h.when and h.when >= "2026-10" for h in mem.recall("Priya", since="2026-10"))
+
+        # Replaying the newer input changes nothing (no second mark, no new line).
+        before = sorted(_lines(ws_path))
+        mem.ingest_file(_chat(tmp_path / "b2.json", "Priya", "I now live in Leeds. I love blues too.",
+                              "2026-10-05T10:00:00Z"))
+        assert sorted(_lines(ws_path)) == before
+    finally:
+        mem.close()
+
+
+def test_an_older_fact_arriving_late_is_history_at_once(ws_path: Path, tmp_path: Path) -> None:
+    mem = hashing_memory(ws_path)
+    try:
+        mem.ingest_file(_chat(tmp_path / "new.json", "Tom", "I work at Meta.", "2026-09-01T09:00:00Z"))
+        mem.ingest_file(_chat(tmp_path / "old.json", "Tom", "I work at Google.", "2025-01-10T09:00:00Z"))
+        lines = _lines(ws_path)
+        google = next(ln for ln in lines if "Google" in ln)
+        assert "superseded_by=" in google and "superseded_by" not in next(ln for ln in lines if "Meta" in ln)
+        assert [h.text for h in mem.recall("where does Tom work")][0].endswith("Meta.")
+    finally:
+        mem.close()
+
+
+def test_cli_recall_time_flags_end_to_end(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFS_")}
+    env.update(MEMFS_EMBEDDER_PROVIDER="hashing", MEMFS_NO_WARM="1")
+
+    def run(*args: str, ok: bool = True) -> subprocess.CompletedProcess:
+        proc = subprocess.run(MEMFS + ["--dir", str(tmp_path / "m"), *args], capture_output=True, text=True,
+                              timeout=120, env=env)
+        assert (proc.returncode == 0) == ok, proc.stderr
+        return proc
+
+    subprocess.run(MEMFS + ["init", "--no-git", str(tmp_path / "m")], check=True, capture_output=True, env=env)
+    a = _chat(tmp_path / "a.json", "Priya", "I live in Manchester.", "2026-03-02T10:00:00Z")
+    b = _chat(tmp_path / "b.json", "Priya", "I now live in Leeds.", "2026-10-05T10:00:00Z")
+    run("ingest", str(a), str(b))
+    now = json.loads(run("recall", "where does Priya live now", "--json").stdout)
+    assert [h["text"] for h in now] == ["Priya now lives in Leeds."]
+    hist = json.loads(run("recall", "where does Priya live", "--history", "--json").stdout)
+    old = next(h for h in hist if "Manchester" in h["text"])
+    assert old["superseded_by"] == now[0]["id"] and old["until"] == "2026-10-05"
+    md = run("recall", "where does Priya live", "--as-of", "2026-04").stdout
+    assert "Manchester" in md and "Leeds" not in md and "superseded by" in md
+    assert "Leeds" not in run("recall", "Priya", "--until", "2026-06").stdout
+    bad = run("recall", "Priya", "--since", "last week", ok=False)
+    assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "--since" in bad.stderr
+
+
+def test_forgetting_the_newer_fact_makes_the_old_one_current_again(ws_path: Path, tmp_path: Path) -> None:
+    mem = hashing_memory(ws_path)
+    try:
+        mem.ingest_file(_chat(tmp_path / "a.json", "Priya", "I live in Manchester.", "2026-03-02T10:00:00Z"))
+        second = mem.ingest_file(_chat(tmp_path / "b.json", "Priya", "I now live in Leeds.", "2026-10-05T10:00:00Z"))
+        assert not any("Manchester" in h.text for h in mem.recall("where does Priya live"))
+        mem.forget(second.added[0])  # a person says: that was wrong
+        assert "Manchester" in mem.recall("where does Priya live")[0].text
+    finally:
+        mem.close()
+
+
+def test_root_files_and_summaries_show_what_is_true_now(ws_path: Path, tmp_path: Path) -> None:
+    mem = hashing_memory(ws_path)
+    try:
+        mem.ingest_file(_chat(tmp_path / "a.json", "Priya", "I live in Manchester.", "2026-03-02T10:00:00Z"))
+        mem.ingest_file(_chat(tmp_path / "b.json", "Priya", "I now live in Leeds.", "2026-10-05T10:00:00Z"))
+    finally:
+        mem.close()
+    memory_md = (ws_path / "memory.md").read_text()
+    assert "Leeds" in memory_md and "Manchester" not in memory_md
+    profile = next(p for p in (ws_path / "memory").glob("*.md") if "Manchester" in p.read_text()).read_text()
+    summary = next(ln for ln in profile.splitlines() if ln.startswith("summary:"))
+    assert "Manchester" not in summary
+
+
+def test_a_question_about_now_prefers_the_newest_fact_on_the_subject(ws_path: Path, tmp_path: Path) -> None:
+    mem = hashing_memory(ws_path)
+    try:
+        # Neither line supersedes the other (reading two books is possible): recency decides.
+        mem.ingest_file(_chat(tmp_path / "b.json", "Priya", "I'm reading a novel by Piranesi Clarke.",
+                              "2023-10-05T10:00:00Z"))
+        mem.ingest_file(_chat(tmp_path / "a.json", "Priya", "I'm reading a novel, a reading novel by Frank Herbert.",
+                              "2023-03-02T10:00:00Z"))
+        plain = [h.text for h in mem.recall("what novel is Priya reading")]
+        now = [h.text for h in mem.recall("what novel is Priya reading now")]
+        assert "Herbert" in plain[0]  # the older line matches the words better...
+        assert "Clarke" in now[0]     # ...but asked about now, the newest fact wins
+    finally:
+        mem.close()
+
+
+def test_a_crash_before_the_old_line_was_marked_is_healed_by_the_replay(ws_path: Path, tmp_path: Path) -> None:
+    mem = hashing_memory(ws_path)
+    try:
+        mem.ingest_file(_chat(tmp_path / "a.json", "Priya", "I live in Manchester.", "2026-03-02T10:00:00Z"))
+        new = _chat(tmp_path / "b.json", "Priya", "I now live in Leeds.", "2026-10-05T10:00:00Z")
+        second = mem.ingest_file(new)
+        # Simulate a crash after the new line was written but before the old one was marked
+        # (and so before the input was archived and journalled).
+        old_file = next(p for p in (ws_path / "memory").glob("*.md") if "Manchester" in p.read_text())
+        marked = old_file.read_text()
+        old_file.write_text(re.sub(r" superseded_by=\S+ until=\S+", "", marked))
+        for res in (ws_path / "resources").rglob("*-b-*.json"):
+            res.unlink()
+        mem.journal.db.conn.execute("DELETE FROM journal")
+        mem.close()
+        mem = hashing_memory(ws_path)  # the restart after the crash
+        mem.sync()
+        assert "superseded_by" not in old_file.read_text()
+        again = mem.ingest_file(new)
+        assert again.skipped_replay == 1 and not again.added
+        assert f"superseded_by={second.added[0]}" in old_file.read_text()
+    finally:
+        mem.close()
