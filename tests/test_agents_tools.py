@@ -14,7 +14,7 @@ from conftest import hashing_memory
 
 from memfs.agents.inject import HEADER, last_user_turns, render_block, with_block
 from memfs.agents.exchange import new_user_turns, speaker_name
-from memfs.agents.timefilter import filter_hits, parse_time, when_span
+from memfs.agents.timefilter import parse_time, when_span
 from memfs.agents.tools import AgentMemory, AgentTools, ItemOut
 from memfs.config import load_config
 from memfs.errors import LockedError, MemfsError, NotFoundError
@@ -37,21 +37,16 @@ def test_parse_time_relative_and_absolute() -> None:
     assert when_span("2026-13") is None and when_span(None) is None
 
 
-@dataclass
-class _Hit:
-    when: str | None
-    until: str | None = None
-
-
-def test_filter_hits_overlap_undated_and_supersession() -> None:
-    march, may, undated = _Hit("2026-03"), _Hit("2026-05-10"), _Hit(None)
-    ended = _Hit("2025", until="2026-01-15")
-    hits = [march, may, undated, ended]
-    assert filter_hits(hits, since=date(2026, 3, 15)) == [march, may]  # March overlaps the 15th
-    assert filter_hits(hits, until=date(2026, 3, 2)) == [march, ended]
-    assert filter_hits(hits, as_of=date(2026, 4, 1)) == [march, undated]  # ended before, May not yet
-    assert filter_hits(hits, as_of=date(2025, 6, 1)) == [undated, ended]
-    assert filter_hits(hits) == hits
+def test_recall_time_filters_reach_memory_recall(ws_path: Path) -> None:
+    config = load_config(ws_path, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"})
+    with AgentMemory(ws_path, config=config) as mem:
+        tools = AgentTools(mem)
+        mem.add("Rosa visited the lemon orchard in Sicily.", when="2026-03")
+        mem.add("Rosa visited the lemon market in Catania.", when="2025-05-10")
+        march = tools.recall("Rosa lemon", since="2026-03-15").items
+        assert [i.when for i in march] == ["2026-03"]  # March overlaps the 15th
+        older = tools.recall("Rosa lemon", until="2025-12-31").items
+        assert [i.when for i in older] == ["2025-05-10"]
 
 
 def test_writes_wait_a_bounded_time_for_the_writer_lock(ws_path: Path) -> None:

@@ -1,8 +1,5 @@
-"""Time filters for recall (`since`, `until`, `as_of`), applied to each hit's `when`.
-
-`Memory.recall` has no time filters yet (another branch adds them, with supersession);
-until it does, the agent layer over-fetches and filters here, in one function, so the
-merger can route `filter_hits` to `Memory.recall(since=, until=, as_of=)` later.
+"""Times as agents send them (`7d`, `2 weeks`, `yesterday`, an ISO date or datetime) turned
+into dates for `Memory.recall(since=, until=, as_of=)`, which does the filtering.
 
 A `when` of `2026-03` is the whole of March: it passes `since=2026-03-15` (it ends after)
 and `until=2026-03-02` (it starts before). Undated items have no place in time: a
@@ -81,28 +78,3 @@ def when_span(when: str | None) -> tuple[date, date] | None:
         return date(y, 1, 1), date(y, 12, 31)
     except ValueError:
         return None
-
-
-def filter_hits(hits: list[H], since: date | None = None, until: date | None = None,
-                as_of: date | None = None) -> list[H]:
-    """Keep the hits whose `when` overlaps [since, until] and that hold at `as_of`."""
-    if since is None and until is None and as_of is None:
-        return hits
-    out: list[H] = []
-    for hit in hits:
-        span = when_span(hit.when)
-        if since is not None or until is not None:
-            if span is None:
-                continue
-            if since is not None and span[1] < since:
-                continue
-            if until is not None and span[0] > until:
-                continue
-        if as_of is not None:
-            if span is not None and span[0] > as_of:
-                continue
-            ended = when_span(getattr(hit, "until", None))
-            if ended is not None and ended[0] <= as_of:
-                continue
-        out.append(hit)
-    return out

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 if TYPE_CHECKING:
     from memfs.pipeline.memorize import IngestResult
 
-from memfs.agents.timefilter import filter_hits, parse_time
+from memfs.agents.timefilter import parse_time
 from memfs.agents.why import Why, why
 from memfs.api import Memory, Status
 from memfs.core.model import MEMORY_TYPES
@@ -162,14 +162,12 @@ class AgentTools:
                since: str | None = None, until: str | None = None, as_of: str | None = None) -> RecallOut:
         k = max(1, min(int(k), MAX_K))
         want_types = _check_types(types)
-        s, u, a = parse_time(since), parse_time(until), parse_time(as_of)
-        timed = s is not None or u is not None or a is not None
+        # Agents may say "7d" or a datetime: turned into dates, the window is Memory.recall's own.
+        s, u, a = (d.isoformat() if d else None for d in (parse_time(since), parse_time(until), parse_time(as_of)))
         with self._serial():
             ensure_index(self.memory)
-            # Over-fetch, then filter on `when` (until Memory.recall takes the filters itself).
-            hits = self.memory.recall(query, k=min(max(4 * k, 50), 500) if timed else k, types=want_types,
-                                      categories=set(categories) if categories else None)
-        hits = filter_hits(hits, since=s, until=u, as_of=a)[:k]
+            hits = self.memory.recall(query, k=k, types=want_types, categories=set(categories) if categories else None,
+                                      since=s, until=u, as_of=a)
         return RecallOut(query=query, items=[ItemOut(id=h.id, text=h.text, when=h.when, category=h.category,
                                                      path=h.path, line=h.line, source=h.source, type=h.type,
                                                      seen=h.seen, score=h.score) for h in hits])
