@@ -179,6 +179,8 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
             else:
                 typer.echo(f"{r.name}: +{len(r.added)} added, {len(r.reinforced)} reinforced → "
                            f"{', '.join(r.files) or 'no items'}")
+            for w in r.warnings:
+                typer.echo(f"warning: {w}", err=True)
     if any(r.status == "failed" for r in results):
         raise typer.Exit(1)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from memfs.categorize import Categorizer
 from memfs.core.itemline import text_id
@@ -32,7 +32,7 @@ from memfs.fsutil import atomic_write
 from memfs.index.db import text_hash
 from memfs.index.search import Searcher
 from memfs.pipeline.engine import Pipeline, State, Step, Stop, timing_hook
-from memfs.store import CategoryStore
+from memfs.store import CategoryStore, ProtectedError
 from memfs.workspace import slugify
 
 if TYPE_CHECKING:
@@ -55,8 +55,13 @@ class IngestResult(BaseModel):
     updated: list[str] = Field(default_factory=list)
     skipped_replay: int = 0
     files: list[str] = Field(default_factory=list)
+    root_files: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
     error: str | None = None
     seconds: float = 0.0
+    #: Per category file written: the bytes memfs read before writing it (gitops uses it
+    #: to commit a person's uncommitted edit apart from memfs' own change).
+    _prewrite: dict[str, bytes | None] = PrivateAttr(default_factory=dict)
 
 
 @dataclass
@@ -265,6 +270,7 @@ class Memorizer:
         for d in placed:
             by_rel.setdefault(d.rel or "", []).append(d)
         touched: list[str] = []
+        skipped: set[int] = set()
         for rel in sorted(by_rel):
             group = by_rel[rel]
 
@@ -293,10 +299,17 @@ class Memorizer:
                             "seen": slot.item.seen + 1 + d.extra_seen, "extra": extra,
                             "updated": max(filter(None, [slot.item.updated, stamp]), default=None)})
 
-            doc = store.edit(rel, apply)
+            try:
+                store.edit(rel, apply)
+            except ProtectedError as err:  # a person write-protected it: skip it, say so
+                result.warnings.append(str(err))
+                skipped.update(id(d) for d in group)
+                continue
             touched.append(rel)
-            del doc
+        result._prewrite = dict(store.written)
         for d in placed:
+            if id(d) in skipped:
+                continue
             if d.action == "add":
                 result.added.append(d.item_id)
             elif d.action == "update":
@@ -332,6 +345,7 @@ class Memorizer:
 
     def step_summarize(self, state: State) -> None:
         state["root_files"] = self.memory.regenerate_views()
+        state["result"].root_files = list(state["root_files"] or [])
 
     # -- running -------------------------------------------------------------------
     def run(self, path: Path, name: str | None = None) -> IngestResult:
