@@ -190,8 +190,8 @@ def read_settled(path: Path, window: float, max_wait: float = 10.0,
 
     Editors that save in place truncate the file to 0 bytes and then write it. Content read
     in between is not the person's file. A read is trusted at once only if the file is what
-    memfs itself last wrote or read, or if it was last modified more than `window` seconds
-    ago and did not shrink. Otherwise (modified within the window, empty, or smaller than
+    memfs itself last wrote or read, was renamed in since (a new inode: whole by
+    construction), or was last modified more than `window` seconds ago and did not shrink. Otherwise (modified within the window, empty, or smaller than
     before) it must read the same, with the same size and mtime, across a whole window.
     Raises Unsettled after `max_wait` seconds of change."""
     key = str(path)
@@ -204,7 +204,14 @@ def read_settled(path: Path, window: float, max_wait: float = 10.0,
         except FileNotFoundError:
             return None
         if _stamp(st) == _stamp(st2) and len(data) == st.st_size:
-            if _KNOWN.get(key) == _stamp(st):
+            known = _KNOWN.get(key)
+            if known == _stamp(st):
+                return data
+            if known is not None and known[:2] != _stamp(st)[:2] and st.st_size > 0:
+                # A new inode: renamed in (an editor's safe write), so whole by construction.
+                # An in-place save keeps the inode and takes the settle path below.
+                _SIZES[key] = st.st_size
+                _KNOWN[key] = _stamp(st)
                 return data
             young = clock() - st.st_mtime_ns / 1e9 < window
             shrunk = st.st_size < _SIZES.get(key, 0) or st.st_size == 0

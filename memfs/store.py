@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 
 from memfs.config import Config
-from memfs.core.categoryfile import CategoryDoc, dump_front, parse_category
+from memfs.core.categoryfile import CategoryDoc, dump_front, hand_off, parse_category
 from memfs.core.derived import SUMMARY_CHARS, extractive_summary  # noqa: F401  (re-exported)
 from memfs.core.model import Item
 from memfs.errors import ConflictError, MemfsError
@@ -159,12 +159,14 @@ def _check_reads_back(doc: CategoryDoc, text: str, rel: str) -> set[str]:
     but never read back, so silently lost. Refusing leaves the file as the person left it
     and gives a clear reason (the input goes to inbox/failed/, `memfs add` fails)."""
     want = [(it.id, it.text) for it in doc.items]
-    got = [(it.id, it.text) for it in parse_category(text, rel).items]
+    back = parse_category(text, rel)
+    got = [(it.id, it.text) for it in back.items]
     if sorted(want) != sorted(got):
         lost = sorted(set(want) - set(got))
         what = f"item {lost[0][0]} would not read back" if lost else "its items would not read back unchanged"
         raise MemfsError(f"{rel}: cannot write it safely ({what}: check the end of the file for an unclosed "
                          "block); nothing was written")
+    hand_off(back, text)  # the index reads this very text next: it need not parse it again
     return {item_id for item_id, _ in got}
 
 

@@ -24,7 +24,7 @@ from frontmatter.default_handlers import YAMLHandler
 from mistune.block_parser import BlockParser
 from mistune.core import BlockState
 
-from memfs.core.itemline import item_from_meta, render_item_line, split_item_text, text_id
+from memfs.core.itemline import item_from_meta, parse_meta, render_item_line, split_item_text, text_id
 from memfs.core.model import DEFAULT_TYPE_OF_KIND, Item
 
 if sys.version_info >= (3, 11):
@@ -346,8 +346,25 @@ def _yaml_error_line(err: yaml.YAMLError) -> int | None:
     return mark.line + 2 if mark is not None else None  # +1 for 1-based, +1 for the '---' line
 
 
+#: One parsed document, handed to the next parse of exactly the same (path, text). The
+#: store parses what it is about to write (to check it reads back); the index then reads
+#: that very file: the second parse of a 50k-item file is skipped (issue #10, item 11).
+#: Taken, not shared: whoever receives it owns it, so a mutation can never leak.
+_HANDOFF: dict[tuple[str, str], CategoryDoc] = {}
+
+
+def hand_off(doc: CategoryDoc, text: str) -> None:
+    """Offer `doc` (parsed from `text`, not mutated since) to the next parse of `text`."""
+    _HANDOFF.clear()
+    _HANDOFF[(doc.path, text)] = doc
+
+
 def parse_category(text: str, path: str) -> CategoryDoc:
     """Parse a category file's text. Never raises for bad content: problems become warnings."""
+    if _HANDOFF:
+        ready = _HANDOFF.pop((path, text), None)
+        if ready is not None:
+            return ready
     warnings: list[str] = []
     bom = text.startswith("\ufeff")
     if bom:
@@ -427,6 +444,93 @@ def _line_starts(lines: list[str]) -> list[int]:
 
 
 def _parse_slots(body: str, lines: list[str], path: str, default_type: str, warnings: list[str]) -> list[Slot]:
+    entries = _fast_entries(lines)
+    if entries is None:
+        entries = _mistune_entries(body, lines, path, warnings)
+    slots: list[Slot] = []
+    seen_ids: set[str] = set()
+    for start, end, head, prefix, text, meta in entries:
+        raw = "".join(lines[start:end])
+        item: Item | None = None
+        stamped = False
+        if meta is not None:
+            try:
+                item = item_from_meta(text, meta, default_type)
+                stamped = True
+            except ValueError as err:
+                warnings.append(f"{path}:{start + 1}: bad item metadata ({err}); read as a new line")
+        if item is None:
+            if not text.strip():
+                continue
+            salt = ""
+            item = Item(id=text_id(text), text=text, type=default_type)  # type: ignore[arg-type]
+            while item.id in seen_ids:
+                salt += "+"
+                item = item.model_copy(update={"id": text_id(text, salt)})
+        if item.id in seen_ids:
+            warnings.append(f"{path}:{start + 1}: item id {item.id} appears twice in the file; second copy ignored")
+            continue
+        seen_ids.add(item.id)
+        # A shallow copy is enough to tell a changed item: changes replace `slot.item`
+        # (and its `extra` dict) rather than mutate them. (A deep copy cost ~20% of a parse.)
+        slots.append(Slot(item=item, start=start, end=end, raw=raw, stamped=stamped, parsed=item.model_copy(),
+                          head=head, prefix=prefix))
+    return slots
+
+
+_Entry = tuple[int, int, int, str, str, "dict[str, str] | None"]
+
+#: Lines the fast path understands without a Markdown parser (issue #10, item 11: a
+#: 50k-item file cost 11-12 s per `add`, nearly all of it mistune). Anything else (code,
+#: quotes, HTML, nesting, inline markup that could hide a comment) takes the full parser.
+_FAST_BLANK = re.compile(r"[ \t]*\r?\n?\Z")
+_FAST_HEADING = re.compile(r"#{1,6}(?:[ \t][^\r\n]*)?\r?\n?\Z")
+_FAST_RISKY = re.compile(r"[`<>\\&\r\x00-\x08\x0b-\x1f\x7f\u0085\u2028\u2029]")
+_FAST_META = re.compile(r"(.*?)[ \t]*(<!--(?:(?!--)[^<>])*-->)[ \t]*\r?\n?\Z")
+_FAST_ORDERED = re.compile(r"\d{1,9}[.)](?:[ \t]|\Z)")
+
+
+def _fast_entries(lines: list[str]) -> list[_Entry] | None:
+    """Items of a body made only of blank lines, ATX headings, plain paragraphs and flat
+    `- text <!-- meta -->` lines — what memfs writes; None for anything else."""
+    out: list[_Entry] = []
+    prev_item = False
+    for i, line in enumerate(lines):
+        if _FAST_BLANK.match(line):
+            prev_item = False
+            continue
+        if _FAST_HEADING.match(line):
+            prev_item = False
+            continue
+        if line.startswith("- "):
+            content = line[2:]
+            first = content[:1]
+            if not (first.isalnum() or first in "\"'(" or (first > "\x7f" and not first.isspace())):
+                return None
+            if _FAST_ORDERED.match(content):
+                return None
+            m = _FAST_META.match(content)
+            if m is not None:
+                text, comment = m.group(1), m.group(2)
+                meta = parse_meta(comment)
+                if meta is None or _FAST_RISKY.search(text):
+                    return None
+            else:
+                if _FAST_RISKY.search(content.rstrip("\r\n")):
+                    return None
+                text, meta = content, None
+            out.append((i, i + 1, 1, "- ", text.strip(), meta))
+            prev_item = True
+            continue
+        # A plain paragraph line: only where it cannot continue an item or underline a heading.
+        first = line[:1]
+        if prev_item or not (first.isalnum() or (first > "\x7f" and not first.isspace())) \
+                or _FAST_RISKY.search(line.rstrip("\r\n")) or _FAST_ORDERED.match(line):
+            return None
+    return out
+
+
+def _mistune_entries(body: str, lines: list[str], path: str, warnings: list[str]) -> list[_Entry]:
     # mistune sees LF-only text; spans map back to our lines through line numbers,
     # which CRLF→LF does not change.
     lf_body = body.replace("\r\n", "\n")
@@ -444,8 +548,7 @@ def _parse_slots(body: str, lines: list[str], path: str, default_type: str, warn
     for tok, nxt in zip(spanned, spanned[1:]):
         a, b = tok["_span"]
         tok["_span"] = (a, min(b, max(a, nxt["_span"][0])))
-    slots: list[Slot] = []
-    seen_ids: set[str] = set()
+    out: list[_Entry] = []
     for tok in state.tokens:
         if tok["type"] != "list" or "_span" not in tok:
             continue
@@ -465,34 +568,11 @@ def _parse_slots(body: str, lines: list[str], path: str, default_type: str, warn
             start, end = bounds[k], bounds[k + 1]
             while end > start + 1 and not lines[end - 1].strip():
                 end -= 1
-            raw_md = _item_markdown(itok)
-            text, meta = split_item_text(raw_md)
-            raw = "".join(lines[start:end])
-            item: Item | None = None
-            stamped = False
-            if meta is not None:
-                try:
-                    item = item_from_meta(text, meta, default_type)
-                    stamped = True
-                except ValueError as err:
-                    warnings.append(f"{path}:{start + 1}: bad item metadata ({err}); read as a new line")
-            if item is None:
-                if not text.strip():
-                    continue
-                salt = ""
-                item = Item(id=text_id(text), text=text, type=default_type)  # type: ignore[arg-type]
-                while item.id in seen_ids:
-                    salt += "+"
-                    item = item.model_copy(update={"id": text_id(text, salt)})
-            if item.id in seen_ids:
-                warnings.append(f"{path}:{start + 1}: item id {item.id} appears twice in the file; second copy ignored")
-                continue
-            seen_ids.add(item.id)
+            text, meta = split_item_text(_item_markdown(itok))
             marker = _MARKER.match(lines[start])
-            slots.append(Slot(item=item, start=start, end=end, raw=raw, stamped=stamped,
-                              parsed=item.model_copy(deep=True), head=min(_head_lines(itok), end - start),
-                              prefix=_prefix(marker.group(0) if marker else "- ")))
-    return slots
+            out.append((start, end, min(_head_lines(itok), end - start),
+                        _prefix(marker.group(0) if marker else "- "), text, meta))
+    return out
 
 
 def _head_lines(list_item: dict[str, Any]) -> int:
