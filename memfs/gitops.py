@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 from typing import TYPE_CHECKING
 
+from memfs.core.rootfiles import BEGIN, END
 from memfs.rootwrite import prewrite_of
 from memfs.workspace import Workspace
 
@@ -57,6 +58,18 @@ def _blob_at(ws: Workspace, rev: str | None, path: str) -> tuple[str, str] | Non
     meta, _, _name = line.partition("\t")
     mode, _type, sha = meta.split()
     return mode, sha
+
+
+ROOT_FILES = ("index.md", "memory.md", "skill.md")
+
+
+def _same_outside_block(a: bytes, b: bytes) -> bool:
+    """True if two versions of a root file differ only inside the generated block (memfs'
+    own regeneration, e.g. at daemon start, is not a person's edit)."""
+    def outside(data: bytes) -> bytes:
+        start, end = data.find(BEGIN.encode()), data.find(END.encode())
+        return data[:start] + data[end:] if 0 <= start < end else data
+    return outside(a) == outside(b)
 
 
 def _commit(ws: Workspace, index: str, parent: str | None, message: str) -> str | None:
@@ -105,12 +118,14 @@ def commit_ingest(ws: Workspace, result: "IngestResult") -> bool:
             if before is None or blob is None:
                 continue  # new, or never committed: nothing of the person's to keep apart
             sha = _out(_git(ws, "hash-object", "-w", "--stdin", stdin=before))
-            if sha != blob[1]:
+            if sha != blob[1] and not (rel in ROOT_FILES and _same_outside_block(
+                    before, _git(ws, "cat-file", "blob", blob[1]).stdout)):
                 _git(ws, "update-index", "--cacheinfo", f"{blob[0]},{sha},{rel}", index=index)
                 theirs.append(rel)
         parent = head
         if theirs:
             msg = ("memfs: your uncommitted edits, as saved before memfs wrote to these files\n\n"
+                   "(or memfs' own writes made without git.autocommit, e.g. `memfs add`)\n\n"
                    + "\n".join(f"edited: {rel}" for rel in theirs))
             parent = _commit(ws, index, parent, msg)
             if parent is None:

@@ -109,3 +109,39 @@ def test_two_clones_that_ingest_into_the_same_category_merge_cleanly(tmp_path: P
         assert "Rosa prefers black coffee in the morning." in (a / "memory.md").read_text()
     finally:
         mem.close()
+
+
+@pytest.mark.slow
+def test_the_real_daemon_with_commit_leaves_a_persons_other_edits_uncommitted(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    from tests.conftest import MEMFS
+
+    root = _workspace(tmp_path)
+    (root / "skill" / "tools.md").write_text((root / "skill" / "tools.md").read_text()
+                                             + "- Rosa sharpens her shears with a whetstone.\n")  # uncommitted
+    env = {**os.environ, **GIT_ENV, "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+           "MEMFS_EMBEDDER_PROVIDER": "hashing"}
+    proc = subprocess.Popen(MEMFS + ["daemon", "--commit"], cwd=root, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        _chat(root / "inbox" / "garden.json", "I planted three lemon trees in my garden yesterday.")
+        end = time.time() + 60
+        while time.time() < end and "memfs: ingest garden.json" not in _git(root, "log", "--format=%s").stdout:
+            time.sleep(0.2)
+        assert proc.poll() is None
+        assert _git(root, "log", "--format=%s").stdout.splitlines() == ["memfs: ingest garden.json", "init"]
+        committed = _git(root, "show", "--name-only", "--format=", "HEAD").stdout.split()
+        assert "skill/tools.md" not in committed and any(p.startswith("resources/") for p in committed)
+        # The person's edit stays uncommitted (so does a root file's view of it, which the
+        # daemon regenerated at start, outside any ingest).
+        status = _git(root, "status", "--porcelain").stdout.splitlines()
+        assert " M skill/tools.md" in status and set(status) <= {" M skill/tools.md", " M skill.md", " M index.md"}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
