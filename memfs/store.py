@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 
 from memfs.config import Config
-from memfs.core.categoryfile import CategoryDoc, dump_front, hand_off, parse_category
+from memfs.core.categoryfile import CategoryDoc, clone, dump_front, hand_off, parse_category
 from memfs.core.derived import SUMMARY_CHARS, extractive_summary  # noqa: F401  (re-exported)
 from memfs.core.model import Item
 from memfs.errors import ConflictError, MemfsError
@@ -98,7 +98,7 @@ class CategoryStore:
                 return doc
             refresh_front(doc, self.config, self.summarizer)
             text = doc.render()
-            got = _check_reads_back(doc, text, rel)
+            got, back = _check_reads_back(doc, text, rel)
             _check_keeps_ids(had - {s.item.id for s in doc.slots if s.removed}, got, rel)
             if not unchanged_since(path, before):
                 continue  # someone saved meanwhile: re-apply our change to their version
@@ -109,6 +109,7 @@ class CategoryStore:
             except ChangedMeanwhile:
                 continue
             remember_written(path)
+            _remember_parse(path, rel, text.encode("utf-8"), back)
             self.written.setdefault(rel, before)
             return doc
         raise ConflictError(f"{rel} kept changing while memfs tried to write it; nothing was written, try again")
@@ -128,10 +129,27 @@ class CategoryStore:
                                 "try again") from err
         if data is None:
             return new_category_doc(rel, self.config), None
-        doc = decode_category(data, rel)
+        cached = _PARSED.pop((str(path), rel), None)
+        # The file is still exactly what memfs last wrote: its parse is already known.
+        doc = cached[1] if cached is not None and cached[0] == data else decode_category(data, rel)
         if doc.front_error:
             raise MemfsError(f"refusing to rewrite {doc.front_error}")
         return doc, data
+
+
+#: (path, rel) -> (bytes memfs wrote, their parse), for the few files written last. The
+#: next edit of an unchanged file takes the parse instead of reading 50k lines again
+#: (issue #10, item 11); popped on use, so a change never mutates a shared copy.
+_PARSED: dict[tuple[str, str], tuple[bytes, CategoryDoc]] = {}
+_PARSED_MAX = 8
+
+
+def _remember_parse(path: Path, rel: str, data: bytes, doc: CategoryDoc) -> None:
+    key = (str(path), rel)
+    _PARSED.pop(key, None)
+    while len(_PARSED) >= _PARSED_MAX:
+        _PARSED.pop(next(iter(_PARSED)))
+    _PARSED[key] = (data, doc)
 
 
 def decode_category(data: bytes, rel: str) -> CategoryDoc:
@@ -151,7 +169,7 @@ def _check_keeps_ids(want: set[str], got: set[str], rel: str) -> None:
         raise MemfsError(f"{rel}: writing it would drop item {lost[0]} (and {len(lost) - 1} more); nothing was written")
 
 
-def _check_reads_back(doc: CategoryDoc, text: str, rel: str) -> set[str]:
+def _check_reads_back(doc: CategoryDoc, text: str, rel: str) -> tuple[set[str], CategoryDoc]:
     """Never write a file that does not parse back to the items memfs meant to write.
 
     Hardening fix: a person's file can end inside a structure (an HTML block, a
@@ -166,8 +184,8 @@ def _check_reads_back(doc: CategoryDoc, text: str, rel: str) -> set[str]:
         what = f"item {lost[0][0]} would not read back" if lost else "its items would not read back unchanged"
         raise MemfsError(f"{rel}: cannot write it safely ({what}: check the end of the file for an unclosed "
                          "block); nothing was written")
-    hand_off(back, text)  # the index reads this very text next: it need not parse it again
-    return {item_id for item_id, _ in got}
+    hand_off(clone(back), text)  # the index reads this very text next: it need not parse it again
+    return {item_id for item_id, _ in got}, back
 
 
 def today_iso() -> str:

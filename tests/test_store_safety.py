@@ -338,3 +338,24 @@ def test_bom_crlf_and_toml_front_matter_are_kept_as_they_are(ws_path: Path, vari
         assert mem.indexer.db.conn.execute("SELECT seen FROM items WHERE id='aaaa0001'").fetchone()[0] == 2
     finally:
         mem.close()
+
+
+def test_the_parse_kept_for_the_next_edit_is_exactly_the_file_and_never_reused_after_a_save(ws_path: Path) -> None:
+    import memfs.store as store_mod
+
+    path = ws_path / "memory" / "preferences.md"
+    path.write_text(PREFS)
+    mem = hashing_memory(ws_path)
+    try:
+        mem.add("Dave collects vintage fountain pens.", category="preferences")
+        data, doc = store_mod._PARSED[(str(path), "memory/preferences.md")]
+        assert data == path.read_bytes() and doc.render().encode() == data
+        # A person's save (renamed in) after memfs' write: the kept parse must not be used.
+        tmp = path.with_name(".preferences.md.person.tmp")
+        tmp.write_text(path.read_text() + "- Erin drinks oat milk.\n")
+        os.replace(tmp, path)
+        mem.add("Frank bakes sourdough on Sundays.", category="preferences")
+        texts = _texts(path)
+        assert "Erin drinks oat milk." in texts and "Frank bakes sourdough on Sundays." in texts
+    finally:
+        mem.close()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import copy
+import dataclasses
 import re
 import sys
 from dataclasses import dataclass, field
@@ -351,6 +352,16 @@ def _yaml_error_line(err: yaml.YAMLError) -> int | None:
 #: that very file: the second parse of a 50k-item file is skipped (issue #10, item 11).
 #: Taken, not shared: whoever receives it owns it, so a mutation can never leak.
 _HANDOFF: dict[tuple[str, str], CategoryDoc] = {}
+
+
+def clone(doc: CategoryDoc) -> CategoryDoc:
+    """An independent copy to apply a change to. Items are shared: a change replaces
+    `slot.item` (model_copy) and never mutates an Item in place."""
+    return CategoryDoc(
+        path=doc.path, front=copy.deepcopy(doc.front), front_raw=doc.front_raw, lines=list(doc.lines),
+        slots=[dataclasses.replace(s) for s in doc.slots], warnings=list(doc.warnings), front_error=doc.front_error,
+        _front_parsed=copy.deepcopy(doc._front_parsed), bom=doc.bom, newline=doc.newline,
+        front_format=doc.front_format)
 
 
 def hand_off(doc: CategoryDoc, text: str) -> None:
