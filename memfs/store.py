@@ -1,8 +1,9 @@
 """Writing category files without ever overwriting a person's edit (DESIGN invariant 4).
 
-Every change is a function applied to a freshly parsed file. Just before the atomic
-rename the file is read again: if a person saved in between, the change is re-applied
-to *their* version instead (up to a few times), so both edits survive.
+Every change is a function applied to a freshly parsed file, read only once it has
+settled (an in-place save's empty moment is never the truth). Just before the atomic
+rename the file is read again, whole: if a person saved in between, the change is
+re-applied to *their* version instead (up to a few times), so both edits survive.
 """
 
 from __future__ import annotations
