@@ -297,6 +297,8 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
                            f"{', '.join(r.files) or 'no items'}")
                 for note in r.notes:
                     typer.echo(f"  note: {note}")
+            for w in r.warnings:
+                typer.echo(f"warning: {w}", err=True)
     if any(r.status == "failed" for r in results):
         raise typer.Exit(1)
 

@@ -151,6 +151,8 @@ class Daemon:
             else:
                 self.log(f"memfs daemon: {name}: +{len(result.added)} added, {len(result.reinforced)} reinforced "
                          f"→ {', '.join(result.files) or 'no items'} ({result.seconds:.2f}s)")
+            for warning in result.warnings:
+                self.log(f"memfs daemon: {name}: warning: {warning}")
         with self._lock:
             self._seen.pop(name, None)
             self._ready.discard(name)

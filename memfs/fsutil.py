@@ -153,3 +153,101 @@ def _read_holder(fd: int) -> str:
         return f" (pid {pid}, {purpose})" if pid.isdigit() else ""
     except OSError:
         return ""
+
+
+# --- Read-verify-write: reading a file a person may be saving right now (issue #10, item 1) ---
+
+#: (device, inode, size, mtime_ns) of each file this process last wrote or read as settled.
+#: A file still exactly like that needs no settle wait: memfs knows the bytes are whole.
+_KNOWN: dict[str, tuple[int, int, int, int]] = {}
+
+
+class Unsettled(Exception):
+    """A file kept changing (or stayed suspicious) for longer than memfs was willing to wait."""
+
+
+def _stamp(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def remember_written(path: Path) -> None:
+    """Record a file memfs just wrote, so its next read does not wait for it to settle."""
+    try:
+        st = path.stat()
+    except OSError:
+        return
+    _KNOWN[str(path)] = _stamp(st)
+    _SIZES[str(path)] = st.st_size
+
+
+#: The largest size seen per file: a file that shrank since is suspect (a truncate, then a write).
+_SIZES: dict[str, int] = {}
+
+
+def read_settled(path: Path, window: float, max_wait: float = 10.0,
+                 clock: Callable[[], float] = time.time) -> bytes | None:
+    """The whole content of `path` once it holds still; None if it does not exist.
+
+    Editors that save in place truncate the file to 0 bytes and then write it. Content read
+    in between is not the person's file. A read is trusted at once only if the file is what
+    memfs itself last wrote or read, was renamed in since (a new inode: whole by
+    construction), or was last modified more than `window` seconds ago and did not shrink. Otherwise (modified within the window, empty, or smaller than
+    before) it must read the same, with the same size and mtime, across a whole window.
+    Raises Unsettled after `max_wait` seconds of change."""
+    key = str(path)
+    deadline = time.monotonic() + max_wait
+    while True:
+        try:
+            st = path.stat()
+            data = path.read_bytes()
+            st2 = path.stat()
+        except FileNotFoundError:
+            return None
+        if _stamp(st) == _stamp(st2) and len(data) == st.st_size:
+            known = _KNOWN.get(key)
+            if known == _stamp(st):
+                return data
+            if known is not None and known[:2] != _stamp(st)[:2] and st.st_size > 0:
+                # A new inode: renamed in (an editor's safe write), so whole by construction.
+                # An in-place save keeps the inode and takes the settle path below.
+                _SIZES[key] = st.st_size
+                _KNOWN[key] = _stamp(st)
+                return data
+            young = clock() - st.st_mtime_ns / 1e9 < window
+            shrunk = st.st_size < _SIZES.get(key, 0) or st.st_size == 0
+            if not (young or shrunk):
+                _SIZES[key] = st.st_size
+                _KNOWN[key] = _stamp(st)
+                return data
+            time.sleep(window)
+            try:
+                again = path.stat()
+                same = _stamp(again) == _stamp(st) and path.read_bytes() == data and _stamp(path.stat()) == _stamp(st)
+            except FileNotFoundError:
+                continue
+            if same:  # held still for a whole window: this is what the person means
+                _SIZES[key] = st.st_size
+                _KNOWN[key] = _stamp(st)
+                return data
+        if time.monotonic() >= deadline:
+            raise Unsettled(f"{path.name} kept changing for {max_wait:.0f} s")
+        time.sleep(min(0.05, window or 0.05))
+
+
+def unchanged_since(path: Path, data: bytes | None) -> bool:
+    """True if `path` still holds exactly `data` (None: still absent). Reads it whole."""
+    try:
+        return path.read_bytes() == data
+    except FileNotFoundError:
+        return data is None
+
+
+def write_protected(path: Path) -> bool:
+    """True if a person made the file read-only (no write bit): memfs then never replaces it.
+
+    A rename replaces a 0444 file as easily as any other (only the folder's permission
+    counts), so the mode has to be checked explicitly."""
+    try:
+        return path.stat().st_mode & 0o222 == 0
+    except FileNotFoundError:
+        return False

@@ -1,8 +1,9 @@
 """Writing category files without ever overwriting a person's edit (DESIGN invariant 4).
 
-Every change is a function applied to a freshly parsed file. Just before the atomic
-rename the file is read again: if a person saved in between, the change is re-applied
-to *their* version instead (up to a few times), so both edits survive.
+Every change is a function applied to a freshly parsed file, read only once it has
+settled (an in-place save's empty moment is never the truth). Just before the atomic
+rename the file is read again, whole: if a person saved in between, the change is
+re-applied to *their* version instead (up to a few times), so both edits survive.
 """
 
 from __future__ import annotations
@@ -12,58 +13,52 @@ from datetime import date
 from pathlib import Path
 
 from memfs.config import Config
-from memfs.core.categoryfile import CategoryDoc, dump_front, parse_category
+from memfs.core.categoryfile import CategoryDoc, clone, dump_front, hand_off, parse_category
+from memfs.core.derived import SUMMARY_CHARS, extractive_summary  # noqa: F401  (re-exported)
 from memfs.core.model import Item
 from memfs.errors import ConflictError, MemfsError
-from memfs.fsutil import ChangedMeanwhile, atomic_write
-from memfs.index.sync import file_digest, read_category
+from memfs.fsutil import (
+    ChangedMeanwhile, Unsettled, atomic_write, read_settled, remember_written, unchanged_since, write_protected,
+)
 from memfs.workspace import Workspace
-
-SUMMARY_CHARS = 240
 
 
 def title_of(name: str) -> str:
     return name.replace("-", " ").strip().capitalize() or "Untitled"
 
 
-def extractive_summary(items: list[Item], max_chars: int = SUMMARY_CHARS) -> str:
-    """The most reinforced items first (file order breaks ties), joined until the budget.
-
-    Deliberately free of today's date, so the same items always give the same summary."""
-    ranked = sorted(enumerate(items), key=lambda t: (-t[1].seen, t[0]))
-    out: list[str] = []
-    used = 0
-    for _, item in ranked:
-        text = item.text.rstrip(".")
-        if used + len(text) + 2 > max_chars and out:
-            break
-        out.append(text[: max_chars - used])
-        used += len(text) + 2
-    return "; ".join(out) + ("." if out else "")
-
-
 Summarizer = Callable[[str, list[Item]], str]
 
 
-def refresh_front(doc: CategoryDoc, config: Config, summarizer: Summarizer | None = None) -> None:
-    """Update the front-matter keys memfs owns; keep every key a person added.
+#: Front-matter keys older versions wrote on every change; derived now (core/derived.py).
+DERIVED_KEYS = ("items", "updated")
 
-    `summarizer(title, items)` writes the summary (the LLM in LLM mode); extractive otherwise."""
+
+def refresh_front(doc: CategoryDoc, config: Config, summarizer: Summarizer | None = None) -> None:
+    """Set the few front-matter keys memfs owns; keep every key a person added, as written.
+
+    Stable under independent ingests (issue #10, item 13): `title`, `kind` and
+    `description` do not depend on the items, and `items`/`updated`/the extractive
+    `summary` are derived by the index instead of stored, so two clones that each add a
+    fact to the same file change only item lines. LLM mode still stores the model's
+    summary (it cannot be derived offline). TOML (`+++`) front-matter is never edited."""
+    if doc.front_format == "toml":
+        return
     cat = config.categories.get(doc.name)
     front = doc.front
     front.setdefault("title", (cat.title if cat and cat.title else None) or title_of(doc.name))
-    front["kind"] = doc.kind
+    if front.get("kind") != doc.kind:
+        front["kind"] = doc.kind
     if not front.get("description") and cat and cat.description:
         front["description"] = cat.description
+    for key in DERIVED_KEYS:
+        front.pop(key, None)
     items = doc.items
     current = [it for it in items if not it.extra.get("superseded_by")]  # history is not summarised
-    front["summary"] = summarizer(str(front["title"]), current) if summarizer and current \
-        else extractive_summary(current)
-    # `updated` is when memfs learned something, never a future date (a plan's `when` may be).
-    dates = [d for it in items for d in (it.updated, it.when) if d and d <= today_iso()]
-    if dates:
-        front["updated"] = max(dates)
-    front["items"] = len(items)
+    if summarizer and current:
+        front["summary"] = summarizer(str(front["title"]), current)
+    else:
+        front.pop("summary", None)
 
 
 def new_category_doc(rel: str, config: Config) -> CategoryDoc:
@@ -73,55 +68,110 @@ def new_category_doc(rel: str, config: Config) -> CategoryDoc:
     return parse_category(dump_front({"title": title}) + f"# {title}\n", rel)
 
 
+class ProtectedError(MemfsError):
+    """The category file is write-protected (no write bit): a person asked memfs to keep off."""
+
+
 class CategoryStore:
-    """Applies edits to category files; the caller holds the workspace writer lock."""
+    """Applies edits to category files; the caller holds the workspace writer lock.
+
+    Read-verify-write (issue #10, item 1): the file is read whole once it has settled
+    (`fsutil.read_settled`: an in-place save's empty or half-written moment is never taken
+    as the person's file), the change is applied, the result must read back to the
+    intended items and keep every item id the file had (unless the change removed it),
+    and right before the rename the file is read whole again and must still be exactly
+    what the change was applied to; otherwise the change is re-applied to the new version.
+    `written` keeps, per file written, the bytes memfs read before writing it (None: a new
+    file), so `daemon --commit` can tell a person's uncommitted edit from memfs' own."""
 
     def __init__(self, ws: Workspace, config: Config, summarizer: Summarizer | None = None) -> None:
         self.ws = ws
         self.config = config
         self.summarizer = summarizer
+        self.written: dict[str, bytes | None] = {}
 
     def edit(self, rel: str, change: Callable[[CategoryDoc], None], attempts: int = 5) -> CategoryDoc:
         path = self.ws.root / rel
         for _ in range(attempts):
             doc, before = self._load(path, rel)
+            had = {it.id for it in doc.items}
             change(doc)
             if not doc.dirty:
                 return doc
             refresh_front(doc, self.config, self.summarizer)
             text = doc.render()
-            _check_reads_back(doc, text, rel)
-            if self._current_digest(path) != before:
+            got, back = _check_reads_back(doc, text, rel)
+            _check_keeps_ids(had - {s.item.id for s in doc.slots if s.removed}, got, rel)
+            if not unchanged_since(path, before):
                 continue  # someone saved meanwhile: re-apply our change to their version
             try:
                 # Checked again after the temp file is flushed, right before the rename: a
                 # save during the (slow) fsync must not be replaced (hardening fix).
-                atomic_write(path, text, precondition=lambda: self._current_digest(path) == before)
+                atomic_write(path, text, precondition=lambda: unchanged_since(path, before))
             except ChangedMeanwhile:
                 continue
+            remember_written(path)
+            _remember_parse(path, rel, text.encode("utf-8"), back)
+            self.written.setdefault(rel, before)
             return doc
         raise ConflictError(f"{rel} kept changing while memfs tried to write it; nothing was written, try again")
 
-    def _load(self, path: Path, rel: str) -> tuple[CategoryDoc, str | None]:
+    def _load(self, path: Path, rel: str) -> tuple[CategoryDoc, bytes | None]:
         # A symlinked file or folder (memory/ -> elsewhere) would put the write outside
         # the workspace, where the index (which never follows links) would not see it.
         self.ws.safe_target(rel)
-        if not path.exists():
+        if write_protected(path):
+            raise ProtectedError(f"{rel} is write-protected; memfs leaves it as it is "
+                                 "(make it writable to let memfs file into it)")
+        settle = self.config.ingest.settle_seconds
+        try:
+            data = read_settled(path, window=max(settle, 0.05), max_wait=max(10.0, 20 * settle))
+        except Unsettled as err:
+            raise ConflictError(f"{rel} kept changing while memfs waited for it to settle; nothing was written, "
+                                "try again") from err
+        if data is None:
             return new_category_doc(rel, self.config), None
-        doc, data = read_category(path, rel)
+        cached = _PARSED.pop((str(path), rel), None)
+        # The file is still exactly what memfs last wrote: its parse is already known.
+        doc = cached[1] if cached is not None and cached[0] == data else decode_category(data, rel)
         if doc.front_error:
             raise MemfsError(f"refusing to rewrite {doc.front_error}")
-        return doc, file_digest(data)
-
-    @staticmethod
-    def _current_digest(path: Path) -> str | None:
-        try:
-            return file_digest(path.read_bytes())
-        except FileNotFoundError:
-            return None
+        return doc, data
 
 
-def _check_reads_back(doc: CategoryDoc, text: str, rel: str) -> None:
+#: (path, rel) -> (bytes memfs wrote, their parse), for the few files written last. The
+#: next edit of an unchanged file takes the parse instead of reading 50k lines again
+#: (issue #10, item 11); popped on use, so a change never mutates a shared copy.
+_PARSED: dict[tuple[str, str], tuple[bytes, CategoryDoc]] = {}
+_PARSED_MAX = 8
+
+
+def _remember_parse(path: Path, rel: str, data: bytes, doc: CategoryDoc) -> None:
+    key = (str(path), rel)
+    _PARSED.pop(key, None)
+    while len(_PARSED) >= _PARSED_MAX:
+        _PARSED.pop(next(iter(_PARSED)))
+    _PARSED[key] = (data, doc)
+
+
+def decode_category(data: bytes, rel: str) -> CategoryDoc:
+    """Parse bytes already read (as `index.sync.read_category` does for a path)."""
+    try:
+        return parse_category(data.decode("utf-8"), rel)
+    except UnicodeDecodeError as err:
+        doc = parse_category(data.decode("utf-8", errors="replace"), rel)
+        doc.front_error = f"{rel}: not valid UTF-8 at byte {err.start}; never rewritten"
+        return doc
+
+
+def _check_keeps_ids(want: set[str], got: set[str], rel: str) -> None:
+    """A write never drops an item it did not mean to remove (issue #10, item 1)."""
+    lost = sorted(want - got)
+    if lost:
+        raise MemfsError(f"{rel}: writing it would drop item {lost[0]} (and {len(lost) - 1} more); nothing was written")
+
+
+def _check_reads_back(doc: CategoryDoc, text: str, rel: str) -> tuple[set[str], CategoryDoc]:
     """Never write a file that does not parse back to the items memfs meant to write.
 
     Hardening fix: a person's file can end inside a structure (an HTML block, a
@@ -129,12 +179,15 @@ def _check_reads_back(doc: CategoryDoc, text: str, rel: str) -> None:
     but never read back, so silently lost. Refusing leaves the file as the person left it
     and gives a clear reason (the input goes to inbox/failed/, `memfs add` fails)."""
     want = [(it.id, it.text) for it in doc.items]
-    got = [(it.id, it.text) for it in parse_category(text, rel).items]
+    back = parse_category(text, rel)
+    got = [(it.id, it.text) for it in back.items]
     if sorted(want) != sorted(got):
         lost = sorted(set(want) - set(got))
         what = f"item {lost[0][0]} would not read back" if lost else "its items would not read back unchanged"
         raise MemfsError(f"{rel}: cannot write it safely ({what}: check the end of the file for an unclosed "
                          "block); nothing was written")
+    hand_off(clone(back), text)  # the index reads this very text next: it need not parse it again
+    return {item_id for item_id, _ in got}, back
 
 
 def today_iso() -> str:

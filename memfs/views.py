@@ -8,10 +8,10 @@ from datetime import date
 from memfs.config import Config
 from memfs.core.model import Item
 from memfs.core.rootfiles import (
-    CategoryInfo, RankedItem, merge_generated, render_index, render_memory, render_skill, select_salient,
+    CategoryInfo, RankedItem, render_index, render_memory, render_skill, select_salient,
 )
-from memfs.fsutil import atomic_write
 from memfs.index.db import IndexDB
+from memfs.rootwrite import write_root_file
 from memfs.store import title_of
 from memfs.workspace import Workspace
 
@@ -124,10 +124,7 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
         path = ws.root / name
         if path.is_symlink():
             continue
-        existing = path.read_text(encoding="utf-8", errors="replace") if path.exists() else None
-        new = merge_generated(existing, body)
-        if new != existing:
-            atomic_write(path, new)
+        if write_root_file(path, body, settle=config.ingest.settle_seconds):
             written.append(name)
     with db.transaction():
         db.set_meta("views_version", version)

@@ -260,7 +260,7 @@ def test_person_saves_at_random_points_of_many_edits(mem, ws_path: Path,  # type
     store, path = _prefs_store(ws_path, mem)
     rng = random.Random(1234)
     person_lines: list[str] = []
-    real_read, real_fsync = store_mod.read_category, os.fsync
+    real_read, real_fsync = store_mod.read_settled, os.fsync
 
     def maybe_save(point: str) -> None:
         if rng.random() < 0.3:
@@ -268,8 +268,8 @@ def test_person_saves_at_random_points_of_many_edits(mem, ws_path: Path,  # type
             person_lines.append(line[2:])
             _person_save(path, lambda t: t + line + "\n")
 
-    def read_hook(p, rel):  # type: ignore[no-untyped-def]
-        out = real_read(p, rel)
+    def read_hook(p, *args, **kwargs):  # type: ignore[no-untyped-def]
+        out = real_read(p, *args, **kwargs)
         maybe_save("read")
         return out
 
@@ -278,7 +278,7 @@ def test_person_saves_at_random_points_of_many_edits(mem, ws_path: Path,  # type
             maybe_save("fsync")
         real_fsync(fd)
 
-    monkeypatch.setattr(store_mod, "read_category", read_hook)
+    monkeypatch.setattr(store_mod, "read_settled", read_hook)
     monkeypatch.setattr(os, "fsync", fsync_hook)
     edits = 60
     for n in range(edits):
@@ -286,7 +286,7 @@ def test_person_saves_at_random_points_of_many_edits(mem, ws_path: Path,  # type
             maybe_save("change")
             doc.add(_item(100 + n))
         store.edit("memory/preferences.md", change, attempts=50)
-    monkeypatch.setattr(store_mod, "read_category", real_read)
+    monkeypatch.setattr(store_mod, "read_settled", real_read)
     monkeypatch.setattr(os, "fsync", real_fsync)
     doc = parse_category(path.read_text(), "memory/preferences.md")
     texts = {it.text for it in doc.items}

@@ -26,6 +26,8 @@ KIND_OF_TYPE: dict[str, str] = {
 DEFAULT_TYPE_OF_KIND: dict[str, str] = {"memory": "profile", "index": "knowledge", "skill": "skill"}
 
 _WS = re.compile(r"\s+")
+#: NUL and the other control characters except tab, newline and carriage return.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _WHEN = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 
@@ -57,7 +59,7 @@ def normalize_text(text: str) -> str:
     opener (it would swallow the metadata comment), and NUL/control characters.
     The result is a fixed point: normalize_text(normalize_text(t)) == normalize_text(t).
     """
-    text = "".join(ch if (ch >= " " or ch in "\t\n\r") and ch != "\x7f" else " " for ch in text)
+    text = _CONTROL.sub(" ", text)
     text = _WS.sub(" ", text).strip()
     text = text.replace("<!--", "<\\!--")
     if text and text[0] in _LEADING_PUNCT:

@@ -8,7 +8,8 @@ nothing new to say leaves git clean.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, fields
 from datetime import date
 
 from memfs.core.model import Item
@@ -35,11 +36,36 @@ class CategoryInfo:
     items: int
     updated: str | None
 
+    def __post_init__(self) -> None:
+        # A file name or title holding a newline must not inject lines into index.md (#10, item 11).
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, str):
+                object.__setattr__(self, f.name, link_path(value) if f.name == "path" else one_line(value))
+
 
 @dataclass(frozen=True)
 class RankedItem:
     item: Item
     path: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", link_path(self.path))
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """Text for one Markdown line: line breaks and control characters become spaces."""
+    return _CONTROL.sub(" ", text) if _CONTROL.search(text) else text
+
+
+def link_path(path: str) -> str:
+    """A path for a link or a citation: control characters percent-encoded, so the link
+    still names the real file and the line cannot be broken."""
+    return _CONTROL.sub(lambda m: "".join(f"%{b:02X}" for b in m.group(0).encode()), path) \
+        if _CONTROL.search(path) else path
 
 
 def approx_tokens(text: str) -> int:
@@ -149,17 +175,32 @@ def _grouped(chosen: list[RankedItem]) -> list[str]:
     return lines
 
 
+class MarkerError(ValueError):
+    """The root file's generated block cannot be located unambiguously."""
+
+
 def merge_generated(existing: str | None, generated: str) -> str:
-    """Put `generated` between the markers of `existing`, keeping everything outside them."""
-    block = f"{BEGIN}\n{generated.rstrip()}\n{END}\n"
+    """`existing` with its generated block replaced by `generated`; raises MarkerError.
+
+    No markers at all: the block is appended (nothing of the person's is touched). One
+    marker without the other, either one twice, or the end before the begin: refused,
+    because any guess could delete what the person wrote after the begin marker."""
+    newline = "\r\n" if existing and "\r\n" in existing.split("\n", 1)[0] + "\n" else "\n"
+    block = f"{BEGIN}\n{generated.rstrip()}\n{END}\n".replace("\n", newline)
     if not existing:
         return block
-    start = existing.find(BEGIN)
-    end = existing.find(END, start + 1) if start >= 0 else -1
-    if start < 0 or end < 0:
-        sep = "" if existing.endswith("\n\n") else ("\n" if existing.endswith("\n") else "\n\n")
+    begins, ends = existing.count(BEGIN), existing.count(END)
+    if begins == 0 and ends == 0:
+        sep = "" if existing.endswith(newline * 2) else (newline if existing.endswith("\n") else newline * 2)
         return existing + sep + block
+    start, end = existing.find(BEGIN), existing.find(END)
+    if begins != 1 or ends != 1 or end < start:
+        what = ("the begin marker is missing" if begins == 0 else "the end marker is missing" if ends == 0
+                else "a marker appears twice" if begins > 1 or ends > 1 else "the end marker comes before the begin")
+        raise MarkerError(what)
     tail = existing[end + len(END):]
-    if tail.startswith("\n"):
+    if tail.startswith("\r\n"):
+        tail = tail[2:]
+    elif tail.startswith("\n"):
         tail = tail[1:]
     return existing[:start] + block + tail

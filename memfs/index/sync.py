@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from memfs.config import Config
 from memfs.core.categoryfile import CategoryDoc, parse_category
+from memfs.core.derived import extractive_summary, newest_stamp
 from memfs.index.context import ContextResolver
 from memfs.index.db import IndexDB, ItemRow, text_hash
 from memfs.index.vectors import HnswSidecar, sidecar_generation
@@ -218,7 +219,8 @@ class Indexer:
                     "INSERT OR REPLACE INTO files(path, size, mtime_ns, hash, kind, title, description, summary, "
                     "updated, items, warnings) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
                     (p.rel, p.size, p.mtime_ns, p.digest, p.doc.kind, _s(front.get("title")),
-                     _s(front.get("description")), _s(front.get("summary")), _s(front.get("updated")),
+                     _s(front.get("description")), _s(front.get("summary")) or extractive_summary(p.doc.items),
+                     newest_stamp(p.doc.items) or _s(front.get("updated")),
                      len(p.doc.items), "\n".join(p.doc.warnings)))
             c.executemany("DELETE FROM files WHERE path=?", [(r,) for r in removed_files])
             if report.changed:  # the root files are views of this version (views.py)

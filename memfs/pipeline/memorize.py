@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from memfs.categorize import Categorizer
 from memfs.core.itemline import text_id
@@ -41,7 +41,7 @@ from memfs.pipeline.engine import Pipeline, State, Step, Stop, timing_hook
 from memfs.pipeline.replay import MessageLedger
 from memfs.pipeline.supersession import Retirement, until_of
 from memfs.pipeline.supersession import plan as plan_supersessions
-from memfs.store import CategoryStore
+from memfs.store import CategoryStore, ProtectedError
 from memfs.workspace import slugify
 
 if TYPE_CHECKING:
@@ -69,8 +69,13 @@ class IngestResult(BaseModel):
     notes: list[str] = Field(default_factory=list, description="What an export reader left out, and why.")
     files: list[str] = Field(default_factory=list)
     redacted: dict[str, int] = Field(default_factory=dict, description="secrets replaced, by kind")
+    root_files: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
     error: str | None = None
     seconds: float = 0.0
+    #: Per category file written: the bytes memfs read before writing it (gitops uses it
+    #: to commit a person's uncommitted edit apart from memfs' own change).
+    _prewrite: dict[str, bytes | None] = PrivateAttr(default_factory=dict)
 
 
 @dataclass
@@ -308,6 +313,7 @@ class Memorizer:
         for rel in on_disk:
             by_rel.setdefault(rel, [])
         touched: list[str] = []
+        skipped: set[int] = set()
         for rel in sorted(by_rel):
             group = by_rel[rel]
 
@@ -339,10 +345,17 @@ class Memorizer:
                     slot.item = slot.item.model_copy(update={
                         "extra": {**slot.item.extra, "until": r.until, "superseded_by": r.new_id}})
 
-            doc = store.edit(rel, apply)
+            try:
+                store.edit(rel, apply)
+            except ProtectedError as err:  # a person write-protected it: skip it, say so
+                result.warnings.append(str(err))
+                skipped.update(id(d) for d in group)
+                continue
             touched.append(rel)
-            del doc
+        result._prewrite = dict(store.written)
         for d in placed:
+            if id(d) in skipped:
+                continue
             if d.action == "add":
                 result.added.append(d.item_id)
             elif d.action == "update":
@@ -386,6 +399,7 @@ class Memorizer:
             state["root_files"] = []
             return
         state["root_files"] = self.memory.regenerate_views()
+        state["result"].root_files = list(state["root_files"] or [])
 
     # -- running -------------------------------------------------------------------
     def run(self, path: Path, name: str | None = None, allow_relearn: bool = False) -> IngestResult:

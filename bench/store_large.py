@@ -1,0 +1,50 @@
+"""`memfs add` into one category file holding N items (issue #10, item 11).
+
+Measures, in-process with the hashing embedder, the wall time of `Memory.add` into a file
+of N flat items (what memfs writes), after an initial sync. Run it against two code trees
+in the same session for a same-run baseline, e.g.:
+
+    PYTHONPATH=/path/to/old python bench/store_large.py 50000
+    PYTHONPATH=.             python bench/store_large.py 50000
+
+It prints the initial sync time and each of 5 adds; the figure is their median.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from memfs.api import Memory
+from memfs.config import load_config
+from memfs.workspace import init_workspace
+
+
+def main(n: int) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="memfs-bench-large-"))
+    try:
+        root = init_workspace(tmp / "w", git=False).root
+        lines = "".join(f"- Fact number {i} about topic {i % 97} and thing {i * 7 % 1013}. "
+                        f"<!-- id=f{i:07d} type=knowledge -->\n" for i in range(n))
+        (root / "index" / "big.md").write_text("---\ntitle: Big\nkind: index\n---\n# Big\n\n" + lines)
+        mem = Memory(root, config=load_config(root, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"}))
+        t0 = time.perf_counter()
+        mem.sync()
+        print(f"items={n} initial_sync={time.perf_counter() - t0:.2f}s", flush=True)
+        times = []
+        for k in range(5):
+            t0 = time.perf_counter()
+            mem.add(f"New fact {k} about the big file.", category="index/big")
+            times.append(time.perf_counter() - t0)
+        mem.close()
+        print("add: " + " ".join(f"{t:.3f}s" for t in times) + f"  median={statistics.median(times):.3f}s")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 50_000)

@@ -1,0 +1,34 @@
+"""What a category file's front-matter no longer stores, because it can be derived.
+
+`summary`, `items` and `updated` changed on every write, so two clones that each filed a
+fact into the same category always conflicted on those lines (issue #10, item 13). They
+are now computed from the items whenever the file is indexed, and the same items always
+give the same values, on any machine and any day.
+"""
+
+from __future__ import annotations
+
+from memfs.core.model import Item
+
+SUMMARY_CHARS = 240
+
+
+def extractive_summary(items: list[Item], max_chars: int = SUMMARY_CHARS) -> str:
+    """The most reinforced items first (file order breaks ties), joined until the budget.
+
+    Deliberately free of today's date, so the same items always give the same summary."""
+    ranked = sorted(enumerate(items), key=lambda t: (-t[1].seen, t[0]))
+    out: list[str] = []
+    used = 0
+    for _, item in ranked:
+        text = item.text.rstrip(".")
+        if used + len(text) + 2 > max_chars and out:
+            break
+        out.append(text[: max_chars - used])
+        used += len(text) + 2
+    return "; ".join(out) + ("." if out else "")
+
+
+def newest_stamp(items: list[Item]) -> str | None:
+    """The latest `updated`/`when` of any item (ISO strings compare in date order)."""
+    return max((d for it in items for d in (it.updated, it.when) if d), default=None)
