@@ -28,7 +28,8 @@ def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
 def _workspace(tmp_path: Path, name: str = "w") -> Path:
     root = init_workspace(tmp_path / name, git=True).root
     _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "init")
+    _git(root, "commit", "-qm", "init", check=False)  # init already committed where git knows who you are
+    assert _git(root, "rev-parse", "--verify", "-q", "HEAD").returncode == 0
     return root
 
 

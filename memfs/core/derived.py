@@ -17,7 +17,8 @@ def extractive_summary(items: list[Item], max_chars: int = SUMMARY_CHARS) -> str
     """The most reinforced items first (file order breaks ties), joined until the budget.
 
     Deliberately free of today's date, so the same items always give the same summary."""
-    ranked = sorted(enumerate(items), key=lambda t: (-t[1].seen, t[0]))
+    current = [it for it in items if not it.extra.get("superseded_by")]  # history is not summarised
+    ranked = sorted(enumerate(current), key=lambda t: (-t[1].seen, t[0]))
     out: list[str] = []
     used = 0
     for _, item in ranked:
@@ -30,5 +31,6 @@ def extractive_summary(items: list[Item], max_chars: int = SUMMARY_CHARS) -> str
 
 
 def newest_stamp(items: list[Item]) -> str | None:
-    """The latest `updated`/`when` of any item (ISO strings compare in date order)."""
-    return max((d for it in items for d in (it.updated, it.when) if d), default=None)
+    """The latest `updated` of any item: when memfs last learned something here. An item's
+    `when` is not used — a plan's date lies in the future (ISO strings sort by date)."""
+    return max((it.updated for it in items if it.updated), default=None)
