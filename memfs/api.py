@@ -414,6 +414,7 @@ class Memory:
                     recorded = db.get_meta("embedder")
                     for (w,) in db.conn.execute("SELECT warnings FROM files WHERE warnings != '' ORDER BY path"):
                         warnings.extend(w.splitlines())
+                    warnings.extend((db.get_meta("entry_warnings") or "").splitlines())  # person pages
             finally:
                 db.close()
         size = sum(p.stat().st_size for p in self.ws.state.glob("*") if p.is_file()) if self.ws.state.exists() else 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Callable
 from datetime import date
 
@@ -20,19 +21,28 @@ from memfs.index.db import IndexDB
 from memfs.store import title_of
 from memfs.workspace import Workspace
 
+log = logging.getLogger(__name__)
 MemorySummarizer = Callable[[list[str], int], str]
 _PAGES_STAMP = "entry_pages_stamp"
 _PAGE_BODY = "entry_page:"
 
 
-def category_rows(db: IndexDB) -> list[CategoryRow]:
-    out = []
+def category_rows(ws: Workspace, db: IndexDB, config: Config) -> list[CategoryRow]:
+    """The indexed category files, plus any on disk the index has not read yet (an ingest
+    syncs only the files it touched, so untouched template files may be unindexed)."""
+    out = {}
     for path, kind, title, description, summary in db.conn.execute(
             "SELECT path, kind, title, description, summary FROM files ORDER BY path"):
         name = path.rsplit("/", 1)[-1][:-3]
-        out.append(CategoryRow(path=path, kind=kind, title=title or title_of(name), description=description or "",
-                               summary=summary or ""))
-    return out
+        out[path] = CategoryRow(path=path, kind=kind, title=title or title_of(name), description=description or "",
+                                summary=summary or "")
+    for rel in ws.category_rels():
+        if rel not in out:
+            kind, name = rel.split("/", 1)[0], rel.rsplit("/", 1)[-1][:-3]
+            cat = config.categories.get(name)
+            out[rel] = CategoryRow(path=rel, kind=kind, title=(cat.title if cat and cat.title else title_of(name)),
+                                   description=cat.description if cat else "", summary="")
+    return [out[k] for k in sorted(out)]
 
 
 def reference_day(items: list[EntryItem]) -> date:
@@ -49,7 +59,7 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
     with db.snapshot():
         version = db.get_meta("index_version") or "0"
         items, history_cache = load_items(ws, db)
-        cats = category_rows(db)
+        cats = category_rows(ws, db, config)
         previous = {k[len(_PAGE_BODY):]: v for k, v in db.conn.execute(
             "SELECT key, value FROM meta WHERE key LIKE ?", (_PAGE_BODY + "%",))}
     save_history(db, history_cache)
@@ -85,8 +95,11 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
             written.append(name)
     pages, page_bodies = render_and_write(ws, people, items, ref, half_life, previous)
     written += pages.written
+    for warning in pages.warnings:
+        log.warning("%s", warning)
     with db.transaction():
         db.set_meta("views_version", version)
+        db.set_meta("entry_warnings", "\n".join(pages.warnings))
         db.set_meta(_PAGES_STAMP, pages_stamp(ws))
         for rel, body in page_bodies.items():
             if previous.get(rel) != body:

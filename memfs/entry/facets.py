@@ -62,18 +62,28 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _DANGLING = re.compile(r"^(that|this|it|these|those|there)\b", re.IGNORECASE)
 
 
-def facet_of(text: str, category: str, type_: str, future: bool) -> str:
-    """The facet a fact belongs to. A fact dated after it was learned is a plan."""
+def facets_of(text: str, category: str, type_: str, future: bool) -> tuple[str, ...]:
+    """The facets a fact belongs to, the main one first (at most two). A fact dated after
+    it was learned is a plan; "lives in Leeds with her partner Tom" is home and people."""
     if future:
-        return "plans"
+        return ("plans",)
+    found = []
     for name, rule in _RULES:
+        if name == "identity" and type_ == "event":
+            continue  # "the concert was the best" is an event, not who someone is
         if rule.search(text):
-            if name == "identity" and type_ == "event":
-                continue  # "the concert was the best" is an event, not who someone is
-            return name
+            found.append(name)
+            if len(found) == 2:
+                break
+    if found:
+        return tuple(found)
     if type_ == "event":
-        return "events"
-    return _BY_CATEGORY.get(category, "other")
+        return ("events",)
+    return (_BY_CATEGORY.get(category, "other"),)
+
+
+def facet_of(text: str, category: str, type_: str, future: bool) -> str:
+    return facets_of(text, category, type_, future)[0]
 
 
 def content_words(text: str, names: tuple[str, ...] = ()) -> int:

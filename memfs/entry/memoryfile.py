@@ -40,6 +40,10 @@ LABELS: dict[str, str] = {"identity": "Who", "home": "Home", "work": "Work", "pe
                           "constraints": "Constraint", "preferences": "Likes", "habits": "Habit", "other": "Note"}
 
 
+def label_of(line: Line) -> str:
+    return ", ".join(LABELS[f] for f in line.facets if f in LABELS)
+
+
 def bullet(item: EntryItem, link: str, label: str = "") -> str:
     """`- Label: (when) fact [path#id]`; the date is left out when the text already says it."""
     when = f"({item.when}) " if item.when and item.when not in item.text else ""
@@ -89,7 +93,7 @@ def render_memory(items: list[EntryItem], people: list[Person], budget: int, tod
                         break
                     if line.filler or line.item.id in budget_left.shown:
                         continue
-                    text = bullet(line.item, item_ref(line.item), LABELS.get(facet, ""))
+                    text = bullet(line.item, item_ref(line.item), label_of(line))
                     extra = _person_heading(p) if p.name not in headed else ""
                     if not budget_left.take(text + extra):
                         continue
@@ -104,7 +108,7 @@ def render_memory(items: list[EntryItem], people: list[Person], budget: int, tod
         for title, group in SECTIONS:
             lines = [ln for facet in group for ln in chosen[p.name].get(facet, [])]
             if lines:
-                body += [f"**{title}**", ""] + [bullet(ln.item, item_ref(ln.item), LABELS.get(ln.facet, ""))
+                body += [f"**{title}**", ""] + [bullet(ln.item, item_ref(ln.item), label_of(ln))
                                                 for ln in lines] + [""]
     rest = [it for it in current if it.id not in budget_left.shown]
     subjects = {it.id for p in people for it in p.subject}

@@ -54,7 +54,7 @@ def render_page(person: Person, all_names: tuple[str, ...], today: date, half_li
              "comes from in its category file, which is the truth. This block is rebuilt from those files: "
              "to change a fact, edit its line there. Notes outside the block are yours and kept.", ""]
     facets = person_facets(person, all_names, today, half_life)
-    said = [ln for lines_ in facets.values() for ln in lines_ if ln.filler]
+    said = list({ln.item.id: ln for lines_ in facets.values() for ln in lines_ if ln.filler}.values())
     any_fact = False
     for name, heading in FACETS:
         rows = [ln for ln in facets[name] if not ln.filler]

@@ -1,7 +1,8 @@
 """Who the memory is about: the people named as the subject of its facts.
 
-A person is a name that opens at least two facts ("Priya lives in Leeds.", "Priya: The
-prototype is due ..."), or anyone with a page under people/ (a person may create one).
+A person is a name that opens at least two facts, one of them about people (under
+memory/): "Priya lives in Leeds.", "Priya: The prototype is due ...". Anyone with a page
+a person wrote or annotated under people/ is a person too.
 Aliases come from the page's front-matter (`aliases: [Mel]`), so "Mel" and "Melanie"
 are one person; a two-word name whose first word is a person ("Dana Whitfield") is an
 alias of that person. A fact belongs to the person it names first (within its first
@@ -129,11 +130,16 @@ def _lead_names(text: str) -> list[str]:
 def find_people(items: list[EntryItem], pages: list[PageFront]) -> list[Person]:
     """The people, most central first (facts about them, weighted by reinforcement)."""
     counts: dict[str, int] = {}
+    in_memory: set[str] = set()
     for it in items:
-        if it.kind != "memory" or it.is_skill:  # knowledge lines open with headings ("Stack: ...")
+        if it.is_skill:
             continue
         for name in _lead_names(it.text):
+            if it.kind != "memory" and it.text[len(name):].startswith(":"):
+                continue  # a knowledge line led by its heading ("Stack: ...")
             counts[name] = counts.get(name, 0) + 1
+            if it.kind == "memory":
+                in_memory.add(name)
     people: dict[str, Person] = {}
     alias_of: dict[str, str] = {}
     for page in pages:
@@ -144,7 +150,9 @@ def find_people(items: list[EntryItem], pages: list[PageFront]) -> list[Person]:
         for a in page.aliases:
             alias_of.setdefault(a, page.title)
     for name in sorted(counts, key=lambda n: (len(n.split()), n)):
-        if counts[name] < MIN_FACTS or name in alias_of:
+        # A person opens at least two facts, one of them under memory/ ("Python" opening two
+        # knowledge lines is not a person).
+        if counts[name] < MIN_FACTS or name not in in_memory or name in alias_of:
             continue
         first = name.split()[0]
         if " " in name and first in alias_of:  # "Dana Whitfield" is Dana

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from datetime import date
 
-from memfs.entry.facets import FACETS, facet_of, is_filler
+from memfs.entry.facets import FACETS, facets_of, is_filler
 from memfs.entry.people import Person
 from memfs.entry.pool import EntryItem, parse_day
 
@@ -22,6 +22,11 @@ class Line:
     facet: str
     filler: bool
     upcoming: bool
+    also: tuple[str, ...] = ()  # further facets it belongs to ("lives in Leeds with Tom": people)
+
+    @property
+    def facets(self) -> tuple[str, ...]:
+        return (self.facet, *self.also)
 
 
 def is_quoted(text: str, names: tuple[str, ...]) -> bool:
@@ -48,10 +53,11 @@ def classify(item: EntryItem, names: tuple[str, ...], today: date) -> Line:
     when, learned = parse_day(item.when), parse_day(item.learned)
     future = when is not None and learned is not None and when > learned
     upcoming = future and when is not None and when >= today
-    facet = facet_of(item.text, item.category, item.type, future)
+    facet, *also = facets_of(item.text, item.category, item.type, future)
     if facet == "plans" and when is not None and when < today and item.type == "event":
         facet = "events"  # a plan whose day has passed is an event now
-    return Line(item, facet, is_filler(item.text, facet, is_quoted(item.text, names), names), upcoming)
+    return Line(item, facet, is_filler(item.text, facet, is_quoted(item.text, names), names), upcoming,
+                tuple(f for f in also if f != facet))
 
 
 def order(lines: list[Line], facet: str, today: date, half_life: float) -> list[Line]:
@@ -71,12 +77,14 @@ def _neg(s: str) -> tuple[int, ...]:
 
 def person_facets(person: Person, all_names: tuple[str, ...], today: date,
                   half_life: float) -> dict[str, list[Line]]:
-    """{facet: ordered lines} of a person's current facts (filler flagged, not dropped)."""
+    """{facet: ordered lines} of a person's current facts (filler flagged, not dropped); a
+    line with two facets is listed under both."""
     by: dict[str, list[Line]] = {name: [] for name, _ in FACETS}
     for it in person.subject:
         if it.current:
             line = classify(it, all_names, today)
-            by[line.facet].append(line)
+            for facet in line.facets:
+                by[facet].append(line)
     return {name: order(lines, name, today, half_life) for name, lines in by.items()}
 
 
