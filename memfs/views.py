@@ -45,6 +45,20 @@ def category_rows(ws: Workspace, db: IndexDB, config: Config) -> list[CategoryRo
     return [out[k] for k in sorted(out)]
 
 
+def split_oversized(ws: Workspace, db: IndexDB, config: Config) -> list[str]:
+    """Split category files past `memory.split_items` by topic (writes category files: call
+    under the writer lock, then re-index what it returns)."""
+    from memfs.entry.split import split_large
+
+    limit = config.memory.split_items
+    if limit <= 0 or not db.conn.execute("SELECT 1 FROM items GROUP BY path HAVING count(*) > ? LIMIT 1",
+                                         (limit,)).fetchone():
+        return []
+    with db.snapshot():
+        items, _ = load_items(ws, db)
+    return split_large(ws, db, config, items)
+
+
 def reference_day(items: list[EntryItem]) -> date:
     """"Now" for the entry files: the newest day memfs learned something. Recency and
     "upcoming" are measured from it, not the wall clock, so the same memory gives the same

@@ -38,7 +38,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx, re
     ("work", r"\b(works?|working|worked) (as|at|for|on|remotely)\b|\bjob\b|\bemploy\w*|\bhired\b|\bjoined\b|"
              r"\bstarted as\b|\b(engineer|designer|developer|manager|director|head of|lead|founder|ceo|cto|"
              r"consultant|analyst|scientist|teacher|nurse|doctor|lawyer|architect|researcher|intern|"
-             r"freelanc\w*|retired|career|colleague|team|company|employer|office)\b"),
+             r"freelanc\w*|retired|career|colleague|company|employer)\b"),
     ("people", r"\b(partner|wife|husband|spouse|boyfriend|girlfriend|fianc\w*|married|son|daughter|kids?|"
                r"children|child|baby|mother|mom|mum|father|dad|sister|brother|sibling|parents?|"
                r"grand\w+|aunt|uncle|cousin|friend|neighbou?r|dog|cat|pet|puppy|kitten|horse|rabbit|"
