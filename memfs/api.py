@@ -30,7 +30,7 @@ from memfs.index.search import Searcher
 from memfs.index.sync import Indexer, SyncReport
 from memfs.providers.embedding import Embedder, make_embedder
 from memfs.store import CategoryStore, today_iso
-from memfs.views import regenerate_root_files, split_oversized, views_stale
+from memfs.views import after_split, regenerate_root_files, split_oversized, views_stale
 from memfs.workspace import Workspace, find_workspace, slugify
 
 if TYPE_CHECKING:
@@ -170,6 +170,7 @@ class Memory:
         split = split_oversized(self.ws, self.indexer.db, self.config)  # files grown past memory.split_items
         if split:
             self.indexer.sync(only=split)
+        after_split(self.indexer.db)
         return regenerate_root_files(self.ws, self.indexer.db, self.config,
                                      summarize=rt.summarize_memory if rt else None)
 

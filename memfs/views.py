@@ -50,13 +50,22 @@ def split_oversized(ws: Workspace, db: IndexDB, config: Config) -> list[str]:
     under the writer lock, then re-index what it returns)."""
     from memfs.entry.split import split_large
 
+    from memfs.entry.split import parents_to_check
+
     limit = config.memory.split_items
-    if limit <= 0 or not db.conn.execute("SELECT 1 FROM items GROUP BY path HAVING count(*) > ? LIMIT 1",
-                                         (limit,)).fetchone():
+    if limit <= 0 or not (db.conn.execute("SELECT 1 FROM items GROUP BY path HAVING count(*) > ? LIMIT 1",
+                                          (limit,)).fetchone() or parents_to_check(db)):
         return []
     with db.snapshot():
         items, _ = load_items(ws, db)
     return split_large(ws, db, config, items)
+
+
+def after_split(db: IndexDB) -> None:
+    """Once the split files are re-indexed: remember which parents were checked."""
+    from memfs.entry.split import mark_checked, parents_to_check
+
+    mark_checked(db, list(parents_to_check(db)))
 
 
 def reference_day(items: list[EntryItem]) -> date:

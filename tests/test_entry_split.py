@@ -65,3 +65,18 @@ def test_a_file_under_the_limit_or_without_topics_is_left_alone(ws_path: Path) -
         assert (ws_path / "index" / "knowledge.md").read_text().count("\n- ") == 230
     finally:
         mem.close()
+
+
+def test_a_split_interrupted_after_writing_the_part_is_finished_by_the_next_one(ws_path: Path) -> None:
+    item = "- Stack: the queue is RabbitMQ. <!-- id=q0000001 type=knowledge -->\n"
+    (ws_path / "index" / "knowledge.md").write_text("# Knowledge\n\n" + item + "- Other fact. <!-- id=o0000001 -->\n")
+    (ws_path / "index" / "knowledge--stack.md").write_text("# Knowledge: stack\n\n" + item)  # the crash
+    mem = hashing_memory(ws_path)
+    try:
+        report = mem.sync()
+        assert any("q0000001" in w for w in report.warnings)  # the duplicate was reported ...
+        assert "q0000001" not in (ws_path / "index" / "knowledge.md").read_text()  # ... and resolved
+        assert "q0000001" in (ws_path / "index" / "knowledge--stack.md").read_text()
+        assert not mem.sync().warnings
+    finally:
+        mem.close()

@@ -20,6 +20,7 @@ the parent's copy. Splitting runs under the writer lock, after the index is curr
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 
@@ -78,17 +79,79 @@ def split_large(ws: Workspace, db: IndexDB, config: Config, items: list[EntryIte
         return []
     counts = Counter(it.path for it in items)
     big = sorted(p for p, n in counts.items() if n > limit and PART_SEP not in p.rsplit("/", 1)[-1])
-    if not big:
-        return []
-    people = find_people(items, read_pages(ws))
-    subject_of = {it.id: p.name for p in people for it in p.subject}
     store = CategoryStore(ws, config)
     touched: list[str] = []
+    for rel in parents_to_check(db):
+        touched += _drop_moved(ws, store, rel)
+    if not big:
+        return sorted(set(touched))
+    people = find_people(items, read_pages(ws))
+    subject_of = {it.id: p.name for p in people for it in p.subject}
     for rel in big:
         plan = plan_split([it for it in items if it.path == rel], subject_of)
         if plan:
             touched += _move(ws, store, rel, plan)
     return sorted(set(touched))
+
+
+_CHECKED = "split_checked"
+
+
+def parents_to_check(db: IndexDB) -> dict[str, str]:
+    """{parent: signature} of files with parts whose bytes changed since they were last
+    checked for items held twice (a split interrupted between writing a part and rewriting
+    its parent leaves a copy in both; sync indexes one and warns)."""
+    hashes = dict(db.conn.execute("SELECT path, hash FROM files").fetchall())
+    groups: dict[str, list[str]] = {}
+    for path in sorted(hashes):
+        folder, _, name = path.rpartition("/")
+        stem, sep, _ = name[:-3].partition(PART_SEP)
+        if sep and stem and f"{folder}/{stem}.md" in hashes:
+            groups.setdefault(f"{folder}/{stem}.md", []).append(path)
+    try:
+        checked = json.loads(db.get_meta(_CHECKED) or "{}")
+    except ValueError:
+        checked = {}
+    out = {}
+    for parent, parts in groups.items():
+        signature = ",".join(hashes[p] for p in [parent, *parts])
+        if checked.get(parent) != signature:
+            out[parent] = signature
+    return out
+
+
+def mark_checked(db: IndexDB, parents: list[str]) -> None:
+    """Record the current signature of these parents (call after re-indexing them)."""
+    if not parents:
+        return
+    fresh = parents_to_check(db)
+    try:
+        checked = json.loads(db.get_meta(_CHECKED) or "{}")
+    except ValueError:
+        checked = {}
+    checked.update({p: fresh[p] for p in parents if p in fresh})
+    with db.transaction():
+        db.set_meta(_CHECKED, json.dumps(checked, sort_keys=True))
+
+
+def _drop_moved(ws: Workspace, store: CategoryStore, rel: str) -> list[str]:
+    """Remove from a parent the single-line items one of its parts already holds."""
+    folder, name = rel.rsplit("/", 1)
+    in_parts: set[str] = set()
+    for part in sorted((ws.root / folder).glob(f"{name[:-3]}{PART_SEP}*.md")):
+        if part.is_file() and not part.is_symlink():
+            doc, _ = read_category(part, f"{folder}/{part.name}")
+            in_parts.update(it.id for it in doc.items)
+
+    def drop(parent: CategoryDoc) -> None:
+        for slot in list(parent.slots):
+            if not slot.removed and slot.item.id in in_parts and _movable(slot):
+                parent.remove(slot.item.id)
+
+    if not in_parts:
+        return []
+    store.edit(rel, drop)
+    return [rel]
 
 
 def _movable(slot: Slot) -> bool:
