@@ -91,9 +91,10 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
     budget = config.memory.token_budget
     people = find_people(items, read_pages(ws))
     llm = summarize is not None
+    lines: dict = {}  # classifications shared by memory.md and the pages
     bodies = {
         "index.md": render_index(cats, items, people, resource_stats(ws), llm_summaries=llm),
-        "memory.md": render_memory(items, people, budget, ref, half_life),
+        "memory.md": render_memory(items, people, budget, ref, half_life, cache=lines),
         "skill.md": render_skill(items, budget, ref, half_life),
     }
     if summarize is not None:  # LLM mode: the same structure, led by the model's short summary
@@ -103,7 +104,7 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
                 continue
             summary = _llm_summary(db, name, bullets, max(50, budget // 4), summarize)
             rest = max(50, budget - approx_tokens(summary))
-            bodies[name] = (render_memory(items, people, rest, ref, half_life, summary=summary)
+            bodies[name] = (render_memory(items, people, rest, ref, half_life, summary=summary, cache=lines)
                             if name == "memory.md" else _with_summary(render_skill(items, rest, ref, half_life),
                                                                        summary))
     written = []
@@ -116,7 +117,7 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
         if new != existing:
             atomic_write(path, new)
             written.append(name)
-    pages, page_bodies = render_and_write(ws, people, items, ref, half_life, previous)
+    pages, page_bodies = render_and_write(ws, people, items, ref, half_life, previous, lines)
     written += pages.written
     for warning in pages.warnings:
         log.warning("%s", warning)

@@ -53,6 +53,34 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx, re
     ("identity", r"\b(is an?|is the|named|called|years old|\d+ years|born|identif\w+|pronouns?|nationality)\b"),
 ))
 
+
+
+def _triggers(pattern: str) -> tuple[str, ...] | None:
+    """Literal prefixes one of which every match of `pattern` contains (None: no such set).
+
+    Each alternative contributes the letters it starts with (a letter made optional by a
+    following `?`/`*`/`{` is dropped); a cheap substring test then skips the regex for most
+    facts. Alternatives starting mid-match only add triggers, which is harmless."""
+    out = []
+    for piece in pattern.split("|"):
+        piece = piece.replace("\\b", "")
+        while piece.startswith(("(", "?:")):
+            piece = piece[1:] if piece.startswith("(") else piece[2:]
+        n = 0
+        while n < len(piece) and (piece[n].isalpha() or piece[n] in " '"):
+            n += 1
+        lit = piece[:n]
+        if n < len(piece) and piece[n] in "?*{" and lit:
+            lit = lit[:-1]
+        lit = lit.strip().split("'")[0]
+        if len(lit) < 2:
+            return None
+        out.append(lit.lower())
+    return tuple(sorted(set(out)))
+
+
+_TRIGGERS: dict[str, tuple[str, ...] | None] = {name: _triggers(rule.pattern) for name, rule in _RULES}
+
 #: Category names that say the facet when the words do not.
 _BY_CATEGORY = {"profile": "identity", "work": "work", "relationships": "people", "health": "constraints",
                 "preferences": "preferences", "hobbies": "preferences", "habits": "habits", "goals": "plans",
@@ -68,9 +96,13 @@ def facets_of(text: str, category: str, type_: str, future: bool) -> tuple[str, 
     if future:
         return ("plans",)
     found = []
+    lowered = text.lower()
     for name, rule in _RULES:
         if name == "identity" and type_ == "event":
             continue  # "the concert was the best" is an event, not who someone is
+        triggers = _TRIGGERS[name]
+        if triggers is not None and not any(t in lowered for t in triggers):
+            continue
         if rule.search(text):
             found.append(name)
             if len(found) == 2:
@@ -107,7 +139,7 @@ def is_filler(text: str, facet: str, quoted: bool, names: tuple[str, ...] = ()) 
     if facet == "constraints":
         return False
     body = text.split(": ", 1)[1] if quoted and ": " in text else text
-    if content_words(body, names) < 2:
+    if len(body.split()) < 12 and content_words(body, names) < 2:
         return True
     if _DANGLING.match(body) and facet in ("other", "events", "people", "preferences", "identity"):
         return True

@@ -123,13 +123,13 @@ def _span(items: list[EntryItem]) -> str:
     return f"dated {days[0]}" if days[0] == days[-1] else f"dated {days[0]} to {days[-1]}"
 
 
-def offline_summary(items: list[EntryItem], people: list[Person], words: list[str]) -> str:
-    ids = {it.id for it in items}
-    about = [(sum(1 for it in p.subject if it.id in ids), p) for p in people]
-    about = sorted([t for t in about if t[0]], key=lambda t: (-t[0], t[1].name))
+def offline_summary(items: list[EntryItem], subject_of: dict[str, str], words: list[str]) -> str:
+    """'About Priya (6), Dana (1); mentions Leeds, onboarding; dated 2026-08 to 2027-04.'"""
+    counts = Counter(subject_of[it.id] for it in items if it.id in subject_of)
+    about = sorted(((n, name) for name, n in counts.items()), key=lambda t: (-t[0], t[1]))
     parts = []
     if about:
-        names = [f"{p.name[:1].upper()}{p.name[1:]} ({n})" for n, p in about[:4]]
+        names = [f"{name[:1].upper()}{name[1:]} ({n})" for n, name in about[:4]]
         more = f" and {len(about) - 4} more" if len(about) > 4 else ""
         parts.append("about " + ", ".join(names) + more)
     if words:
@@ -157,22 +157,29 @@ def render_index(cats: list[CategoryRow], items: list[EntryItem], people: list[P
         for p in people:
             current = [it for it in p.subject if it.current]
             also = f", also {', '.join(_safe(a) for a in p.aliases)}" if p.aliases else ""
+            mentioned = f", mentioned in {len(p.mentions)} more" if p.mentions else ""
             lines.append(f"- [{_safe(p.name[:1].upper() + p.name[1:])}]({p.rel}) ({len(current)} "
-                         f"fact{'s' if len(current) != 1 else ''}, mentioned in {len(p.mentions)}{also})")
+                         f"fact{'s' if len(current) != 1 else ''}{mentioned}{also})")
         lines.append("")
     empty: list[str] = []
-    parents = {c.path for c in cats}
+    paths = {c.path for c in cats}
+    parts_of: dict[str, list[CategoryRow]] = {}
+    for c in cats:
+        parent = _parent(c.path)
+        if parent in paths:
+            parts_of.setdefault(parent, []).append(c)
+    subject_of = {it.id: p.name for p in people for it in p.subject}
     for kind in ("memory", "index", "skill"):
-        rows = [c for c in cats if c.kind == kind and _parent(c.path) not in parents]
+        rows = [c for c in cats if c.kind == kind and _parent(c.path) not in paths]
         shown = []
         for c in sorted(rows, key=lambda c: c.path):
-            parts = [p for p in cats if _parent(p.path) == c.path]
+            parts = parts_of.get(c.path, [])
             if not by_path.get(c.path) and not parts:
                 empty.append(c.path)
                 continue
-            shown.append(_row(c, by_path.get(c.path, []), people, words.get(c.path, []), llm_summaries))
+            shown.append(_row(c, by_path.get(c.path, []), subject_of, words.get(c.path, []), llm_summaries))
             for part in sorted(parts, key=lambda p: p.path):
-                shown.append("  " + _row(part, by_path.get(part.path, []), people, words.get(part.path, []),
+                shown.append("  " + _row(part, by_path.get(part.path, []), subject_of, words.get(part.path, []),
                                          llm_summaries))
         if shown:
             lines += [f"## {KIND_HEADINGS[kind]}", "", *shown, ""]
@@ -205,7 +212,7 @@ def _parent(path: str) -> str | None:
     return f"{folder}/{stem}.md" if sep and stem else None
 
 
-def _row(c: CategoryRow, items: list[EntryItem], people: list[Person], words: list[str], llm: bool) -> str:
+def _row(c: CategoryRow, items: list[EntryItem], subject_of: dict[str, str], words: list[str], llm: bool) -> str:
     current = [it for it in items if it.current]
     meta = f"{len(current)} fact{'s' if len(current) != 1 else ''}"
     if len(items) > len(current):
@@ -213,7 +220,7 @@ def _row(c: CategoryRow, items: list[EntryItem], people: list[Person], words: li
     learned = max((it.learned for it in items if it.learned), default=None)
     if learned:
         meta += f", last learned {learned}"
-    about = (c.summary if llm and c.summary else "") or offline_summary(current, people, words) or c.description
+    about = (c.summary if llm and c.summary else "") or offline_summary(current, subject_of, words) or c.description
     return f"- [{_safe(c.title)}]({c.path}) ({meta})" + (f": {_safe(about)}" if about else "")
 
 

@@ -68,7 +68,7 @@ class _Budget:
 
 
 def render_memory(items: list[EntryItem], people: list[Person], budget: int, today: date,
-                  half_life: float, summary: str | None = None) -> str:
+                  half_life: float, summary: str | None = None, cache: dict[str, Line] | None = None) -> str:
     """The memory.md body. `summary` (LLM mode) is a short grounded paragraph put first."""
     current = [it for it in items if it.current and not it.is_skill]
     history = sum(1 for it in items if not it.current and not it.is_skill)
@@ -81,7 +81,7 @@ def render_memory(items: list[EntryItem], people: list[Person], budget: int, tod
         head += ["## In short", "", summary.strip(), ""]
     budget_left = _Budget(budget - approx_tokens("\n".join(head)) - 20)
     names = tuple(n for p in people for n in p.names)
-    facets = {p.name: person_facets(p, names, today, half_life) for p in people}
+    facets = {p.name: person_facets(p, names, today, half_life, cache) for p in people}
     chosen: dict[str, dict[str, list[Line]]] = {p.name: {} for p in people}
     headed: set[str] = set()
     for tier in TIERS:

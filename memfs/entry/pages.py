@@ -25,7 +25,7 @@ from memfs.entry.facets import FACETS
 from memfs.entry.pagefile import PAGE_BEGIN, PAGE_END, PageParts, digest, split_page
 from memfs.entry.people import PEOPLE_DIR, Person, read_page_front
 from memfs.entry.pool import EntryItem
-from memfs.entry.profile import history, person_facets
+from memfs.entry.profile import Line, history, person_facets
 from memfs.fsutil import ChangedMeanwhile, atomic_write
 from memfs.workspace import Workspace
 
@@ -45,7 +45,7 @@ def page_bullet(item: EntryItem) -> str:
 
 
 def render_page(person: Person, all_names: tuple[str, ...], today: date, half_life: float,
-                by_id: dict[str, EntryItem]) -> str:
+                by_id: dict[str, EntryItem], cache: dict[str, Line] | None = None) -> str:
     """The generated block of one person's page (deterministic for the same items)."""
     title = person.name[:1].upper() + person.name[1:]
     also = f" (also {', '.join(person.aliases)})" if person.aliases else ""
@@ -53,7 +53,7 @@ def render_page(person: Person, all_names: tuple[str, ...], today: date, half_li
              f"Everything current memfs knows about {title}{also}, grouped; each line links to the item it "
              "comes from in its category file, which is the truth. This block is rebuilt from those files: "
              "to change a fact, edit its line there. Notes outside the block are yours and kept.", ""]
-    facets = person_facets(person, all_names, today, half_life)
+    facets = person_facets(person, all_names, today, half_life, cache)
     said = list({ln.item.id: ln for lines_ in facets.values() for ln in lines_ if ln.filler}.values())
     any_fact = False
     for name, heading in FACETS:
@@ -191,14 +191,15 @@ def _yaml_str(name: str) -> str:
 
 
 def render_and_write(ws: Workspace, people: list[Person], items: list[EntryItem], today: date,
-                     half_life: float, previous: dict[str, str]) -> tuple[PageWriter, dict[str, str]]:
+                     half_life: float, previous: dict[str, str],
+                     cache: dict[str, Line] | None = None) -> tuple[PageWriter, dict[str, str]]:
     """Render every person's page, write those that change, remove stale ones."""
     writer = PageWriter(ws)
     names = tuple(n for p in people for n in p.names)
     by_id = {it.id: it for it in items}
     bodies: dict[str, str] = {}
     for person in people:
-        body = render_page(person, names, today, half_life, by_id)
+        body = render_page(person, names, today, half_life, by_id, cache)
         bodies[person.rel] = body
         writer.write(person, body, previous)
     writer.remove_stale(set(bodies))

@@ -28,7 +28,7 @@ GENERIC_USER = "the user"
 SUBJECT_WITHIN_WORDS = 6
 MIN_FACTS = 2
 
-_LEAD = re.compile(r"^\\?([A-Z][a-z][\w-]*)(?:'s)?(?: ([A-Z][a-z][\w-]*)(?:'s)?)?")
+_LEAD_WORDS = re.compile(r"[^\W\d_][\w-]*")
 _NOT_NAMES = frozenset(
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow tonight "
@@ -115,15 +115,22 @@ def _front_block(text: str) -> str:
     return text[: end + 5] if end >= 0 else ""
 
 
+def _is_name(word: str) -> bool:
+    """A capitalised word that is not a common one ("Priya", "Zoë", not "The", "Big")."""
+    return (len(word) >= 2 and word[0].isupper() and word[1].islower() and word.replace("-", "").isalpha()
+            and word.lower() not in STOPWORDS and word.lower() not in FILLER and word.lower() not in _NOT_NAMES)
+
+
 def _lead_names(text: str) -> list[str]:
-    if text[:9].lower() == GENERIC_USER + " " or text[:9].lower() == GENERIC_USER + "'":
+    """The name a fact opens with, and the two-word form if the next word is a name too."""
+    if text[:9].lower() in (GENERIC_USER + " ", GENERIC_USER + "'"):
         return [GENERIC_USER]
-    m = _LEAD.match(text)
-    if not m or m.group(1).lower() in STOPWORDS | FILLER | _NOT_NAMES:
+    words = _LEAD_WORDS.findall(text.lstrip("\\")[:80])[:2]
+    if not words or not _is_name(words[0]):
         return []
-    names = [m.group(1)]
-    if m.group(2) and m.group(2).lower() not in STOPWORDS | FILLER | _NOT_NAMES:
-        names.append(f"{m.group(1)} {m.group(2)}")
+    names = [words[0]]
+    if len(words) > 1 and _is_name(words[1]) and not text.lstrip("\\")[len(words[0]):].startswith(("'", ":")):
+        names.append(f"{words[0]} {words[1]}")
     return names
 
 
@@ -165,7 +172,16 @@ def find_people(items: list[EntryItem], pages: list[PageFront]) -> list[Person]:
     if not people:
         return []
     _assign(items, people, alias_of)
-    return sorted(people.values(), key=lambda p: (-p.score, p.name.lower()))
+    ordered = sorted(people.values(), key=lambda p: (-p.score, p.name.lower()))
+    used: set[str] = {p.page for p in ordered if p.page}
+    for p in ordered:  # "Zoë" and "Zoe" would share people/zoe.md: the less central gets zoe-2.md
+        if p.page is None:
+            rel, n = p.rel, 2
+            while rel in used:
+                rel, n = f"{PEOPLE_DIR}/{p.slug}-{n}.md", n + 1
+            p.page = rel
+            used.add(rel)
+    return ordered
 
 
 def _assign(items: list[EntryItem], people: dict[str, Person], alias_of: dict[str, str]) -> None:

@@ -76,13 +76,18 @@ def _neg(s: str) -> tuple[int, ...]:
 
 
 def person_facets(person: Person, all_names: tuple[str, ...], today: date,
-                  half_life: float) -> dict[str, list[Line]]:
+                  half_life: float, cache: dict[str, Line] | None = None) -> dict[str, list[Line]]:
     """{facet: ordered lines} of a person's current facts (filler flagged, not dropped); a
-    line with two facets is listed under both."""
+    line with two facets is listed under both. `cache` shares classifications between
+    memory.md and the pages of one regeneration."""
     by: dict[str, list[Line]] = {name: [] for name, _ in FACETS}
     for it in person.subject:
         if it.current:
-            line = classify(it, all_names, today)
+            line = cache.get(it.id) if cache is not None else None
+            if line is None:
+                line = classify(it, all_names, today)
+                if cache is not None:
+                    cache[it.id] = line
             for facet in line.facets:
                 by[facet].append(line)
     return {name: order(lines, name, today, half_life) for name, lines in by.items()}
