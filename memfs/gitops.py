@@ -11,7 +11,7 @@ from memfs.workspace import Workspace
 if TYPE_CHECKING:
     from memfs.pipeline.memorize import IngestResult
 
-TRACKED = ["memory", "index", "skill", "resources", "index.md", "memory.md", "skill.md"]
+TRACKED = ["memory", "index", "skill", "resources", "people", "index.md", "memory.md", "skill.md"]
 
 
 def _git(ws: Workspace, *args: str) -> subprocess.CompletedProcess[str]:

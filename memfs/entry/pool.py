@@ -84,8 +84,9 @@ def learned_dates(rows: list[tuple[str | None, str | None, str | None]], today: 
     An input can span months (a multi-session chat is archived under its first session's
     day), so a fact dated after its input's day but no later than the newest input memfs
     has (`horizon`) was learned no earlier than its own date: "moved to Leeds in August",
-    said in September's session, is not a plan. Anything later than the horizon is a
-    plan or a deadline. The horizon is clamped to `today`: never a future date."""
+    said in September's session, is not a plan. A fact dated past the horizon is a plan
+    or a deadline and keeps its input's day. Everything is clamped to `today`: an entry
+    file never says memfs learned something in the future."""
     base = [learned_date(src, updated) for src, updated, _ in rows]
     days = [d for b in base if (d := parse_day(b)) is not None]
     horizon = min(max(days), today) if days else today
