@@ -183,8 +183,8 @@ class Memory:
     def sync(self, rebuild: bool = False, progress=None) -> SyncReport:  # type: ignore[no-untyped-def]
         """Re-index what changed on disk (or everything, with rebuild) and refresh root files."""
         with self.lock("sync"):
-            remove_stale_temp_files([self.ws.root / d for d in ("memory", "index", "skill", "people", "resources", ".memfs")],
-                                    shallow=[self.ws.root])
+            remove_stale_temp_files([self.ws.root / d for d in ("memory", "index", "skill", "people", "resources",
+                                                                ".memfs")], shallow=[self.ws.root])
             report = self.indexer.sync(rebuild=rebuild, progress=progress)
             if report.changed or rebuild or views_stale(self.ws, self.indexer.db):
                 self.regenerate_views()
