@@ -141,7 +141,9 @@ class PageWriter:
                                      "and memfs will rebuild the page (nothing was written)")
                 return
             if parts.body is not None and parts.recorded != digest(parts.body):
-                keep = kept_edit(parts.body, previous.get(rel))
+                # Compared with what memfs last wrote (cached in the index), else with what it
+                # writes now: either way every line the person typed is kept.
+                keep = kept_edit(parts.body, previous.get(rel) or body)
                 after = parts.after
                 if keep:
                     after = keep + ("\n" + after if after.strip() else "")
