@@ -20,6 +20,7 @@ import pytest
 
 from memfs.core.categoryfile import parse_category
 from memfs.core.rootfiles import approx_tokens
+from memfs.entry.pages import KEPT_HEADING
 from memfs.entry.pagefile import PAGE_BEGIN, split_page
 from memfs.workspace import init_workspace
 
@@ -251,6 +252,13 @@ def test_an_edit_inside_a_page_block_is_kept_and_the_block_rebuilt(tmp_path: Pat
     assert "Priya goes bouldering every Friday now." in kept and "Remember: she hates surprises." in kept
     cli(root, "sync")
     assert page.read_text() == text  # stable once kept: nothing moves twice
+    # Without the index's copy of the last block (.memfs deleted), only the changed line is kept.
+    shutil.rmtree(root / ".memfs")
+    page.write_text(text.replace("Priya loves bouldering more than anything.", "Priya loves bouldering."))
+    cli(root, "sync", "--rebuild")
+    kept = split_page(page.read_text()).after  # type: ignore[union-attr]
+    assert "Priya loves bouldering. [" in kept and kept.count(KEPT_HEADING) == 2
+    assert "Roundhay" not in kept and "Priya goes bouldering every Friday now." in kept
 
 
 def test_broken_page_markers_are_a_warning_and_the_page_is_left_alone(tmp_path: Path) -> None:
