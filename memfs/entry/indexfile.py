@@ -199,11 +199,20 @@ def render_index(cats: list[CategoryRow], items: list[EntryItem], people: list[P
     lines += ["", "## Searching", "",
               '- `memfs recall "where does Priya live now"`: hybrid search (BM25 + vectors), current facts, '
               "each with its file and id; `--json` for programs, `--sources` for the passage behind each."]
-    if importlib.util.find_spec("memfs.mcp") is not None:
-        lines.append("- MCP: `memfs mcp` serves recall and these files to an MCP client (tools and resources).")
+    if _has_module("memfs.agents.mcp_server"):
+        lines.append("- MCP clients: `memfs mcp` serves the same search as the `recall` tool (plus `remember`, "
+                     "`read`, `why`, ...) and these files as `memfs://` resources.")
     else:
         lines.append("- Without a shell: `grep -r` the folders; every fact is one line.")
     return "\n".join(lines)
+
+
+def _has_module(name: str) -> bool:
+    """Whether this install has a module (the MCP server ships with memfs' agents package)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:
+        return False
 
 
 def _parent(path: str) -> str | None:
