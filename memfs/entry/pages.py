@@ -26,6 +26,7 @@ from memfs.entry.pagefile import PAGE_BEGIN, PAGE_END, PageParts, digest, split_
 from memfs.entry.people import PEOPLE_DIR, Person, read_page_front
 from memfs.entry.pool import EntryItem
 from memfs.entry.profile import Line, history, person_facets
+from memfs.errors import MemfsError
 from memfs.fsutil import ChangedMeanwhile, atomic_write
 from memfs.workspace import Workspace
 
@@ -126,7 +127,7 @@ class PageWriter:
         rel = person.rel
         try:
             path = self.ws.safe_target(rel)
-        except Exception as err:  # a symlinked people/ folder: never write through it
+        except MemfsError as err:  # a symlinked people/ folder: never write through it
             self.warnings.append(str(err))
             return
         for _ in range(5):
