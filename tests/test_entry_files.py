@@ -305,3 +305,14 @@ def test_a_hand_added_plan_far_ahead_is_not_a_future_update(tmp_path: Path) -> N
     learned = re.findall(r"last learned (\S+?)\)", read(root, "index.md"))
     assert learned and all(d <= date.today().isoformat() for d in learned)
     assert "2099-05-01" in section(read(root, "memory.md"), "## Sam").split("**Goals and plans**")[1]
+
+
+def test_a_symlinked_people_folder_is_never_written_through(tmp_path: Path) -> None:
+    root = init_workspace(tmp_path / "mem", git=False).root
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "people").symlink_to(outside, target_is_directory=True)
+    cli(root, "add", "Zoe lives in Oslo.")
+    cli(root, "add", "Zoe works as a pilot.")
+    assert list(outside.iterdir()) == []
+    assert "## Zoe" in read(root, "memory.md")  # the root files still say what memfs knows
