@@ -200,6 +200,7 @@ def test_superseded_facts_leave_memory_md_and_close_the_person_page(tmp_path: Pa
 ENTRY = ("index.md", "memory.md", "skill.md", "people/priya.md", "people/dana.md", "people/marcus.md")
 
 
+@pytest.mark.slow
 def test_same_store_renders_byte_identical_entry_files(tmp_path: Path) -> None:
     a = fed(tmp_path, INPUTS, "a")
     b = fed(tmp_path, list(reversed(INPUTS)), "b")  # another order, another day: same memory
@@ -235,6 +236,7 @@ def test_notes_outside_the_blocks_survive_and_aliases_join_people(tmp_path: Path
     assert "## Priya ([page](people/priya.md); also Pri)" in mem and "learning Portuguese" in mem
 
 
+@pytest.mark.slow
 def test_an_edit_inside_a_page_block_is_kept_and_the_block_rebuilt(tmp_path: Path) -> None:
     root = fed(tmp_path)
     page = root / "people" / "priya.md"
