@@ -1,7 +1,8 @@
 """The `memfs` command: a thin shell over memfs.api.Memory.
 
-Errors a user can fix print one line on stderr and exit 1; anything unexpected prints one
-line too (set MEMFS_DEBUG=1 for the traceback) and exits 2.
+Usage mistakes (unknown command, missing argument, bad option value) are typer's: the usage
+line and the problem, exit 2. Errors a user can fix print one line on stderr and exit 1;
+anything unexpected prints one line too (set MEMFS_DEBUG=1 for the traceback) and exits 3.
 """
 
 from __future__ import annotations
@@ -22,15 +23,44 @@ import typer  # noqa: E402
 
 from memfs.errors import MemfsError  # noqa: E402
 
+# rich_markup_mode=None: help texts are plain, so "[llm]" and the like render as written.
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="memfs: a folder of Markdown as an LLM agent's long-term memory.")
+                  rich_markup_mode=None, help="memfs: a folder of Markdown as an LLM agent's long-term memory.")
 
 _state: dict[str, Optional[str]] = {"dir": None}
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from memfs import __version__
+
+        typer.echo(f"memfs {__version__}")
+        raise typer.Exit()
+
+
+def _one_of(value: str, *choices: str) -> str:
+    if value not in choices:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}")
+    return value
+
+
+def _check_when(value: Optional[str]) -> Optional[str]:
+    """--when is a usage error (exit 2 with the usage line) unless it is a real date."""
+    if value is None:
+        return None
+    from memfs.core.model import parse_when
+
+    try:
+        return parse_when(value)
+    except ValueError as err:
+        raise typer.BadParameter(str(err)) from None
+
+
 @app.callback()
 def _root(dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace folder (default: found "
-                                             "from the current folder upward, or $MEMFS_DIR).")) -> None:
+                                             "from the current folder upward, or $MEMFS_DIR)."),
+          version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
     _state["dir"] = dir
 
 
@@ -49,21 +79,24 @@ def _echo_json(data: object) -> None:
 @app.command()
 def init(path: Path = typer.Argument(Path("."), help="Folder to turn into a workspace."),
          no_git: bool = typer.Option(False, "--no-git", help="Do not run `git init`.")) -> None:
-    """Lay down a new workspace (memfs.toml, category folders, inbox/, root files)."""
+    """Lay down a new workspace (memfs.toml, category folders, inbox/, root files) and
+    commit it as the first commit of a new git repository."""
     from memfs.api import Memory
-    from memfs.workspace import init_workspace
+    from memfs.workspace import init_workspace_report
 
-    ws = init_workspace(path, git=not no_git)
-    with Memory(ws.root) as mem:
+    done = init_workspace_report(path, git=not no_git)
+    with Memory(done.workspace.root) as mem:
         mem.sync()
-    typer.echo(f"initialised memfs workspace in {ws.root}")
+    typer.echo(f"initialised memfs workspace in {done.workspace.root}")
+    typer.echo(done.git)
 
 
 @app.command()
 def add(text: str = typer.Argument(..., help="The fact, as it should read on its own."),
         category: Optional[str] = typer.Option(None, "--category", "-c", help="Category name (or kind/name)."),
         type: Optional[str] = typer.Option(None, "--type", "-t", help="profile|event|knowledge|behavior|skill|tool"),
-        when: Optional[str] = typer.Option(None, "--when", help="When it happened: YYYY[-MM[-DD]]."),
+        when: Optional[str] = typer.Option(None, "--when", callback=_check_when,
+                                           help="When it happened: YYYY[-MM[-DD]]."),
         as_json: bool = typer.Option(False, "--json")) -> None:
     """Add one fact (an identical one is reinforced instead)."""
     with _memory() as mem:
@@ -79,10 +112,10 @@ def add(text: str = typer.Argument(..., help="The fact, as it should read on its
 
 @app.command()
 def recall(query: str = typer.Argument(...),
-           k: Optional[int] = typer.Option(None, "--k", "-k", help="How many items (default from memfs.toml)."),
+           k: Optional[int] = typer.Option(None, "--k", "-k", min=1, help="How many items (default from memfs.toml)."),
            type: Optional[list[str]] = typer.Option(None, "--type", "-t", help="Only these types."),
            category: Optional[list[str]] = typer.Option(None, "--category", "-c", help="Only these categories."),
-           mode: str = typer.Option("fast", "--mode", help="fast (offline hybrid) or llm (rewrite, re-rank, "
+           mode: str = typer.Option("fast", "--mode", callback=lambda v: _one_of(v, "fast", "llm"), help="fast (offline hybrid) or llm (rewrite, re-rank, "
                                     "sufficiency check; needs [llm])."),
            sources: bool = typer.Option(False, "--sources", help="Attach the source passage behind each item."),
            as_json: bool = typer.Option(False, "--json", help="A JSON list instead of Markdown.")) -> None:
@@ -110,19 +143,89 @@ def recall(query: str = typer.Argument(...),
 
 
 @app.command()
-def forget(item_id: str = typer.Argument(..., help="The item's id (see `recall --json`).")) -> None:
-    """Delete one item from its file; git history keeps the old line."""
+def forget(item_ids: Optional[list[str]] = typer.Argument(None, help="Item ids (see `recall --json`)."),
+           source: Optional[str] = typer.Option(None, "--source", help="Everything learned from one input, and the "
+                                                "input itself: a resources/ path, the name it was ingested under, "
+                                                "or its sha256."),
+           about: Optional[str] = typer.Option(None, "--about", help="Every item naming this person or entity."),
+           query: Optional[str] = typer.Option(None, "--query", help="Items matching this search (shown first)."),
+           k: int = typer.Option(10, "--k", "-k", help="With --query: at most this many items."),
+           yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask; remove what the preview lists."),
+           purge_history: bool = typer.Option(False, "--purge-history", help="Also rewrite git history so the "
+                                              "removed content is gone from every commit (see the warning)."),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Forget items, an input, a person or a search's matches: preview, confirm, remove everywhere."""
+    from memfs.forget import render_plan
+
     with _memory() as mem:
-        item = mem.forget(item_id)
-    typer.echo(f"forgot {item.id}: {item.text}")
+        plan = mem.plan_forget(ids=item_ids or None, source=source, about=about, query=query, k=k)
+        if plan.empty:
+            if plan.mentions:
+                typer.echo(render_plan(plan))
+            typer.echo("nothing to forget")
+            return
+        if not as_json or not yes:
+            typer.echo(render_plan(plan, purge_history), err=as_json)
+        if not yes:
+            try:
+                confirmed = typer.confirm("remove all of this?", default=False, err=True)
+            except typer.Abort:  # no answer (stdin closed): the same as no
+                typer.echo("", err=True)
+                confirmed = False
+            if not confirmed:
+                typer.echo("nothing was changed (answer y, or pass --yes)", err=True)
+                raise typer.Exit(1)
+        report = mem.apply_forget(plan, purge_history=purge_history)
+    if as_json:
+        _echo_json({"plan": plan.model_dump(), "report": report.model_dump()})
+        return
+    typer.echo(f"forgot {report.items_removed} items and {report.resources_removed} inputs"
+               + (f" ({report.entry}: dropping them again is refused unless --allow-relearn)" if report.entry else "")
+               + (f"; took back {report.unreinforced} reinforcements" if report.unreinforced else "")
+               + ("; committed" if report.committed else ""))
+    if report.history:
+        h = report.history
+        typer.echo(f"history: {h['commits_rewritten']} of {h['commits']} commits rewritten, {h['files_dropped']} "
+                   f"files dropped, {h['words']} words scrubbed; reflogs expired, objects pruned")
+
+
+@app.command()
+def export(about: str = typer.Option(..., "--about", help="The person or entity (a data-subject request)."),
+           out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write here instead of stdout."),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Write every item and source passage about a person or entity."""
+    with _memory() as mem:
+        found = mem.export_about(about)
+    text = found.model_dump_json(indent=2) + "\n" if as_json else found.markdown()
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    from memfs.fsutil import atomic_write
+
+    atomic_write(out, text)
+    typer.echo(f"wrote {len(found.items)} items and {len(found.passages)} passages about {about} to {out}", err=True)
+
+
+@app.command()
+def why(item_id: str = typer.Argument(..., help="The item's id."),
+        as_json: bool = typer.Option(False, "--json")) -> None:
+    """Show where a fact came from: file and line, source passage, input, commits."""
+    with _memory() as mem:
+        prov = mem.why(item_id)
+    if as_json:
+        _echo_json(prov.model_dump())
+    else:
+        typer.echo(prov.text())
 
 
 @app.command()
 def sync(rebuild: bool = typer.Option(False, "--rebuild", help="Throw .memfs/ away and rebuild from Markdown."),
          as_json: bool = typer.Option(False, "--json")) -> None:
     """Bring the index in line with the Markdown (only what changed)."""
-    with _memory() as mem:
-        report = mem.sync(rebuild=rebuild)
+    from memfs.progress import Progress
+
+    with _memory() as mem, Progress("rebuilding" if rebuild else "syncing") as bar:
+        report = mem.sync(rebuild=rebuild, progress=bar.update)
     if as_json:
         _echo_json(report.model_dump())
         return
@@ -148,6 +251,9 @@ def status(as_json: bool = typer.Option(False, "--json")) -> None:
 
         for line in Usage.model_validate(st.llm_usage).summary_lines():
             typer.echo(f"llm usage  {line}")
+    if st.redactions:
+        kinds = ", ".join(f"{k} {n}" for k, n in st.redaction_kinds.items())
+        typer.echo(f"redacted   {st.redactions} secrets ({kinds})")
     for name, reason in st.failures:
         typer.echo(f"failed     {name}: {reason}")
     for w in st.warnings:
@@ -157,17 +263,19 @@ def status(as_json: bool = typer.Option(False, "--json")) -> None:
 @app.command()
 def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any folder; inbox files are "
                                               "removed once archived)."),
+           allow_relearn: bool = typer.Option(False, "--allow-relearn", help="Learn an input again even though "
+                                              "`memfs forget` removed it."),
            as_json: bool = typer.Option(False, "--json")) -> None:
     """Run files through the memorize pipeline now, without a daemon."""
-    with _memory() as mem:
-        if len(paths) > 3 and not as_json:
-            with typer.progressbar(length=len(paths), label="memorizing", file=sys.stderr) as bar:
-                results = []
-                for p in paths:
-                    results.append(mem.ingest_file(p))
-                    bar.update(1)
-        else:
-            results = mem.ingest(paths)
+    from memfs.progress import Progress
+
+    results = []
+    with _memory() as mem, Progress("memorizing") as bar:
+        added = 0
+        for n, p in enumerate(paths, start=1):
+            results.append(mem.ingest_file(p, allow_relearn=allow_relearn))
+            added += len(results[-1].added)
+            bar.update(n, len(paths), items=added)
     if as_json:
         _echo_json([r.model_dump() for r in results])
     else:
@@ -177,8 +285,12 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
             elif r.status == "duplicate":
                 typer.echo(f"{r.name}: already memorized ({r.resource})")
             else:
-                typer.echo(f"{r.name}: +{len(r.added)} added, {len(r.reinforced)} reinforced → "
+                export = f" from {r.conversations} conversations" if r.conversations else ""
+                replayed = f", {r.replayed} messages already memorized" if r.replayed else ""
+                typer.echo(f"{r.name}: +{len(r.added)} added, {len(r.reinforced)} reinforced{export}{replayed} → "
                            f"{', '.join(r.files) or 'no items'}")
+                for note in r.notes:
+                    typer.echo(f"  note: {note}")
     if any(r.status == "failed" for r in results):
         raise typer.Exit(1)
 
@@ -196,6 +308,30 @@ def daemon(commit: bool = typer.Option(False, "--commit", help="git commit each 
 
 
 @app.command()
+def doctor(fix: bool = typer.Option(False, "--fix", help="Repair what is safe to repair: rebuild a damaged or "
+                                    "stale index, remove stale temp files and sockets."),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Check the workspace: config, category files, index, embedder, daemon, inbox, git.
+
+    One line per check; exit 0 when healthy, 1 when a check failed."""
+    from memfs.doctor import run_doctor
+    from memfs.workspace import find_workspace
+
+    report = run_doctor(find_workspace(explicit=_state["dir"]), fix=fix)
+    if as_json:
+        _echo_json({"root": report.root, "healthy": report.healthy,
+                    "checks": [c.model_dump() for c in report.checks]})
+    else:
+        for c in report.checks:
+            if c.fixed:
+                typer.echo(f"fixed {c.name:<14} {c.fixed}")
+            typer.echo(f"{c.level:<4}  {c.name:<14} {c.detail}")
+        if not fix and any(c.fixable and c.level != "ok" for c in report.checks):
+            typer.echo("`memfs doctor --fix` can repair what is marked fixable", err=True)
+    raise typer.Exit(0 if report.healthy else 1)
+
+
+@app.command()
 def retry() -> None:
     """Move everything in inbox/failed/ back into inbox/."""
     with _memory() as mem:
@@ -210,33 +346,124 @@ def context() -> None:
         typer.echo(mem.context(), nl=False)
 
 
-def main() -> None:
-    """Console entry point: run the app, turning errors into one line."""
+def _agent_memory(dir: Optional[str]):  # type: ignore[no-untyped-def]
+    """A Memory for the agent commands (`--dir` after the command wins over the global one)."""
+    from memfs.agents.tools import AgentMemory
+    from memfs.workspace import find_workspace
+
+    return AgentMemory(find_workspace(explicit=dir or _state["dir"]).root)
+
+
+@app.command()
+def mcp(dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace folder."),
+        http: Optional[int] = typer.Option(None, "--http", help="Serve streamable HTTP on 127.0.0.1:PORT "
+                                           "(path /mcp) instead of stdio.")) -> None:
+    """Serve the workspace to agents over MCP (stdio by default; needs the `mcp` extra of memfs)."""
+    from memfs.agents.mcp_server import serve
+
+    with _agent_memory(dir) as mem:
+        serve(mem, http_port=http)
+
+
+@app.command()
+def proxy(upstream: str = typer.Option(..., "--upstream", help="The OpenAI-compatible server to forward to, "
+                                       "e.g. http://127.0.0.1:11434/v1 or https://api.openai.com/v1."),
+          port: int = typer.Option(8787, "--port", help="Port to listen on."),
+          host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (keep it local)."),
+          dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace folder.")) -> None:
+    """OpenAI-compatible proxy: injects recalled memory into chat completions, files each exchange."""
+    from memfs.agents.proxy import serve
+    from memfs.agents.tools import AgentTools
+
+    with _agent_memory(dir) as mem:
+        serve(AgentTools(mem), upstream, host=host, port=port)
+
+
+hooks_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help="Agent-host hooks: `memfs context` at session start, the "
+                        "transcript into inbox/ at session end (Claude Code, Codex).")
+app.add_typer(hooks_app, name="hooks")
+
+
+def _hook_plan(host: str, scope: str, config: Optional[Path], dir: Optional[str], remove: bool):  # type: ignore[no-untyped-def]
+    from memfs.agents.hooks import config_path, plan
+    from memfs.workspace import find_workspace
+
+    root = find_workspace(explicit=dir or _state["dir"]).root
+    return plan(host, root, config or config_path(host, scope), remove=remove)
+
+
+def _show_plan(p, write: bool) -> None:  # type: ignore[no-untyped-def]
+    from memfs.agents.hooks import apply
+
+    if not p.changed:
+        typer.echo(f"{p.path}: already up to date")
+        return
+    typer.echo(p.diff(), nl=False)
+    if write:
+        apply(p)
+        typer.echo(f"wrote {p.path}")
+    else:
+        typer.echo(f"(dry run: nothing written; add --write to write {p.path})")
+
+
+@hooks_app.command("install")
+def hooks_install(host: str = typer.Argument(..., help="claude-code or codex"),
+                  scope: str = typer.Option("user", "--scope", help="user (~/.claude, ~/.codex) or project (./)."),
+                  config: Optional[Path] = typer.Option(None, "--config", help="The host's config file, if elsewhere."),
+                  write: bool = typer.Option(False, "--write", help="Write it (default: show the diff only)."),
+                  dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace folder.")) -> None:
+    """Add memfs' session-start and session-end hooks to the host's config (dry run by default)."""
+    _show_plan(_hook_plan(host, scope, config, dir, remove=False), write)
+
+
+@hooks_app.command("uninstall")
+def hooks_uninstall(host: str = typer.Argument(..., help="claude-code or codex"),
+                    scope: str = typer.Option("user", "--scope"),
+                    config: Optional[Path] = typer.Option(None, "--config"),
+                    write: bool = typer.Option(False, "--write", help="Write it (default: show the diff only)."),
+                    dir: Optional[str] = typer.Option(None, "--dir", "-C")) -> None:
+    """Remove memfs' hooks from the host's config (dry run by default); other hooks stay."""
+    _show_plan(_hook_plan(host, scope, config, dir, remove=True), write)
+
+
+@hooks_app.command("run")
+def hooks_run(event: str = typer.Argument(..., help="session-start or session-end"),
+              host: str = typer.Option("claude-code", "--host", help="claude-code or codex")) -> None:
+    """What the host runs (payload JSON on stdin). Never fails the host: errors go to stderr, exit 0."""
+    from memfs.agents import hooks
+
     try:
-        code = app(standalone_mode=False)
-        if isinstance(code, int) and code:
-            sys.exit(code)
+        payload = hooks.read_payload(sys.stdin)
+        with _memory() as mem:
+            if event == "session-start":
+                typer.echo(hooks.session_start(mem.context()))
+            elif event == "session-end":
+                copied = hooks.session_end(mem.ws, host, payload, mem.config.ingest.max_file_bytes)
+                typer.echo(f"memfs: {'queued ' + mem.ws.rel(copied) if copied else 'transcript unchanged'}",
+                           err=True)
+            else:
+                raise MemfsError(f"unknown hook event {event!r}: expected session-start or session-end")
+    except Exception as err:  # noqa: BLE001 - a hook must never break the agent's session
+        typer.echo(f"memfs hooks: {err}", err=True)
+
+
+def main() -> None:
+    """Console entry point. Usage mistakes are typer's (usage line, exit 2); errors a person
+    can fix are one line and exit 1; anything unexpected is one line and exit 3."""
+    try:
+        app()
     except MemfsError as err:
         typer.echo(f"memfs: error: {err}", err=True)
         sys.exit(1)
     except KeyboardInterrupt:
         typer.echo("memfs: interrupted", err=True)
         sys.exit(130)
-    except SystemExit:
-        raise
     except Exception as err:  # noqa: BLE001 - the one place that turns bugs into one line
-        import click
-
-        if isinstance(err, click.exceptions.ClickException):
-            err.show()
-            sys.exit(err.exit_code)
-        if isinstance(err, click.exceptions.Abort):
-            sys.exit(1)
         if os.environ.get("MEMFS_DEBUG"):
             raise
         typer.echo(f"memfs: internal error: {type(err).__name__}: {err} (MEMFS_DEBUG=1 shows the traceback)",
                    err=True)
-        sys.exit(2)
+        sys.exit(3)
 
 
 if __name__ == "__main__":
