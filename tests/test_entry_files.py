@@ -284,7 +284,7 @@ def test_a_generated_page_goes_when_its_person_does_unless_a_person_wrote_in_it(
     ines = root / "people" / "ines.md"
     ines.write_text(ines.read_text() + "\nMet her at the market.\n")
     for item_id in ids:
-        cli(root, "forget", item_id)
+        cli(root, "forget", item_id, "--yes")
     assert not (root / "people/zoe.md").exists()  # nobody touched it: gone with its facts
     text = ines.read_text()  # a person wrote in it: kept, and it says memfs knows nothing now
     assert "Met her at the market." in text and "memfs has no current facts about Ines." in text
