@@ -30,7 +30,7 @@ from memfs.index.search import Searcher
 from memfs.index.sync import Indexer, SyncReport
 from memfs.providers.embedding import Embedder, make_embedder
 from memfs.store import CategoryStore, today_iso
-from memfs.views import regenerate_root_files, views_stale
+from memfs.views import after_split, regenerate_root_files, split_oversized, views_stale
 from memfs.workspace import Workspace, find_workspace, slugify
 
 if TYPE_CHECKING:
@@ -174,6 +174,10 @@ class Memory:
         """Rewrite index.md / memory.md / skill.md where their content changes (the model
         condenses memory.md and skill.md in LLM mode). Call under the writer lock."""
         rt = self.llm
+        split = split_oversized(self.ws, self.indexer.db, self.config)  # files grown past memory.split_items
+        if split:
+            self.indexer.sync(only=split)
+        after_split(self.indexer.db)
         return regenerate_root_files(self.ws, self.indexer.db, self.config,
                                      summarize=rt.summarize_memory if rt else None)
 
@@ -186,8 +190,8 @@ class Memory:
     def sync(self, rebuild: bool = False, progress=None) -> SyncReport:  # type: ignore[no-untyped-def]
         """Re-index what changed on disk (or everything, with rebuild) and refresh root files."""
         with self.lock("sync"):
-            remove_stale_temp_files([self.ws.root / d for d in ("memory", "index", "skill", "resources", ".memfs")],
-                                    shallow=[self.ws.root])
+            remove_stale_temp_files([self.ws.root / d for d in ("memory", "index", "skill", "people", "resources",
+                                                                ".memfs")], shallow=[self.ws.root])
             report = self.indexer.sync(rebuild=rebuild, progress=progress)
             if report.changed or rebuild or views_stale(self.ws, self.indexer.db):
                 self.regenerate_views()
@@ -473,6 +477,7 @@ class Memory:
                     recorded = db.get_meta("embedder")
                     for (w,) in db.conn.execute("SELECT warnings FROM files WHERE warnings != '' ORDER BY path"):
                         warnings.extend(w.splitlines())
+                    warnings.extend((db.get_meta("entry_warnings") or "").splitlines())  # person pages
             finally:
                 db.close()
         size = sum(p.stat().st_size for p in self.ws.state.glob("*") if p.is_file()) if self.ws.state.exists() else 0

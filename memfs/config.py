@@ -60,6 +60,8 @@ class RecallConfig(_Section):
 
 class MemoryFileConfig(_Section):
     token_budget: int = Field(1500, ge=50, description="memory.md stays within this many (approximate) tokens.")
+    split_items: int = Field(200, ge=0, description="A category file with more items is split by topic into "
+                             "<name>--<topic>.md parts; 0 never splits.")
 
 
 class IngestConfig(_Section):

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from memfs.forget import ForgetReport
     from memfs.pipeline.memorize import IngestResult
 
-TRACKED = ["memory", "index", "skill", "resources", "index.md", "memory.md", "skill.md", "forgotten.json"]
+TRACKED = ["memory", "index", "skill", "resources", "people", "index.md", "memory.md", "skill.md", "forgotten.json"]
 log = logging.getLogger(__name__)
 
 def _git(ws: Workspace, *args: str, index: str | None = None, stdin: bytes | None = None

@@ -1,163 +1,179 @@
-"""Regenerate index.md, memory.md and skill.md from the index (they are views, not truth)."""
+"""Regenerate the entry files from the index: index.md, memory.md, skill.md and the
+person pages under people/ (they are views, not truth; see memfs/entry/)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 from collections.abc import Callable
 from datetime import date
 
 from memfs.config import Config
-from memfs.core.model import Item
-from memfs.core.rootfiles import (
-    CategoryInfo, RankedItem, render_index, render_memory, render_skill, select_salient,
-)
+from memfs.core.rootfiles import approx_tokens
+from memfs.entry.indexfile import CategoryRow, render_index, resource_stats
+from memfs.entry.memoryfile import render_memory, render_skill
+from memfs.entry.pages import render_and_write
+from memfs.entry.people import PEOPLE_DIR, find_people, read_pages
+from memfs.entry.pool import EntryItem, load_items, parse_day, save_history
 from memfs.index.db import IndexDB
 from memfs.rootwrite import write_root_file
 from memfs.store import title_of
 from memfs.workspace import Workspace
 
-
-def category_infos(db: IndexDB) -> list[CategoryInfo]:
-    counts = dict(db.conn.execute("SELECT path, count(*) FROM items GROUP BY path").fetchall())
-    out = []
-    for path, kind, title, description, summary, updated in db.conn.execute(
-            "SELECT path, kind, title, description, summary, updated FROM files ORDER BY path"):
-        name = path.rsplit("/", 1)[-1][:-3]
-        out.append(CategoryInfo(path=path, kind=kind, title=title or title_of(name), description=description or "",
-                                summary=summary or "", items=int(counts.get(path, 0)), updated=updated))
-    return out
-
-
-#: How many items per ordering are considered for memory.md / skill.md. The files hold
-#: a token budget's worth (~100 items); salience is high only for items that are among
-#: the most reinforced or the most recent, so ranking the union of those two top lists
-#: gives the same selection as ranking everything, at a fraction of the cost at 10^5 items.
-CANDIDATES_PER_ORDER = 2000
-
-
-def ranked_items(db: IndexDB, skills: bool | None = None) -> list[RankedItem]:
-    """Candidate items for the root files (all of them in a small memory)."""
-    cols = 'id, text, type, "when", src, seen, updated, path'
-    # Superseded lines are history: the root files show what is true now.
-    where = "WHERE superseded_by IS NULL"
-    if skills is True:
-        where += " AND (type IN ('skill', 'tool') OR path LIKE 'skill/%')"
-    elif skills is False:
-        where += " AND type NOT IN ('skill', 'tool')"
-    rows: dict[str, tuple] = {}
-    for order in ("seen DESC", 'COALESCE(updated, "when", \'\') DESC'):
-        q = f"SELECT {cols} FROM items {where} ORDER BY {order}, id LIMIT {CANDIDATES_PER_ORDER}"
-        for r in db.conn.execute(q):
-            rows[r[0]] = r
-    out = []
-    for r in rows.values():
-        item = Item.model_construct(id=r[0], text=r[1], type=r[2], when=r[3], src=r[4], seen=r[5],
-                                    updated=r[6], extra={})
-        out.append(RankedItem(item=item, path=r[7]))
-    return out
-
-
-def _counts(db: IndexDB) -> tuple[int, int]:
-    skills = db.conn.execute("SELECT count(*) FROM items WHERE type IN ('skill', 'tool') "
-                             "OR path LIKE 'skill/%'").fetchone()[0]
-    others = db.conn.execute("SELECT count(*) FROM items WHERE type NOT IN ('skill', 'tool')").fetchone()[0]
-    return int(others), int(skills)
-
-
-def newest_date(items: list[RankedItem]) -> date | None:
-    best: date | None = None
-    for r in items:
-        for stamp in (r.item.updated, r.item.when):
-            if not stamp:
-                continue
-            try:
-                parts = [int(p) for p in stamp.split("-")] + [1, 1]
-                d = date(parts[0], parts[1], parts[2])
-            except ValueError:
-                continue
-            if best is None or d > best:
-                best = d
-    return best
-
-
+log = logging.getLogger(__name__)
 MemorySummarizer = Callable[[list[str], int], str]
+_PAGES_STAMP = "entry_pages_stamp"
+_PAGE_BODY = "entry_page:"
 
 
-def _llm_body(title: str, intro: str, chosen: list[RankedItem], budget: int, summarize: MemorySummarizer) -> str:
-    """LLM mode: the model condenses the same salient items (with their citations) into
-    prose within the budget; the items it was given are listed by path below for `cat`."""
-    bullets = [f"{r.item.text} [{r.path}]" for r in chosen]
-    text = summarize(bullets, budget).strip()
-    paths = sorted({r.path for r in chosen})
-    return "\n".join([f"# {title}", "", intro, "", text, "", "Sources: " + ", ".join(paths) if paths else ""])
+def category_rows(ws: Workspace, db: IndexDB, config: Config) -> list[CategoryRow]:
+    """The indexed category files, plus any on disk the index has not read yet (an ingest
+    syncs only the files it touched, so untouched template files may be unindexed)."""
+    out = {}
+    for path, kind, title, description, summary in db.conn.execute(
+            "SELECT path, kind, title, description, summary FROM files ORDER BY path"):
+        name = path.rsplit("/", 1)[-1][:-3]
+        out[path] = CategoryRow(path=path, kind=kind, title=title or title_of(name), description=description or "",
+                                summary=summary or "")
+    for rel in ws.category_rels():
+        if rel not in out:
+            kind, name = rel.split("/", 1)[0], rel.rsplit("/", 1)[-1][:-3]
+            cat = config.categories.get(name)
+            out[rel] = CategoryRow(path=rel, kind=kind, title=(cat.title if cat and cat.title else title_of(name)),
+                                   description=cat.description if cat else "", summary="")
+    return [out[k] for k in sorted(out)]
+
+
+def split_oversized(ws: Workspace, db: IndexDB, config: Config) -> list[str]:
+    """Split category files past `memory.split_items` by topic (writes category files: call
+    under the writer lock, then re-index what it returns)."""
+    from memfs.entry.split import split_large
+
+    from memfs.entry.split import parents_to_check
+
+    limit = config.memory.split_items
+    if limit <= 0 or not (db.conn.execute("SELECT 1 FROM items GROUP BY path HAVING count(*) > ? LIMIT 1",
+                                          (limit,)).fetchone() or parents_to_check(db)):
+        return []
+    with db.snapshot():
+        items, _ = load_items(ws, db)
+    return split_large(ws, db, config, items)
+
+
+def after_split(db: IndexDB) -> None:
+    """Once the split files are re-indexed: remember which parents were checked."""
+    from memfs.entry.split import mark_checked, parents_to_check
+
+    mark_checked(db, list(parents_to_check(db)))
+
+
+def reference_day(items: list[EntryItem]) -> date:
+    """"Now" for the entry files: the newest day memfs learned something. Recency and
+    "upcoming" are measured from it, not the wall clock, so the same memory gives the same
+    bytes on any day (no churn in git)."""
+    days = [d for it in items if (d := parse_day(it.learned)) is not None]
+    return max(days) if days else date(2000, 1, 1)
 
 
 def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: date | None = None,
                           summarize: MemorySummarizer | None = None) -> list[str]:
-    """Rewrite the generated block of each root file whose content would change; return those paths."""
+    """Rewrite the generated block of each entry file whose content would change; return those paths."""
     with db.snapshot():
         version = db.get_meta("index_version") or "0"
-        cats = category_infos(db)
-        memory_items = ranked_items(db, skills=False)
-        skill_items = ranked_items(db, skills=True)
-        n_memory, n_skills = _counts(db)
-    # Recency is measured from the newest item, not the wall clock: the same memory gives
-    # the same memory.md on any day, so regenerating never churns git.
-    today = today or newest_date(memory_items + skill_items) or date(2000, 1, 1)
+        items, history_cache = load_items(ws, db)
+        cats = category_rows(ws, db, config)
+        previous = {k[len(_PAGE_BODY):]: v for k, v in db.conn.execute(
+            "SELECT key, value FROM meta WHERE key LIKE ?", (_PAGE_BODY + "%",))}
+    save_history(db, history_cache)
+    ref = today or reference_day(items)
     half_life = config.recall.recency_half_life_days
     budget = config.memory.token_budget
+    people = find_people(items, read_pages(ws))
+    llm = summarize is not None
+    lines: dict = {}  # classifications shared by memory.md and the pages
     bodies = {
-        "index.md": render_index(cats),
-        "memory.md": render_memory(memory_items, budget, today, half_life, total=n_memory),
-        "skill.md": render_skill(skill_items, budget, today, half_life, total=n_skills),
+        "index.md": render_index(cats, items, people, resource_stats(ws), llm_summaries=llm),
+        "memory.md": render_memory(items, people, budget, ref, half_life, cache=lines),
+        "skill.md": render_skill(items, budget, ref, half_life),
     }
-    if summarize is not None:  # LLM mode (index.md already shows the LLM's category summaries)
-        for name, pool, title, intro in (
-                ("memory.md", memory_items, "Memory", "What matters most, summarised from the most salient facts."),
-                ("skill.md", skill_items, "Skills", "The operating manual, summarised from procedures and tools.")):
-            chosen = select_salient(pool, budget, today, half_life, skills=name == "skill.md")
-            if chosen and _inputs_changed(ws, db, name, chosen):
-                bodies[name] = _llm_body(title, intro, chosen, budget, summarize)
-            elif chosen:
-                bodies[name] = _current_body(ws.root / name) or bodies[name]
+    if summarize is not None:  # LLM mode: the same structure, led by the model's short summary
+        for name in ("memory.md", "skill.md"):
+            bullets = [ln[2:] for ln in bodies[name].splitlines() if ln.startswith("- ")]
+            if not bullets:
+                continue
+            summary = _llm_summary(db, name, bullets, max(50, budget // 4), summarize)
+            rest = max(50, budget - approx_tokens(summary))
+            bodies[name] = (render_memory(items, people, rest, ref, half_life, summary=summary, cache=lines)
+                            if name == "memory.md" else _with_summary(render_skill(items, rest, ref, half_life),
+                                                                       summary))
     written = []
     for name, body in bodies.items():
         path = ws.root / name
         if path.is_symlink():
             continue
-        if write_root_file(path, body, settle=config.ingest.settle_seconds):
+        if write_root_file(path, body, settle=config.ingest.settle_seconds):  # read-verify-write
             written.append(name)
+    pages, page_bodies = render_and_write(ws, people, items, ref, half_life, previous, lines)
+    written += pages.written
+    for warning in pages.warnings:
+        log.warning("%s", warning)
     with db.transaction():
         db.set_meta("views_version", version)
+        db.set_meta("entry_warnings", "\n".join(pages.warnings))
+        db.set_meta(_PAGES_STAMP, pages_stamp(ws))
+        for rel, body in page_bodies.items():
+            if previous.get(rel) != body:
+                db.set_meta(_PAGE_BODY + rel, body)
+        for rel in set(previous) - set(page_bodies):
+            db.conn.execute("DELETE FROM meta WHERE key=?", (_PAGE_BODY + rel,))
     return written
 
 
-def _inputs_changed(ws: Workspace, db: IndexDB, name: str, chosen: list[RankedItem]) -> bool:
-    """An LLM summary is only asked for again when the items it summarises changed."""
-    import hashlib
+def _with_summary(body: str, summary: str) -> str:
+    head, sep, rest = body.partition("\n\n")
+    first, sep2, tail = rest.partition("\n\n")
+    return f"{head}\n\n{first}\n\n## In short\n\n{summary.strip()}\n\n{tail}" if sep and sep2 else body
 
-    digest = hashlib.sha1("\n".join(f"{r.item.id}:{r.item.text}" for r in chosen).encode()).hexdigest()
+
+def _llm_summary(db: IndexDB, name: str, bullets: list[str], budget: int, summarize: MemorySummarizer) -> str:
+    """Ask the model again only when the lines it summarises changed (cached in the index)."""
+    digest = hashlib.sha1("\n".join(bullets).encode()).hexdigest()
     key = f"llm_summary:{name}"
-    if db.get_meta(key) == digest and (ws.root / name).exists():
-        return False
-    with db.transaction():
-        db.set_meta(key, digest)
-    return True
-
-
-def _current_body(path) -> str | None:  # type: ignore[no-untyped-def]
-    from memfs.core.rootfiles import BEGIN, END
-
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return None
-    start, end = text.find(BEGIN), text.find(END)
-    return text[start + len(BEGIN):end].strip() if 0 <= start < end else None
+        cached = json.loads(db.get_meta(key) or "{}")
+    except ValueError:
+        cached = {}
+    if isinstance(cached, dict) and cached.get("digest") == digest and isinstance(cached.get("text"), str):
+        return cached["text"]
+    text = summarize(bullets, budget).strip()
+    with db.transaction():
+        db.set_meta(key, json.dumps({"digest": digest, "text": text}))
+    return text
+
+
+def pages_stamp(ws: Workspace) -> str:
+    """Names, sizes and mtimes of people/*.md: a person adding an alias makes views stale."""
+    folder = ws.root / PEOPLE_DIR
+    if not folder.is_dir():
+        return ""
+    parts = []
+    for path in sorted(folder.iterdir()):
+        if path.name.endswith(".md"):
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            parts.append(f"{path.name}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha1("\n".join(parts).encode()).hexdigest()
 
 
 def views_stale(ws: Workspace, db: IndexDB) -> bool:
-    """True if the root files were not regenerated since the index last changed (e.g. a
-    crash or a full disk between an ingest's index and summarize steps), or are missing."""
+    """True if the entry files were not regenerated since the index last changed (e.g. a
+    crash or a full disk between an ingest's index and summarize steps), are missing, or
+    a person page was edited since (an alias added, a note written)."""
     if not all((ws.root / name).exists() for name in ("index.md", "memory.md", "skill.md")):
         return True
-    return (db.get_meta("views_version") or "") != (db.get_meta("index_version") or "0")
+    if (db.get_meta("views_version") or "") != (db.get_meta("index_version") or "0"):
+        return True
+    return (db.get_meta(_PAGES_STAMP) or "") != pages_stamp(ws)

@@ -159,7 +159,7 @@ def test_llm_mode_condenses_memory_md_within_budget_and_only_when_items_change(f
             [{"role": "user", "name": "Lea", "content": "I grow tomatoes on my balcony in Ghent."}]))
         mem.ingest_file(tmp_path / "a.json")
         memory_md = (ws_path / "memory.md").read_text()
-        assert "Lea is a balcony gardener in Ghent (tomatoes)." in memory_md and "Sources: memory/" in memory_md
+        assert "Lea is a balcony gardener in Ghent (tomatoes)." in memory_md and "[memory/" in memory_md
         calls = len(fake.requests)
         mem.sync()  # nothing changed: no new summary call, same bytes
         assert len(fake.requests) == calls and (ws_path / "memory.md").read_text() == memory_md

@@ -1,0 +1,120 @@
+"""What an item says about its person: home, work, people around them, constraints ...
+
+memory.md and the person pages group a person's current facts by facet, so an agent
+finds "where do they live now" or "what must I not offer them" in one place. Offline
+this is a small set of word rules over the fact text, with the category file as the
+fallback; it only orders and groups lines, it never changes or drops a fact.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memfs.extract.lexicon import FILLER, STOPWORDS
+
+#: Facets in the order a profile shows them, with their headings.
+FACETS: tuple[tuple[str, str], ...] = (
+    ("identity", "Who they are"),
+    ("home", "Where they live"),
+    ("work", "Work and role"),
+    ("people", "People and animals around them"),
+    ("constraints", "Constraints (diet, allergies, health, limits)"),
+    ("preferences", "Preferences"),
+    ("habits", "Habits"),
+    ("plans", "Goals and plans"),
+    ("events", "Events"),
+    ("other", "Other facts"),
+)
+PROFILE_FACETS: tuple[str, ...] = ("identity", "home", "work", "people", "constraints", "preferences", "habits")
+
+#: Lower-case patterns, matched against the lower-cased fact (IGNORECASE is 4x slower).
+_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx)) for name, rx in (
+    ("constraints", r"\b(allerg\w*|vegetarian|vegan|pescatarian|gluten|lactose|intoleran\w*|coeliac|celiac|"
+                    r"diabet\w*|halal|kosher|teetotal|sober|on a diet|diet\b|can'?t eat|cannot eat|"
+                    r"does ?n[o']t (eat|drink)|do ?n[o']t (eat|drink)|never (eats|drinks)|"
+                    r"stopped (drinking|eating|smoking)|quit (drinking|smoking|coffee|alcohol)|"
+                    r"avoids?|must not|mustn'?t|should ?n[o']t|injur\w*|disabilit\w*|wheelchair)\b"),
+    ("home", r"\b(lives?|living|lived) (in|at|near|with)\b|\b(moved|moving|relocat\w*) (to|back)\b|"
+             r"\bbased in\b|\bhome ?town\b|\bgrew up\b|\bresides?\b|\bhouse in\b|\bflat in\b|\bapartment in\b"),
+    ("work", r"\b(works?|working|worked) (as|at|for|on|remotely)\b|\bjob\b|\bemploy\w*|\bhired\b|\bjoined\b|"
+             r"\bstarted as\b|\b(engineer|designer|developer|manager|director|head of|lead|founder|ceo|cto|"
+             r"consultant|analyst|scientist|teacher|nurse|doctor|lawyer|architect|researcher|intern|"
+             r"freelanc\w*|retired|career|colleague|company|employer)\b"),
+    ("people", r"\b(partner|wife|husband|spouse|boyfriend|girlfriend|fianc\w*|married|son|daughter|kids?|"
+               r"children|child|baby|mother|mom|mum|father|dad|sister|brother|sibling|parents?|"
+               r"grand\w+|aunt|uncle|cousin|friend|neighbou?r|dog|cat|pet|puppy|kitten|horse|rabbit|"
+               r"hamster|parrot|beagle|labrador|terrier)\b"),
+    ("preferences", r"\b(prefers?|preferred|loves?|loved|likes?|liked|favou?rite|enjoys?|enjoyed|hates?|"
+                    r"dislikes?|can'?t stand|fan of|passionate about|into)\b"),
+    ("habits", r"\b(every (day|morning|evening|night|week|monday|tuesday|wednesday|thursday|friday|"
+               r"saturday|sunday|weekend)|usually|always|often|regularly|daily|weekly|each (morning|week))\b"),
+    ("plans", r"\b(plans?|planning|planned|going to|will|intends?|intending|wants? to|hopes? to|hoping to|"
+              r"goals?|aims? to|aiming|dreams? of|due (on|by)|deadline|launch\w*|upcoming|next "
+              r"(week|month|year|spring|summer|autumn|fall|winter))\b"),
+    ("identity", r"\b(is an?|is the|named|called|years old|\d+ years|born|identif\w+|pronouns?|nationality)\b"),
+))
+
+
+
+#: Category names that say the facet when the words do not.
+_BY_CATEGORY = {"profile": "identity", "work": "work", "relationships": "people", "health": "constraints",
+                "preferences": "preferences", "hobbies": "preferences", "habits": "habits", "goals": "plans",
+                "events": "events", "education": "work"}
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_DANGLING = re.compile(r"^(that|this|it|these|those|there)\b", re.IGNORECASE)
+
+
+def facets_of(text: str, category: str, type_: str, future: bool) -> tuple[str, ...]:
+    """The facets a fact belongs to, the main one first (at most two). A fact dated after
+    it was learned is a plan; "lives in Leeds with her partner Tom" is home and people."""
+    if future:
+        return ("plans",)
+    found = []
+    lowered = text.lower()
+    for name, rule in _RULES:
+        if name == "identity" and type_ == "event":
+            continue  # "the concert was the best" is an event, not who someone is
+        if rule.search(lowered):
+            found.append(name)
+            if len(found) == 2:
+                break
+    if found:
+        return tuple(found)
+    if type_ == "event":
+        return ("events",)
+    return (_BY_CATEGORY.get(category, "other"),)
+
+
+def facet_of(text: str, category: str, type_: str, future: bool) -> str:
+    return facets_of(text, category, type_, future)[0]
+
+
+def content_words(text: str, names: tuple[str, ...] = ()) -> int:
+    """How many words carry meaning (not stopwords, reaction words or the people's names)."""
+    skip = {n.lower() for n in names}
+    count = 0
+    for word in _WORD.findall(text):
+        low = word.lower().strip("'")
+        if low.endswith("'s"):
+            low = low[:-2]
+        if low and low not in STOPWORDS and low not in FILLER and low not in skip:
+            count += 1
+    return count
+
+
+def is_filler(text: str, facet: str, quoted: bool, names: tuple[str, ...] = ()) -> bool:
+    """True for lines an agent should not spend tokens on at the start of a conversation:
+    a reaction quoted from a meeting ("Dana: Great, that saves us a sprint."), a dangling
+    "That saves Dana a sprint.", or a line with almost no content. A constraint is never
+    filler, however short ("Priya is vegan.")."""
+    if facet == "constraints":
+        return False
+    body = text.split(": ", 1)[1] if quoted and ": " in text else text
+    if len(body.split()) < 12 and content_words(body, names) < 2:
+        return True
+    if _DANGLING.match(body) and facet in ("other", "events", "people", "preferences", "identity"):
+        return True
+    if quoted and facet in ("other", "identity", "preferences", "people", "events"):
+        return True
+    return False

@@ -1,0 +1,241 @@
+"""index.md: the map an agent navigates by.
+
+Every category file with its path, item count, a one-line summary of what it holds and
+the day memfs last learned something there (never a future date); the people, each with
+a link to their page; how much raw material is archived; how to search. Empty template
+categories share one line instead of crowding the map.
+
+Offline, a category's summary says who it is about, what it mentions most (words that
+set it apart from the other files) and the span of dates; in LLM mode the model's
+front-matter summary is shown instead.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from memfs.entry.facets import FILLER, STOPWORDS
+from memfs.entry.people import Person
+from memfs.entry.pool import EntryItem
+from memfs.workspace import Workspace
+
+KIND_HEADINGS: dict[str, str] = {
+    "memory": "About people (memory/)",
+    "index": "Knowledge (index/)",
+    "skill": "Skills and tools (skill/)",
+}
+#: A split part of a big category is named `<parent>--<topic>.md` (see split.py).
+PART_SEP = "--"
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9.+#-]*[A-Za-z0-9+#]|[A-Za-z]")
+#: Verbs that say nothing about what a file holds ("lives", "goes", "started").
+_PLAIN_VERBS = frozenset("""
+live lives lived living go goes went going love loves loved like likes liked near based build builds built
+start starts started run runs ran make makes made write writes written use uses used want wants wanted plan
+plans planning prefer prefers preferred work works worked working move moves moved moving stop stopped
+said says tell told get gets got take takes took give gives gave come comes came keep keeps kept find found
+""".split())
+_NAME_SAFE = re.compile(r"[\x00-\x1f\x7f\[\]]")
+
+
+@dataclass(frozen=True)
+class CategoryRow:
+    path: str
+    kind: str
+    title: str
+    description: str
+    summary: str  # front-matter summary (the LLM's in LLM mode)
+
+
+@dataclass(frozen=True)
+class ResourceStats:
+    files: int
+    bytes: int
+    newest: str | None
+
+
+def resource_stats(ws: Workspace) -> ResourceStats:
+    """Count the archive; its dated paths give the newest input's day."""
+    files = total = 0
+    newest: str | None = None
+    top = ws.resources
+    if not top.is_dir() or top.is_symlink():
+        return ResourceStats(0, 0, None)
+    for folder, dirs, names in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in names:
+            if name.startswith(".") or name.endswith(".tmp"):
+                continue
+            try:
+                total += os.stat(os.path.join(folder, name), follow_symlinks=False).st_size
+            except OSError:
+                continue
+            files += 1
+            rel = os.path.relpath(os.path.join(folder, name), top).replace(os.sep, "/")
+            m = re.match(r"^(\d{4})/(\d{2})/(\d{2})-", rel)
+            if m:
+                day = "-".join(m.groups())
+                newest = max(newest or day, day)
+    return ResourceStats(files, total, newest)
+
+
+def _safe(text: str) -> str:
+    """A file title or name as one inert line (a newline in a file name must not inject lines)."""
+    return " ".join(_NAME_SAFE.sub(" ", text).split())
+
+
+def keywords(by_path: dict[str, list[EntryItem]], names: set[str], top: int = 5) -> dict[str, list[str]]:
+    """Per category, the words that set it apart (tf-idf over the category files)."""
+    counts: dict[str, Counter[str]] = {}
+    surface: dict[str, Counter[str]] = {}
+    for path, items in by_path.items():
+        c: Counter[str] = Counter()
+        for it in items:
+            for word in set(_WORD.findall(it.text)):
+                low = word.lower()
+                if (len(low) < 3 or low in STOPWORDS or low in FILLER or low in _PLAIN_VERBS or low in names
+                        or low.isdigit()):
+                    continue
+                c[low] += 1
+                surface.setdefault(low, Counter())[word] += 1
+        counts[path] = c
+    n = max(1, len(counts))
+    df: Counter[str] = Counter(w for c in counts.values() for w in c)
+    out: dict[str, list[str]] = {}
+    for path, c in counts.items():
+        scored = sorted(c, key=lambda w: (-(c[w] * math.log(1 + n / df[w])), w))
+        out[path] = [_best_surface(surface[w]) for w in scored[:top] if c[w] > 0]
+    return out
+
+
+def _best_surface(forms: Counter[str]) -> str:
+    return sorted(forms.items(), key=lambda t: (-t[1], t[0]))[0][0]
+
+
+def _span(items: list[EntryItem]) -> str:
+    days = sorted({it.when[:7] for it in items if it.when})
+    if not days:
+        return ""
+    return f"dated {days[0]}" if days[0] == days[-1] else f"dated {days[0]} to {days[-1]}"
+
+
+def offline_summary(items: list[EntryItem], subject_of: dict[str, str], words: list[str]) -> str:
+    """'About Priya (6), Dana (1); mentions Leeds, onboarding; dated 2026-08 to 2027-04.'"""
+    counts = Counter(subject_of[it.id] for it in items if it.id in subject_of)
+    about = sorted(((n, name) for name, n in counts.items()), key=lambda t: (-t[0], t[1]))
+    parts = []
+    if about:
+        names = [f"{name[:1].upper()}{name[1:]} ({n})" for n, name in about[:4]]
+        more = f" and {len(about) - 4} more" if len(about) > 4 else ""
+        parts.append("about " + ", ".join(names) + more)
+    if words:
+        parts.append("mentions " + ", ".join(words))
+    span = _span(items)
+    if span:
+        parts.append(span)
+    text = "; ".join(parts)
+    return text[:1].upper() + text[1:] + "." if text else ""
+
+
+def render_index(cats: list[CategoryRow], items: list[EntryItem], people: list[Person], res: ResourceStats,
+                 llm_summaries: bool = False) -> str:
+    by_path: dict[str, list[EntryItem]] = {c.path: [] for c in cats}
+    for it in items:
+        by_path.setdefault(it.path, []).append(it)
+    names = {part.lower() for p in people for name in p.names for part in name.split()}
+    words = keywords({p: [it for it in v if it.current] for p, v in by_path.items()}, names)
+    lines = ["# Index", "",
+             "The map of this memory. Read memory.md next (what to know at the start of every conversation), "
+             "then `cat` a person's page or a category file below; skill.md is the operating manual. "
+             "The Markdown is the truth: every fact is one line, its id in a trailing HTML comment.", ""]
+    if people:
+        lines += ["## People", ""]
+        for p in people:
+            current = [it for it in p.subject if it.current]
+            also = f", also {', '.join(_safe(a) for a in p.aliases)}" if p.aliases else ""
+            mentioned = f", mentioned in {len(p.mentions)} more" if p.mentions else ""
+            lines.append(f"- [{_safe(p.name[:1].upper() + p.name[1:])}]({p.rel}) ({len(current)} "
+                         f"fact{'s' if len(current) != 1 else ''}{mentioned}{also})")
+        lines.append("")
+    empty: list[str] = []
+    paths = {c.path for c in cats}
+    parts_of: dict[str, list[CategoryRow]] = {}
+    for c in cats:
+        parent = _parent(c.path)
+        if parent in paths:
+            parts_of.setdefault(parent, []).append(c)
+    subject_of = {it.id: p.name for p in people for it in p.subject}
+    for kind in ("memory", "index", "skill"):
+        rows = [c for c in cats if c.kind == kind and _parent(c.path) not in paths]
+        shown = []
+        for c in sorted(rows, key=lambda c: c.path):
+            parts = parts_of.get(c.path, [])
+            if not by_path.get(c.path) and not parts:
+                empty.append(c.path)
+                continue
+            shown.append(_row(c, by_path.get(c.path, []), subject_of, words.get(c.path, []), llm_summaries))
+            for part in sorted(parts, key=lambda p: p.path):
+                shown.append("  " + _row(part, by_path.get(part.path, []), subject_of, words.get(part.path, []),
+                                         llm_summaries))
+        if shown:
+            lines += [f"## {KIND_HEADINGS[kind]}", "", *shown, ""]
+    if empty:
+        lines += ["Empty for now (filled as facts arrive): " + ", ".join(_safe(e) for e in empty) + ".", ""]
+    current = sum(1 for it in items if it.current)
+    old = len(items) - current
+    lines.append(f"{current} current facts in {len(cats) - len(empty)} files"
+                 + (f", {old} superseded kept as history." if old else "."))
+    lines += ["", "## Raw material", ""]
+    if res.files:
+        lines.append(f"- {res.files} input{'s' if res.files != 1 else ''} archived in resources/ "
+                     f"({_size(res.bytes)}), newest from {res.newest or 'an undated input'}; each fact's "
+                     "`src=` points at the turn or section it came from.")
+    else:
+        lines.append("- Nothing archived yet: drop chats, transcripts and notes into inbox/.")
+    lines += ["", "## Searching", "",
+              '- `memfs recall "where does Priya live now"`: hybrid search (BM25 + vectors), current facts, '
+              "each with its file and id; `--json` for programs, `--sources` for the passage behind each."]
+    if _has_module("memfs.agents.mcp_server"):
+        lines.append("- MCP clients: `memfs mcp` serves the same search as the `recall` tool (plus `remember`, "
+                     "`read`, `why`, ...) and these files as `memfs://` resources.")
+    else:
+        lines.append("- Without a shell: `grep -r` the folders; every fact is one line.")
+    return "\n".join(lines)
+
+
+def _has_module(name: str) -> bool:
+    """Whether this install has a module (the MCP server ships with memfs' agents package)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:
+        return False
+
+
+def _parent(path: str) -> str | None:
+    folder, _, name = path.rpartition("/")
+    stem, sep, _ = name[:-3].partition(PART_SEP)
+    return f"{folder}/{stem}.md" if sep and stem else None
+
+
+def _row(c: CategoryRow, items: list[EntryItem], subject_of: dict[str, str], words: list[str], llm: bool) -> str:
+    current = [it for it in items if it.current]
+    meta = f"{len(current)} fact{'s' if len(current) != 1 else ''}"
+    if len(items) > len(current):
+        meta += f" + {len(items) - len(current)} superseded"
+    learned = max((it.learned for it in items if it.learned), default=None)
+    if learned:
+        meta += f", last learned {learned}"
+    about = (c.summary if llm and c.summary else "") or offline_summary(current, subject_of, words) or c.description
+    return f"- [{_safe(c.title)}]({c.path}) ({meta})" + (f": {_safe(about)}" if about else "")
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} bytes"

@@ -1,0 +1,179 @@
+"""memory.md and skill.md: what an agent should know at the start of every conversation.
+
+memory.md is a profile per person, most central first: who they are, where they live,
+work and role, the people and animals around them, constraints, strong preferences;
+then goals and plans with dates; then the most salient recent events. Then facts about
+no one in particular and a little knowledge, while the token budget lasts. Lines are
+admitted by tier across all people (everyone's profile before anyone's events), so a
+small budget still covers every central person. Every line ends with `[path#id]`, the
+item line it comes from. Superseded facts and filler never appear.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from memfs.core.rootfiles import approx_tokens
+from memfs.entry.people import Person
+from memfs.entry.pool import EntryItem
+from memfs.entry.profile import Line, classify, person_facets, salience
+
+#: (facet, how many of its lines) per tier; a tier is offered to every person before the next.
+TIERS: tuple[tuple[tuple[str, int], ...], ...] = (
+    (("identity", 2), ("home", 2), ("work", 2), ("constraints", 6), ("people", 4)),
+    (("plans", 4), ("preferences", 3)),
+    (("habits", 2), ("events", 3)),
+    (("identity", 4), ("home", 3), ("work", 4), ("people", 8), ("preferences", 6), ("plans", 8),
+     ("habits", 4), ("events", 6), ("other", 4)),
+)
+SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Profile", ("identity", "home", "work", "people", "constraints", "preferences", "habits", "other")),
+    ("Goals and plans", ("plans",)),
+    ("Recent events", ("events",)),
+)
+KNOWLEDGE_LINES = 8
+
+
+#: The short label a profile line starts with, so an agent scanning for "where" finds it.
+LABELS: dict[str, str] = {"identity": "Who", "home": "Home", "work": "Work", "people": "People",
+                          "constraints": "Constraint", "preferences": "Likes", "habits": "Habit", "other": "Note"}
+
+
+def label_of(line: Line) -> str:
+    return ", ".join(LABELS[f] for f in line.facets if f in LABELS)
+
+
+def bullet(item: EntryItem, link: str, label: str = "") -> str:
+    """`- Label: (when) fact [path#id]`; the date is left out when the text already says it."""
+    when = f"({item.when}) " if item.when and item.when not in item.text else ""
+    return f"- {label + ': ' if label else ''}{when}{item.text} [{link}]"
+
+
+def item_ref(item: EntryItem) -> str:
+    return f"{item.path}#{item.id}"
+
+
+@dataclass
+class _Budget:
+    left: int
+    shown: set[str] = field(default_factory=set)
+
+    def take(self, text: str) -> bool:
+        cost = approx_tokens(text) + 1
+        if cost > self.left:
+            return False
+        self.left -= cost
+        return True
+
+
+def render_memory(items: list[EntryItem], people: list[Person], budget: int, today: date,
+                  half_life: float, summary: str | None = None, cache: dict[str, Line] | None = None) -> str:
+    """The memory.md body. `summary` (LLM mode) is a short grounded paragraph put first."""
+    current = [it for it in items if it.current and not it.is_skill]
+    history = sum(1 for it in items if not it.current and not it.is_skill)
+    head = ["# Memory", "",
+            "What to know at the start of every conversation, most central person first: who they are, "
+            "where they live and work, who is around them, constraints and preferences; then plans and "
+            "recent events. Current facts only. `[path#id]` is the item's line in its category file; "
+            "people/ has one page per person; index.md is the map.", ""]
+    if summary:
+        head += ["## In short", "", summary.strip(), ""]
+    budget_left = _Budget(budget - approx_tokens("\n".join(head)) - 20)
+    names = tuple(n for p in people for n in p.names)
+    facets = {p.name: person_facets(p, names, today, half_life, cache) for p in people}
+    chosen: dict[str, dict[str, list[Line]]] = {p.name: {} for p in people}
+    headed: set[str] = set()
+    for tier in TIERS:
+        for p in people:
+            for facet, cap in tier:
+                have = chosen[p.name].setdefault(facet, [])
+                for line in facets[p.name][facet]:
+                    if len(have) >= cap:
+                        break
+                    if line.filler or line.item.id in budget_left.shown:
+                        continue
+                    text = bullet(line.item, item_ref(line.item), label_of(line))
+                    extra = _person_heading(p) if p.name not in headed else ""
+                    if not budget_left.take(text + extra):
+                        continue
+                    headed.add(p.name)
+                    have.append(line)
+                    budget_left.shown.add(line.item.id)
+    body: list[str] = []
+    for p in people:
+        if p.name not in headed:
+            continue
+        body += [_person_heading(p), ""]
+        for title, group in SECTIONS:
+            lines = [ln for facet in group for ln in chosen[p.name].get(facet, [])]
+            if lines:
+                body += [f"**{title}**", ""] + [bullet(ln.item, item_ref(ln.item), label_of(ln))
+                                                for ln in lines] + [""]
+    rest = [it for it in current if it.id not in budget_left.shown]
+    subjects = {it.id for p in people for it in p.subject}
+    about_nobody = [it for it in rest if it.kind == "memory" and it.id not in subjects]
+    body += _ranked_section("Other facts", about_nobody, names, today, half_life, budget_left, 8)
+    knowledge = [it for it in rest if it.kind == "index"]
+    body += _ranked_section("Knowledge (index/)", knowledge, names, today, half_life, budget_left, KNOWLEDGE_LINES)
+    footer = f"{len(budget_left.shown)} of {len(current)} current items shown"
+    footer += f"; {history} superseded kept as history in their files." if history else "."
+    return "\n".join(head + body + [footer])
+
+
+def _person_heading(p: Person) -> str:
+    also = f"; also {', '.join(p.aliases)}" if p.aliases else ""
+    return f"## {_title(p.name)} ([page]({p.rel}){also})"
+
+
+def _title(name: str) -> str:
+    return name[:1].upper() + name[1:]
+
+
+def _ranked_section(title: str, pool: list[EntryItem], names: tuple[str, ...], today: date, half_life: float,
+                    budget: _Budget, cap: int) -> list[str]:
+    ranked = sorted(pool, key=lambda it: (-salience(it, today, half_life), it.path, it.line))
+    lines: list[str] = []
+    for it in ranked:
+        if len(lines) >= cap:
+            break
+        if classify(it, names, today).filler:
+            continue
+        text = bullet(it, item_ref(it))
+        if budget.take(text + (title if not lines else "")):
+            lines.append(text)
+            budget.shown.add(it.id)
+    return [f"## {title}", "", *lines, ""] if lines else []
+
+
+def render_skill(items: list[EntryItem], budget: int, today: date, half_life: float) -> str:
+    """skill.md: procedures and tool habits, grouped by file and by the heading a step came
+    under ("Running it locally"), steps in file order, most used groups first."""
+    skills = [it for it in items if it.current and it.is_skill]
+    head = ["# Skills", "",
+            "How things are done here: procedures (steps in order) and tool habits — what to run, where, "
+            "when. `[path#id]` is the item's line in its category file.", ""]
+    left = _Budget(budget - approx_tokens("\n".join(head)) - 10)
+    groups: dict[tuple[str, str], list[EntryItem]] = {}
+    for it in skills:
+        topic, sep, _ = it.text.partition(": ")
+        key = (it.path, topic if sep and len(topic) <= 60 else "")
+        groups.setdefault(key, []).append(it)
+
+    def weight(key: tuple[str, str]) -> tuple[float, str, str]:
+        return (-max(salience(it, today, half_life) for it in groups[key]), key[0], key[1])
+
+    chosen: dict[tuple[str, str], list[EntryItem]] = {}
+    for key in sorted(groups, key=weight):
+        for it in sorted(groups[key], key=lambda it: it.line):
+            if left.take(bullet(it, item_ref(it)) + key[1]):
+                chosen.setdefault(key, []).append(it)
+                left.shown.add(it.id)
+    body: list[str] = []
+    for path in sorted({k[0] for k in chosen}):
+        body += [f"## {path}", ""]
+        for key in sorted((k for k in chosen if k[0] == path), key=weight):
+            if key[1]:
+                body += [f"**{key[1]}**", ""]
+            body += [bullet(it, item_ref(it)) for it in chosen[key]] + [""]
+    return "\n".join(head + body + [f"{len(left.shown)} of {len(skills)} current skill items shown."])

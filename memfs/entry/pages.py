@@ -1,0 +1,210 @@
+"""One page per person under people/: a generated view with room for a person's notes.
+
+A page is a view of the category files, like index.md: its generated block lists every
+current fact about the person (linked to its item line), what mentions them, and the
+history of superseded facts at the end. The category files stay the only truth, so a
+page never contradicts them. What a person owns on a page:
+
+- the front-matter (`aliases: [Mel]` makes "Mel" the same person; memfs never rewrites it),
+- everything outside the generated block (kept byte for byte),
+- an edit *inside* the block: the end marker carries a digest of what memfs wrote, so a
+  changed block is noticed; the lines the person added or changed are moved, verbatim,
+  into a "Kept from your edit" section below the block before it is regenerated. Nothing
+  typed into a page is ever lost, and the block goes back to agreeing with the files.
+
+A page memfs made for someone who no longer has facts is removed only if nobody touched
+it; a page a person wrote or annotated stays.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import date
+
+from memfs.entry.facets import FACETS
+from memfs.entry.pagefile import PAGE_BEGIN, PAGE_END, PageParts, digest, split_page
+from memfs.entry.people import PEOPLE_DIR, Person, read_page_front
+from memfs.entry.pool import EntryItem
+from memfs.entry.profile import Line, history, person_facets
+from memfs.errors import MemfsError
+from memfs.fsutil import ChangedMeanwhile, atomic_write
+from memfs.workspace import Workspace
+
+KEPT_HEADING = "## Kept from your edit of the generated block"
+#: At most this many lines per section; the rest are one `memfs recall` away.
+SECTION_MAX = 200
+
+
+def link(item: EntryItem) -> str:
+    """A Markdown link from a page (in people/) to the item's line: `../path#id`."""
+    return f"[{item.path}#{item.id}](../{item.path}#{item.id})"
+
+
+def page_bullet(item: EntryItem) -> str:
+    when = f"({item.when}) " if item.when and item.when not in item.text else ""
+    return f"- {when}{item.text} {link(item)}"
+
+
+def render_page(person: Person, all_names: tuple[str, ...], today: date, half_life: float,
+                by_id: dict[str, EntryItem], cache: dict[str, Line] | None = None) -> str:
+    """The generated block of one person's page (deterministic for the same items)."""
+    title = person.name[:1].upper() + person.name[1:]
+    also = f" (also {', '.join(person.aliases)})" if person.aliases else ""
+    lines = [f"# {title}", "",
+             f"Everything current memfs knows about {title}{also}, grouped; each line links to the item it "
+             "comes from in its category file, which is the truth. This block is rebuilt from those files: "
+             "to change a fact, edit its line there. Notes outside the block are yours and kept.", ""]
+    facets = person_facets(person, all_names, today, half_life, cache)
+    said = list({ln.item.id: ln for lines_ in facets.values() for ln in lines_ if ln.filler}.values())
+    any_fact = False
+    for name, heading in FACETS:
+        rows = [ln for ln in facets[name] if not ln.filler]
+        if rows:
+            any_fact = True
+            lines += [f"## {heading}", ""] + _capped([page_bullet(ln.item) for ln in rows], person, heading)
+    if not any_fact:
+        lines += [f"memfs has no current facts about {title}.", ""]
+    if said:
+        lines += ["## Also said", ""] + _capped([page_bullet(ln.item) for ln in said], person, "said")
+    mentions = sorted((it for it in person.mentions if it.current), key=lambda it: (it.path, it.line))
+    if mentions:
+        lines += ["## Mentioned in", ""] + _capped([page_bullet(it) for it in mentions], person, "mentions")
+    old = history(person)
+    if old:
+        lines += ["## History (superseded)", ""]
+        for it in old[:SECTION_MAX]:
+            until = f"until {it.until}: " if it.until else ""
+            newer = by_id.get(it.superseded_by or "")
+            by = f"; superseded by {link(newer)}" if newer else f"; superseded by {it.superseded_by}"
+            lines.append(f"- {until}{it.text} {link(it)}{by}")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _capped(rows: list[str], person: Person, what: str) -> list[str]:
+    if len(rows) <= SECTION_MAX:
+        return rows + [""]
+    more = len(rows) - SECTION_MAX
+    return rows[:SECTION_MAX] + [f"- … {more} more: `memfs recall \"{person.name} {what}\"`", ""]
+
+
+def assemble(parts: PageParts, body: str) -> str:
+    block = f"{PAGE_BEGIN}\n{body}{PAGE_END} {digest(body)} -->\n"
+    before = parts.before
+    if before and not before.endswith("\n\n"):
+        before += "\n" if before.endswith("\n") else "\n\n"
+    return parts.front + before + block + parts.after
+
+
+def kept_edit(edited: str, generated_before: str | None) -> str:
+    """The lines a person added or changed inside the block, as a section to keep."""
+    old = set((generated_before or "").splitlines())
+    mine = [ln for ln in edited.splitlines() if ln.strip() and ln not in old]
+    removed = [ln for ln in (generated_before or "").splitlines()
+               if ln.startswith("- ") and ln not in set(edited.splitlines())]
+    if not mine and not removed:
+        return ""
+    out = [KEPT_HEADING, "",
+           "memfs rebuilds the block above from the category files, so it moved your edit here. To change "
+           "or remove a fact for good, edit or delete its line in the file it links to "
+           "(or `memfs forget ID`).", ""]
+    out += mine
+    if removed:
+        out += ["", f"You removed {len(removed)} generated line(s); they are back because their items still exist:"]
+        out += ["    " + ln for ln in removed]
+    return "\n".join(out) + "\n"
+
+
+class PageWriter:
+    """Writes the pages of one regeneration; returns what it wrote and why it did not."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.written: list[str] = []
+        self.warnings: list[str] = []
+
+    def write(self, person: Person, body: str, previous: dict[str, str]) -> None:
+        rel = person.rel
+        try:
+            path = self.ws.safe_target(rel)
+        except MemfsError as err:  # a symlinked people/ folder: never write through it
+            self.warnings.append(str(err))
+            return
+        for _ in range(5):
+            existing = _read(path)
+            if existing is None and path.exists():
+                self.warnings.append(f"{rel}: not readable as UTF-8; memfs leaves it alone")
+                return
+            parts = split_page(existing) if existing is not None else PageParts(
+                f"---\ntitle: {_yaml_str(person.name)}\n---\n", "", None, None, "")
+            if parts is None:
+                self.warnings.append(f"{rel}: the generated block's markers are broken; fix or remove them "
+                                     "and memfs will rebuild the page (nothing was written)")
+                return
+            if parts.body is not None and parts.recorded != digest(parts.body):
+                # Compared with what memfs last wrote (cached in the index), else with what it
+                # writes now: either way every line the person typed is kept.
+                keep = kept_edit(parts.body, previous.get(rel) or body)
+                after = parts.after
+                if keep:
+                    after = keep + ("\n" + after if after.strip() else "")
+                parts = PageParts(parts.front, parts.before, parts.body, parts.recorded, after)
+            new = assemble(parts, body)
+            if new == existing:
+                return
+            try:
+                atomic_write(path, new, precondition=lambda: _read(path) == existing)
+            except ChangedMeanwhile:
+                continue
+            self.written.append(rel)
+            return
+        self.warnings.append(f"{rel} kept changing while memfs rebuilt it; try again")
+
+    def remove_stale(self, keep: set[str]) -> None:
+        """Remove pages memfs made for people who are gone, if nobody touched them."""
+        folder = self.ws.root / PEOPLE_DIR
+        if not folder.is_dir() or folder.is_symlink():
+            return
+        for path in sorted(folder.iterdir()):
+            rel = f"{PEOPLE_DIR}/{path.name}"
+            if rel in keep or not path.name.endswith(".md") or path.is_symlink():
+                continue
+            front = read_page_front(path, rel)
+            if front.owned or front.error:
+                continue
+            try:
+                os.unlink(path)
+                self.written.append(rel)
+            except OSError as err:
+                self.warnings.append(f"{rel}: cannot remove ({err.strerror})")
+
+
+def _read(path: os.PathLike[str]) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _yaml_str(name: str) -> str:
+    import yaml
+
+    return yaml.safe_dump(name, default_style=None, allow_unicode=True).strip().removesuffix("...").strip()
+
+
+def render_and_write(ws: Workspace, people: list[Person], items: list[EntryItem], today: date,
+                     half_life: float, previous: dict[str, str],
+                     cache: dict[str, Line] | None = None) -> tuple[PageWriter, dict[str, str]]:
+    """Render every person's page, write those that change, remove stale ones."""
+    writer = PageWriter(ws)
+    names = tuple(n for p in people for n in p.names)
+    by_id = {it.id: it for it in items}
+    bodies: dict[str, str] = {}
+    for person in people:
+        body = render_page(person, names, today, half_life, by_id, cache)
+        bodies[person.rel] = body
+        writer.write(person, body, previous)
+    writer.remove_stale(set(bodies))
+    return writer, bodies
+

@@ -1,0 +1,213 @@
+"""Who the memory is about: the people named as the subject of its facts.
+
+A person is a name that opens at least two facts, one of them about people (under
+memory/): "Priya lives in Leeds.", "Priya: The prototype is due ...". Anyone with a page
+a person wrote or annotated under people/ is a person too.
+Aliases come from the page's front-matter (`aliases: [Mel]`), so "Mel" and "Melanie"
+are one person; a two-word name whose first word is a person ("Dana Whitfield") is an
+alias of that person. A fact belongs to the person it names first (within its first
+words); every other person it names sees it as a mention.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memfs.core.categoryfile import parse_category
+from memfs.entry.pagefile import digest, split_page
+from memfs.entry.pool import EntryItem
+from memfs.extract.lexicon import FILLER, STOPWORDS
+from memfs.workspace import Workspace, slugify
+
+PEOPLE_DIR = "people"
+GENERIC_USER = "the user"
+#: A fact is about the first person it names only if the name comes this early.
+SUBJECT_WITHIN_WORDS = 6
+MIN_FACTS = 2
+
+_LEAD_WORDS = re.compile(r"[^\W\d_][\w-]*")
+_NOT_NAMES = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow tonight "
+    "big new first last next early late dear mr mrs ms dr sir madam stack decisions note notes "
+    "update updates meeting agenda summary todo action week month year morning evening".split())
+
+
+@dataclass
+class PageFront:
+    """What a person page's front-matter says (the part of a page a person owns)."""
+
+    rel: str
+    title: str
+    aliases: tuple[str, ...] = ()
+    error: str | None = None
+    owned: bool = True  # a person wrote in it (or it is not one memfs made): it makes its title a person
+
+
+@dataclass
+class Person:
+    name: str
+    aliases: tuple[str, ...] = ()
+    subject: list[EntryItem] = field(default_factory=list)
+    mentions: list[EntryItem] = field(default_factory=list)
+    page: str | None = None
+
+    @property
+    def slug(self) -> str:
+        return slugify(self.name)
+
+    @property
+    def rel(self) -> str:
+        return self.page or f"{PEOPLE_DIR}/{self.slug}.md"
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+    @property
+    def score(self) -> float:
+        return sum(1 + math.log(it.seen) for it in self.subject if it.current) + 0.3 * len(self.mentions)
+
+
+def read_pages(ws: Workspace) -> list[PageFront]:
+    """The front-matter of every page under people/ (symlinks and hidden files skipped)."""
+    folder = ws.root / PEOPLE_DIR
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    out: list[PageFront] = []
+    for path in sorted(folder.iterdir()):
+        if not path.name.endswith(".md") or path.name.startswith(".") or path.is_symlink() or not path.is_file():
+            continue
+        rel = f"{PEOPLE_DIR}/{path.name}"
+        out.append(read_page_front(path, rel))
+    return out
+
+
+def read_page_front(path: Path, rel: str) -> PageFront:
+    stem = path.name[:-3]
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        return PageFront(rel, stem, error=f"{rel}: cannot read ({err})")
+    front_block = _front_block(text)
+    doc = parse_category(front_block, rel)
+    if doc.front_error:
+        return PageFront(rel, stem, error=doc.front_error)
+    title = str(doc.front.get("title") or stem).strip() or stem
+    raw = doc.front.get("aliases") or []
+    if isinstance(raw, str):
+        raw = [raw]
+    aliases = tuple(dict.fromkeys(str(a).strip() for a in raw if isinstance(a, (str, int)) and str(a).strip()))
+    aliases = tuple(a for a in aliases if a != title)
+    parts = split_page(text)
+    untouched = (parts is not None and parts.body is not None and parts.recorded == digest(parts.body)
+                 and not parts.before.strip() and not parts.after.strip() and set(doc.front) <= {"title"})
+    return PageFront(rel, title, aliases, owned=bool(aliases) or not untouched)
+
+
+def _front_block(text: str) -> str:
+    if not text.startswith("---\n"):
+        return ""
+    end = text.find("\n---\n", 4)
+    return text[: end + 5] if end >= 0 else ""
+
+
+def _is_name(word: str) -> bool:
+    """A capitalised word that is not a common one ("Priya", "Zoë", not "The", "Big")."""
+    return (len(word) >= 2 and word[0].isupper() and word[1].islower() and word.replace("-", "").isalpha()
+            and word.lower() not in STOPWORDS and word.lower() not in FILLER and word.lower() not in _NOT_NAMES)
+
+
+def _lead_names(text: str) -> list[str]:
+    """The name a fact opens with, and the two-word form if the next word is a name too."""
+    if text[:9].lower() in (GENERIC_USER + " ", GENERIC_USER + "'"):
+        return [GENERIC_USER]
+    words = _LEAD_WORDS.findall(text.lstrip("\\")[:80])[:2]
+    if not words or not _is_name(words[0]):
+        return []
+    names = [words[0]]
+    if len(words) > 1 and _is_name(words[1]) and not text.lstrip("\\")[len(words[0]):].startswith(("'", ":")):
+        names.append(f"{words[0]} {words[1]}")
+    return names
+
+
+def find_people(items: list[EntryItem], pages: list[PageFront]) -> list[Person]:
+    """The people, most central first (facts about them, weighted by reinforcement)."""
+    counts: dict[str, int] = {}
+    in_memory: set[str] = set()
+    for it in items:
+        if it.is_skill:
+            continue
+        for name in _lead_names(it.text):
+            if it.kind != "memory" and it.text[len(name):].startswith(":"):
+                continue  # a knowledge line led by its heading ("Stack: ...")
+            counts[name] = counts.get(name, 0) + 1
+            if it.kind == "memory":
+                in_memory.add(name)
+    people: dict[str, Person] = {}
+    alias_of: dict[str, str] = {}
+    for page in pages:
+        if page.error or not page.owned or page.title in alias_of:
+            continue
+        people[page.title] = Person(page.title, page.aliases, page=page.rel)
+        alias_of[page.title] = page.title
+        for a in page.aliases:
+            alias_of.setdefault(a, page.title)
+    for name in sorted(counts, key=lambda n: (len(n.split()), n)):
+        # A person opens at least two facts, one of them under memory/ ("Python" opening two
+        # knowledge lines is not a person).
+        if counts[name] < MIN_FACTS or name not in in_memory or name in alias_of:
+            continue
+        first = name.split()[0]
+        if " " in name and first in alias_of:  # "Dana Whitfield" is Dana
+            owner = people[alias_of[first]]
+            owner.aliases = (*owner.aliases, name)
+            alias_of[name] = owner.name
+            continue
+        people[name] = Person(name)
+        alias_of[name] = name
+    if not people:
+        return []
+    _assign(items, people, alias_of)
+    ordered = sorted(people.values(), key=lambda p: (-p.score, p.name.lower()))
+    used: set[str] = {p.page for p in ordered if p.page}
+    for p in ordered:  # "Zoë" and "Zoe" would share people/zoe.md: the less central gets zoe-2.md
+        if p.page is None:
+            rel, n = p.rel, 2
+            while rel in used:
+                rel, n = f"{PEOPLE_DIR}/{p.slug}-{n}.md", n + 1
+            p.page = rel
+            used.add(rel)
+    return ordered
+
+
+def _assign(items: list[EntryItem], people: dict[str, Person], alias_of: dict[str, str]) -> None:
+    names = sorted(alias_of, key=lambda n: (-len(n), n))
+    alts = ["(?i:the user)" if n == GENERIC_USER else re.escape(n) for n in names]
+    rx = re.compile(r"(?<![\w'])(" + "|".join(alts) + r")(?![\w-])")
+    for it in items:
+        if it.is_skill:
+            continue
+        seen: list[str] = []
+        first_at = 0
+        for m in rx.finditer(it.text):
+            hit = m.group(1)
+            owner = alias_of.get(hit) or (GENERIC_USER if hit.lower() == GENERIC_USER else None)
+            if owner is None:
+                continue
+            if not seen:
+                first_at = m.start()
+            if owner not in seen:
+                seen.append(owner)
+        if not seen:
+            continue
+        words_before = len(it.text[:first_at].split())
+        rest = seen
+        if words_before <= SUBJECT_WITHIN_WORDS:
+            people[seen[0]].subject.append(it)
+            rest = seen[1:]
+        for owner in rest:
+            people[owner].mentions.append(it)

@@ -1,0 +1,99 @@
+"""A person's current facts, grouped by facet and ordered the way an agent reads them.
+
+Shared by memory.md (a budgeted digest) and the person pages (everything), so the two
+never disagree: both show exactly the current items of the category files, grouped the
+same way. Superseded items are history; filler is left out of memory.md only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date
+
+from memfs.entry.facets import FACETS, facets_of, is_filler
+from memfs.entry.people import Person
+from memfs.entry.pool import EntryItem, parse_day
+
+
+@dataclass(frozen=True)
+class Line:
+    item: EntryItem
+    facet: str
+    filler: bool
+    upcoming: bool
+    also: tuple[str, ...] = ()  # further facets it belongs to ("lives in Leeds with Tom": people)
+
+    @property
+    def facets(self) -> tuple[str, ...]:
+        return (self.facet, *self.also)
+
+
+def is_quoted(text: str, names: tuple[str, ...]) -> bool:
+    """'Dana: Great, that saves us a sprint.' — a remark kept with its speaker."""
+    head, sep, _ = text.partition(": ")
+    return bool(sep) and any(head.lower() == n.lower() for n in names)
+
+
+def stamp(item: EntryItem) -> str:
+    return item.when or item.learned or ""
+
+
+def salience(item: EntryItem, today: date, half_life_days: float = 365.0) -> float:
+    """Reinforcement (log seen) times a gentle decay on when memfs learned it."""
+    decay = 1.0
+    day = parse_day(item.learned or item.when)
+    if day is not None:
+        decay = 0.5 ** (max((today - day).days, 0) / half_life_days)
+    weight = {"profile": 1.2, "behavior": 1.1, "event": 1.0, "knowledge": 0.9}.get(item.type, 1.0)
+    return (1 + math.log(item.seen)) * (0.5 + 0.5 * decay) * weight
+
+
+def classify(item: EntryItem, names: tuple[str, ...], today: date) -> Line:
+    when, learned = parse_day(item.when), parse_day(item.learned)
+    future = when is not None and learned is not None and when > learned
+    upcoming = future and when is not None and when >= today
+    facet, *also = facets_of(item.text, item.category, item.type, future)
+    if facet == "plans" and when is not None and when < today and item.type == "event":
+        facet = "events"  # a plan whose day has passed is an event now
+    return Line(item, facet, is_filler(item.text, facet, is_quoted(item.text, names), names), upcoming,
+                tuple(f for f in also if f != facet))
+
+
+def order(lines: list[Line], facet: str, today: date, half_life: float) -> list[Line]:
+    """Home and work newest first; plans soonest first (undated goals last); events newest
+    first; the rest most salient first. File order breaks every tie (deterministic)."""
+    if facet in ("home", "work", "identity", "events"):
+        return sorted(lines, key=lambda ln: (_neg(stamp(ln.item)), -salience(ln.item, today, half_life),
+                                             ln.item.path, ln.item.line))
+    if facet == "plans":
+        return sorted(lines, key=lambda ln: (ln.item.when is None, ln.item.when or "", ln.item.path, ln.item.line))
+    return sorted(lines, key=lambda ln: (-salience(ln.item, today, half_life), ln.item.path, ln.item.line))
+
+
+def _neg(s: str) -> tuple[int, ...]:
+    return tuple(-ord(c) for c in s)
+
+
+def person_facets(person: Person, all_names: tuple[str, ...], today: date,
+                  half_life: float, cache: dict[str, Line] | None = None) -> dict[str, list[Line]]:
+    """{facet: ordered lines} of a person's current facts (filler flagged, not dropped); a
+    line with two facets is listed under both. `cache` shares classifications between
+    memory.md and the pages of one regeneration."""
+    by: dict[str, list[Line]] = {name: [] for name, _ in FACETS}
+    for it in person.subject:
+        if it.current:
+            line = cache.get(it.id) if cache is not None else None
+            if line is None:
+                line = classify(it, all_names, today)
+                if cache is not None:
+                    cache[it.id] = line
+            for facet in line.facets:
+                by[facet].append(line)
+    return {name: order(lines, name, today, half_life) for name, lines in by.items()}
+
+
+def history(person: Person) -> list[EntryItem]:
+    """Superseded facts about (or mentioning) a person, most recently ended first."""
+    old = [it for it in person.subject + person.mentions if not it.current]
+    return sorted(old, key=lambda it: (_neg(it.until or ""), it.path, it.line))

@@ -1,0 +1,198 @@
+"""Splitting a category file that grew past what an agent wants to read in one go.
+
+A file with more than `memory.split_items` items (200 by default) is split by topic into
+parts beside it, `<name>--<topic>.md` (index.md lists the parts under their parent):
+
+- under memory/, the topic is the person a fact is about ("events--priya.md"), or the
+  year when the file is about one person only ("events--2026.md");
+- under index/ and skill/, the heading a fact was filed under ("Stack: ..."), else the
+  document it came from.
+
+Only topics with at least `MIN_PART` items get a part; the rest stay in the parent. A
+move is the same as a person moving lines between files: the item keeps its id, text
+and metadata (a category change). An item with content nested under it (sub-bullets,
+code) stays where it is, so nothing a person wrote under a line is lost. Parts are
+written first, then the items are removed from the parent, each write with
+CategoryStore's read-verify-write. A crash in between leaves an item in both files;
+sync reports the duplicate and indexes one copy, and the next split of that file removes
+the parent's copy. Splitting runs under the writer lock, after the index is current.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+from memfs.config import Config
+from memfs.core.categoryfile import CategoryDoc, Slot
+from memfs.entry.indexfile import PART_SEP
+from memfs.entry.people import find_people, read_pages
+from memfs.entry.pool import EntryItem
+from memfs.index.db import IndexDB
+from memfs.index.sync import read_category
+from memfs.store import CategoryStore, title_of
+from memfs.workspace import Workspace, slugify
+
+MIN_PART = 20
+_HEADING = re.compile(r"^([^:]{2,40}): ")
+_RESOURCE = re.compile(r"^resources/\d{4}/\d{2}/\d{2}-(.+)-[0-9a-f]{16}\.\w+")
+
+
+def topic_of(item: EntryItem, person: str | None) -> str | None:
+    """The topic an item would be filed under in a split (None: it stays in the parent)."""
+    if item.kind == "memory":
+        return person
+    m = _HEADING.match(item.text)
+    if m and not m.group(1).strip().startswith(("http", "`")):
+        return m.group(1).strip()
+    src = _RESOURCE.match(item.src or "")
+    return src.group(1) if src else None
+
+
+def plan_split(items: list[EntryItem], subject_of: dict[str, str], min_part: int = MIN_PART) -> dict[str, list[str]]:
+    """{part slug: item ids} for one oversized file; empty when no topic is big enough.
+    A memory file about one person only (a personal memory) is split by year instead."""
+    plan = _plan(items, {it.id: topic_of(it, subject_of.get(it.id)) for it in items}, min_part)
+    if not plan and items and items[0].kind == "memory":
+        plan = _plan(items, {it.id: (it.when or it.learned or "")[:4] or None for it in items}, min_part)
+    return plan
+
+
+def _plan(items: list[EntryItem], topics: dict[str, str | None], min_part: int) -> dict[str, list[str]]:
+    sizes = Counter(slugify(t) for t in topics.values() if t)
+    keep = {slug for slug, n in sizes.items() if n >= min_part}
+    if not keep or (len(keep) == 1 and sizes[next(iter(keep))] == len(items)):
+        return {}  # one topic holds everything: a split would only rename the file
+    out: dict[str, list[str]] = {}
+    for it in items:
+        t = topics[it.id]
+        if t and slugify(t) in keep:
+            out.setdefault(slugify(t), []).append(it.id)
+    return out
+
+
+def split_large(ws: Workspace, db: IndexDB, config: Config, items: list[EntryItem]) -> list[str]:
+    """Split every file past the limit; return the files written (to re-index)."""
+    limit = config.memory.split_items
+    if limit <= 0:
+        return []
+    counts = Counter(it.path for it in items)
+    big = sorted(p for p, n in counts.items() if n > limit and PART_SEP not in p.rsplit("/", 1)[-1])
+    store = CategoryStore(ws, config)
+    touched: list[str] = []
+    for rel in parents_to_check(db):
+        touched += _drop_moved(ws, store, rel)
+    if not big:
+        return sorted(set(touched))
+    people = find_people(items, read_pages(ws))
+    subject_of = {it.id: p.name for p in people for it in p.subject}
+    for rel in big:
+        plan = plan_split([it for it in items if it.path == rel], subject_of)
+        if plan:
+            touched += _move(ws, store, rel, plan)
+    return sorted(set(touched))
+
+
+_CHECKED = "split_checked"
+
+
+def parents_to_check(db: IndexDB) -> dict[str, str]:
+    """{parent: signature} of files with parts whose bytes changed since they were last
+    checked for items held twice (a split interrupted between writing a part and rewriting
+    its parent leaves a copy in both; sync indexes one and warns)."""
+    hashes = dict(db.conn.execute("SELECT path, hash FROM files").fetchall())
+    groups: dict[str, list[str]] = {}
+    for path in sorted(hashes):
+        folder, _, name = path.rpartition("/")
+        stem, sep, _ = name[:-3].partition(PART_SEP)
+        if sep and stem and f"{folder}/{stem}.md" in hashes:
+            groups.setdefault(f"{folder}/{stem}.md", []).append(path)
+    try:
+        checked = json.loads(db.get_meta(_CHECKED) or "{}")
+    except ValueError:
+        checked = {}
+    out = {}
+    for parent, parts in groups.items():
+        signature = ",".join(hashes[p] for p in [parent, *parts])
+        if checked.get(parent) != signature:
+            out[parent] = signature
+    return out
+
+
+def mark_checked(db: IndexDB, parents: list[str]) -> None:
+    """Record the current signature of these parents (call after re-indexing them)."""
+    if not parents:
+        return
+    fresh = parents_to_check(db)
+    try:
+        checked = json.loads(db.get_meta(_CHECKED) or "{}")
+    except ValueError:
+        checked = {}
+    checked.update({p: fresh[p] for p in parents if p in fresh})
+    with db.transaction():
+        db.set_meta(_CHECKED, json.dumps(checked, sort_keys=True))
+
+
+def _drop_moved(ws: Workspace, store: CategoryStore, rel: str) -> list[str]:
+    """Remove from a parent the single-line items one of its parts already holds."""
+    folder, name = rel.rsplit("/", 1)
+    in_parts: set[str] = set()
+    for part in sorted((ws.root / folder).glob(f"{name[:-3]}{PART_SEP}*.md")):
+        if part.is_file() and not part.is_symlink():
+            doc, _ = read_category(part, f"{folder}/{part.name}")
+            in_parts.update(it.id for it in doc.items)
+
+    def drop(parent: CategoryDoc) -> None:
+        for slot in list(parent.slots):
+            if not slot.removed and slot.item.id in in_parts and _movable(slot):
+                parent.remove(slot.item.id)
+
+    if not in_parts:
+        return []
+    store.edit(rel, drop)
+    return [rel]
+
+
+def _movable(slot: Slot) -> bool:
+    """Single-line items only: whatever a person nested under a line stays with it."""
+    return slot.start is not None and slot.end is not None and slot.end - slot.start == 1
+
+
+def _move(ws: Workspace, store: CategoryStore, rel: str, plan: dict[str, list[str]]) -> list[str]:
+    doc, _ = read_category(ws.root / rel, rel)
+    if doc.front_error:
+        return []
+    slots = {s.item.id: s for s in doc.slots if not s.removed}
+    folder, name = rel.rsplit("/", 1)
+    stem = name[:-3]
+    parent_title = str(doc.front.get("title") or title_of(stem))
+    touched: list[str] = []
+    moved: set[str] = set()
+    for slug, ids in sorted(plan.items()):
+        items = [slots[i].item for i in ids if i in slots and _movable(slots[i])]
+        if not items:
+            continue
+        part = f"{folder}/{stem}{PART_SEP}{slug}.md"
+        topic = slug.replace("-", " ")
+
+        def add(part_doc: CategoryDoc, items=items, topic=topic) -> None:  # type: ignore[no-untyped-def]
+            part_doc.front.setdefault("title", f"{parent_title}: {topic}")
+            part_doc.front.setdefault("description", f"{parent_title} about {topic} (split from {rel}).")
+            for item in items:
+                if part_doc.find(item.id) is None:
+                    part_doc.add(item)
+
+        store.edit(part, add)
+        touched.append(part)
+        moved.update(it.id for it in items)
+    if moved:
+        def remove(parent: CategoryDoc) -> None:
+            for item_id in sorted(moved):
+                slot = parent.find(item_id)
+                if slot is not None and _movable(slot):
+                    parent.remove(item_id)
+
+        store.edit(rel, remove)
+        touched.append(rel)
+    return touched
