@@ -180,7 +180,8 @@ def test_superseded_facts_leave_memory_md_and_close_the_person_page(tmp_path: Pa
     root = fed(tmp_path)
     leeds = next(it.id for it in parse_category(read(root, "memory/profile.md"), "memory/profile.md").items
                  if "Leeds" in it.text)
-    old = _supersede(root, "memory/relationships.md", "Manchester", leeds, "2026-08")
+    where = next(f"memory/{p.name}" for p in sorted((root / "memory").glob("*.md")) if "in Manchester" in p.read_text())
+    old = _supersede(root, where, "Manchester", leeds, "2026-08")
     cli(root, "sync")
     memory = read(root, "memory.md")
     assert "Manchester" not in memory and "Leeds" in memory

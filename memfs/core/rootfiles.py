@@ -8,9 +8,25 @@ nothing new to say leaves git clean. What the blocks say is rendered in memfs/en
 from __future__ import annotations
 
 import math
+import re
 
 BEGIN = "<!-- memfs:begin generated: edit outside this block; memfs rewrites what is inside -->"
 END = "<!-- memfs:end generated -->"
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """Text for one Markdown line: line breaks and control characters become spaces."""
+    return _CONTROL.sub(" ", text) if _CONTROL.search(text) else text
+
+
+def link_path(path: str) -> str:
+    """A path for a link or a citation: control characters percent-encoded, so the link
+    still names the real file and a line of index.md cannot be broken (#10, item 11)."""
+    return _CONTROL.sub(lambda m: "".join(f"%{b:02X}" for b in m.group(0).encode()), path) \
+        if _CONTROL.search(path) else path
 
 
 def approx_tokens(text: str) -> int:

@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from memfs.core.rootfiles import link_path
 from memfs.entry.facets import FILLER, STOPWORDS
 from memfs.entry.people import Person
 from memfs.entry.pool import EntryItem
@@ -175,7 +176,7 @@ def render_index(cats: list[CategoryRow], items: list[EntryItem], people: list[P
         for c in sorted(rows, key=lambda c: c.path):
             parts = parts_of.get(c.path, [])
             if not by_path.get(c.path) and not parts:
-                empty.append(c.path)
+                empty.append(link_path(c.path))
                 continue
             shown.append(_row(c, by_path.get(c.path, []), subject_of, words.get(c.path, []), llm_summaries))
             for part in sorted(parts, key=lambda p: p.path):
@@ -230,7 +231,7 @@ def _row(c: CategoryRow, items: list[EntryItem], subject_of: dict[str, str], wor
     if learned:
         meta += f", last learned {learned}"
     about = (c.summary if llm and c.summary else "") or offline_summary(current, subject_of, words) or c.description
-    return f"- [{_safe(c.title)}]({c.path}) ({meta})" + (f": {_safe(about)}" if about else "")
+    return f"- [{_safe(c.title)}]({link_path(c.path)}) ({meta})" + (f": {_safe(about)}" if about else "")
 
 
 def _size(n: int) -> str:

@@ -156,6 +156,11 @@ def _clean_obj(obj: str | None) -> str | None:
     return " ".join(_stem(w) for w in words) or None
 
 
+#: A fact that goes on past its slot's value names other things (people, pets, reasons) that
+#: a newer value for the slot does not make untrue; superseding it would hide them.
+_COMPOUND = re.compile(r"\b(?:with|and|who|whose|where|while|but|because|since)\b|'s\b", re.IGNORECASE)
+
+
 def slot_of(text: str) -> Slot | None:
     """The slot a fact fills, or None (most facts: no supersession is attempted)."""
     t = _LEAD.sub("", " ".join(text.replace("\u2019", "'").split()))
@@ -168,6 +173,9 @@ def slot_of(text: str) -> Slot | None:
             v = m.group("v")
             if attr == "employer" and _GROUPS.search(v):
                 continue
+            if _COMPOUND.search(v + t[m.end("v"):]):
+                return None  # it says more than this one slot ("... with her partner Tom"): keep it
+
             value = _norm_value(v)
             if not value:
                 continue
