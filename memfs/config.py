@@ -26,7 +26,9 @@ from memfs.workspace import CONFIG_NAME  # noqa: E402  (one name, defined where 
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # allow_inf_nan=False: `inf`/`nan` are valid TOML floats but no setting means them, and
+    # a NaN weight turns every recall score into NaN (invalid JSON out of `recall --json`).
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 class EmbedderConfig(_Section):

@@ -19,6 +19,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from memfs.config import Config
+from memfs.fsutil import read_regular
 from memfs.core.categoryfile import CategoryDoc, parse_category
 from memfs.index.context import ContextResolver
 from memfs.index.db import IndexDB, ItemRow, text_hash
@@ -76,8 +77,11 @@ def file_digest(data: bytes) -> str:
 
 
 def read_category(path: Path, rel: str) -> tuple[CategoryDoc, bytes]:
-    """Read and parse one category file; undecodable bytes become a warning, not a crash."""
-    data = path.read_bytes()
+    """Read and parse one category file; undecodable bytes become a warning, not a crash.
+
+    A FIFO or other non-regular file raises NotRegularFile (an OSError) at once instead of
+    blocking: sync skips it with a warning, the store refuses to write it."""
+    data = read_regular(path)
     try:
         text = data.decode("utf-8")
         doc = parse_category(text, rel)
@@ -156,7 +160,10 @@ class Indexer:
         report.reembedded_all = reembed
 
         stats = self.db.file_stats()
-        rels = self.ws.category_rels()
+        irregular: list[str] = []
+        rels = self.ws.category_rels(irregular)
+        report.warnings.extend(f"{rel}: not a regular file (a FIFO, socket, device or folder); skipped"
+                               for rel in sorted(irregular) if only is None or rel in only)
         if only is not None:
             wanted = set(only)
             rels = [r for r in rels if r in wanted]

@@ -86,6 +86,11 @@ def content_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _from_resource(src: str | None, resource: str) -> bool:
+    """True if an item's `src` points into `resource` (this input added it)."""
+    return bool(src) and src.startswith(resource + "#")  # type: ignore[union-attr]
+
+
 def resource_rel(name: str, digest: str, when: datetime | None) -> str:
     """`resources/YYYY/MM/DD-<slug>-<hash16>.<ext>`: allow-listed, dated, content-addressed."""
     day = (when.date() if when else date.today())
@@ -190,15 +195,20 @@ class Memorizer:
             if h in by_hash:  # the same fact twice in this input
                 decisions[by_hash[h]].extra_seen += 1
                 continue
-            same = db.conn.execute("SELECT id FROM items WHERE text_hash=? LIMIT 1", (h,)).fetchone()
+            same = db.conn.execute("SELECT id, src FROM items WHERE text_hash=? LIMIT 1", (h,)).fetchone()
             if same is not None:
-                decisions.append(Decision(fact, vec, "reinforce", item_id, target_id=same[0]))
+                # An item this very input added (a replay after a crash): its twin already
+                # counted there as extra_seen; reinforcing it again would count it twice.
+                own = _from_resource(same[1], state["resource"])
+                decisions.append(Decision(fact, vec, "replay" if own else "reinforce", item_id, target_id=same[0]))
                 continue
             near = neighbours[i][0] if neighbours and neighbours[i] else None
             if near is not None and near[1] >= threshold:
                 target = db.items_by_labels([near[0]]).get(near[0])
                 if target is not None:
-                    decisions.append(Decision(fact, vec, "reinforce", item_id, target_id=target.id))
+                    own = _from_resource(target.src, state["resource"])
+                    decisions.append(Decision(fact, vec, "replay" if own else "reinforce", item_id,
+                                              target_id=target.id))
                     continue
             twin = next((j for j in accepted if float(decisions[j].vector @ vec) >= threshold), None)
             if twin is not None:
@@ -265,6 +275,7 @@ class Memorizer:
         for d in placed:
             by_rel.setdefault(d.rel or "", []).append(d)
         touched: list[str] = []
+        vanished: set[int] = set()  # reinforcements whose target was gone at write time
         for rel in sorted(by_rel):
             group = by_rel[rel]
 
@@ -285,8 +296,17 @@ class Memorizer:
                             "extra": {**slot.item.extra, VIA_KEY: via, "supersedes": slot.item.src or "manual"}})
                     else:
                         slot = doc.find(d.target_id)
-                        if slot is None or slot.item.extra.get(VIA_KEY) == via:
-                            continue  # gone meanwhile, or this input already reinforced it
+                        if slot is None:
+                            # The target vanished (a person removed it since the dedupe):
+                            # the fact is kept as an item of its own, not counted as reinforced.
+                            vanished.add(id(d))
+                            if doc.find(d.item_id) is None:
+                                doc.add(Item(id=d.item_id, text=d.fact.text, type=d.fact.type, when=d.fact.when,
+                                             src=f"{resource}#{d.fact.anchor}", seen=1 + d.extra_seen))
+                            continue
+                        vanished.discard(id(d))
+                        if slot.item.extra.get(VIA_KEY) == via:
+                            continue  # this input already reinforced it
                         extra = {**slot.item.extra, VIA_KEY: via}
                         stamp = d.fact.when if d.fact.when and len(d.fact.when) == 10 else slot.item.updated
                         slot.item = slot.item.model_copy(update={
@@ -297,7 +317,7 @@ class Memorizer:
             touched.append(rel)
             del doc
         for d in placed:
-            if d.action == "add":
+            if d.action == "add" or id(d) in vanished:
                 result.added.append(d.item_id)
             elif d.action == "update":
                 result.updated.append(d.target_id or "")
