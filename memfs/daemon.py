@@ -4,8 +4,10 @@
   its size and mtime unchanged for `ingest.settle_seconds`.
 - Edits under memory/, index/, skill/ trigger a debounced `sync`; memfs' own writes
   trigger one too, which finds nothing to do (the index already has their stat).
-- One daemon per workspace (`.memfs/daemon.lock`, held for its lifetime); each write
-  burst takes the shared writer lock, so `memfs add` from another shell waits its turn.
+- One daemon per workspace (`.memfs/daemon.lock`, held for its lifetime and checked on
+  every loop: if `.memfs/` is deleted the daemon takes it again or, if a second daemon
+  got there first, stops); each write burst takes the shared writer lock, so `memfs add`
+  from another shell waits its turn.
 - SIGINT/SIGTERM: finish the current file, exit 0. One bad file never stops the loop.
 """
 
@@ -155,6 +157,42 @@ class Daemon:
             self._seen.pop(name, None)
             self._ready.discard(name)
 
+    def _state_lost(self, lock: WriterLock, warm):  # type: ignore[no-untyped-def]
+        """`.memfs/` went away with our lock file in it: take the lock again on the new
+        file (or stop, if a second daemon already did), drop every handle on the deleted
+        index and rebuild it from the Markdown. Writes stay exclusive meanwhile: the writer
+        lock is anchored on the workspace folder itself (WriterLock)."""
+        lock.release()
+        try:
+            lock.acquire()
+        except LockedError:
+            self.log("memfs daemon: .memfs/ was deleted and another memfs daemon now runs on this workspace; "
+                     "stopping")
+            self.stopping.set()
+            return warm
+        self.log("memfs daemon: .memfs/ was deleted or replaced; rebuilding the index from the Markdown")
+        if warm is not None:
+            warm.stop()
+        try:
+            with self.memory.lock("sync"):
+                self.memory.reset_index()
+            self.memory.sync()
+            self._refresh_root_files()
+        except Exception as err:  # noqa: BLE001 - the next loop (or input) tries again
+            self.log(f"memfs daemon: rebuild after .memfs/ was deleted failed: {type(err).__name__}: {err}")
+        return self._start_warm()
+
+    def _start_warm(self):  # type: ignore[no-untyped-def]
+        try:
+            from memfs.warm import WarmServer
+
+            warm = WarmServer(self.memory)
+            warm.start()
+            return warm
+        except OSError as err:  # e.g. a path too long for a Unix socket: recall works cold
+            self.log(f"memfs daemon: warm recall unavailable ({err.strerror or err})")
+            return None
+
     def _refresh_root_files(self) -> None:
         """Bring index.md / memory.md / skill.md in line with the index (hardening fix).
 
@@ -207,18 +245,15 @@ class Daemon:
             self._refresh_root_files()  # a previous run may have died between archive and views
             self._warm_up()
             observer = self._start_observer()
-            try:
-                from memfs.warm import WarmServer
-
-                warm = WarmServer(self.memory)
-                warm.start()
-            except OSError as err:  # e.g. a path too long for a Unix socket: recall works cold
-                self.log(f"memfs daemon: warm recall unavailable ({err.strerror or err})")
-                warm = None
+            warm = self._start_warm()
             self._rescan()
             self.log(f"memfs daemon: watching {self.ws.root} (pid {__import__('os').getpid()})")
             last_scan = time.monotonic()
             while not self.stopping.is_set():
+                if not lock.still_held():  # `.memfs/` was deleted (or replaced) under us
+                    warm = self._state_lost(lock, warm)
+                    if self.stopping.is_set():
+                        break
                 now = time.monotonic()
                 for path in self._ripe(now):
                     if self.stopping.is_set():
