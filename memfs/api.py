@@ -24,7 +24,7 @@ from memfs.config import Config, load_config
 from memfs.core.itemline import text_id
 from memfs.core.model import _WHEN, KIND_OF_TYPE, MEMORY_TYPES, Item, normalize_text
 from memfs.errors import MemfsError, NotFoundError
-from memfs.fsutil import WriterLock, remove_stale_temp_files
+from memfs.fsutil import WriterLock, has_writer, remove_stale_temp_files
 from memfs.index.db import IndexDB, text_hash
 from memfs.index.heal import IndexDamaged, is_damage, move_aside
 from memfs.index.search import Searcher
@@ -399,7 +399,7 @@ class Memory:
         `.error.txt` beside it, a file elsewhere is left alone; either way the result
         says why. Only a lock timeout raises (the input is untouched, try again)."""
         from memfs.inbox import move_to_failed
-        from memfs.pipeline.memorize import IngestResult
+        from memfs.pipeline.memorize import IngestResult, Unsettled
         from memfs.readers import ReadError
 
         path = Path(path)
@@ -412,6 +412,8 @@ class Memory:
                     raise ReadError("not a regular file")
                 try:
                     result = self.memorizer.run(path)
+                except Unsettled as err:  # still being written: left where it is, taken later
+                    return IngestResult(name=path.name, status="waiting", error=f"{err}; left it to settle")
                 finally:
                     if self._llm:
                         self._llm.persist_usage()  # type: ignore[union-attr]
@@ -527,6 +529,8 @@ def _remove_if_unchanged(path: Path, memorizer: "Memorizer") -> None:
     try:
         data = path.read_bytes()
     except OSError:
+        return
+    if has_writer(path):  # a logger still has it open: what it appends must not go to an unlinked file
         return
     if memorizer.memory.journal.is_done(content_digest(data)):
         path.unlink(missing_ok=True)

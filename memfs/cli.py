@@ -176,6 +176,8 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
                 typer.echo(f"failed {r.name}: {r.error}", err=True)
             elif r.status == "duplicate":
                 typer.echo(f"{r.name}: already memorized ({r.resource})")
+            elif r.status == "waiting":
+                typer.echo(f"{r.name}: not taken yet: {r.error}")
             else:
                 typer.echo(f"{r.name}: +{len(r.added)} added, {len(r.reinforced)} reinforced → "
                            f"{', '.join(r.files) or 'no items'}")

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memfs.errors import LockedError
-from memfs.fsutil import WriterLock
+from memfs.fsutil import WriterLock, has_writer
 from memfs.inbox import is_candidate, pending
 
 if TYPE_CHECKING:
@@ -119,6 +119,10 @@ class Daemon:
                     self._seen[name] = (st.st_size, st.st_mtime, now)
                     continue
             if now - since >= settle:
+                if has_writer(path):  # open for writing (a logger): not complete, however still
+                    with self._lock:
+                        self._seen[name] = (st.st_size, st.st_mtime, now)
+                    continue
                 out.append(path)
         return out
 
@@ -147,6 +151,12 @@ class Daemon:
         else:
             if result.status == "failed":
                 self.log(f"memfs daemon: failed {name}: {result.error} (moved to inbox/failed/)")
+            elif result.status == "waiting":
+                self.log(f"memfs daemon: {name}: {result.error}")
+                with self._lock:
+                    self._seen[name] = (-1, -1.0, 0.0)
+                    self._ready.discard(name)
+                return
             elif result.status == "duplicate":
                 self.log(f"memfs daemon: {name}: already processed ({result.resource})")
                 self._refresh_root_files()  # its first run may have died before the views

@@ -63,6 +63,11 @@ class NotRegularFile(OSError, MemfsError):
 
 
 def read_regular(path: Path) -> bytes:
+    """The bytes of a regular file (see read_regular_stat)."""
+    return read_regular_stat(path)[0]
+
+
+def read_regular_stat(path: Path) -> tuple[bytes, os.stat_result]:
     """The bytes of a regular file; anything else raises NotRegularFile without blocking.
 
     Opened with O_NONBLOCK, so a FIFO placed where a category file or an input should be
@@ -83,7 +88,41 @@ def read_regular(path: Path) -> bytes:
             if not chunk:
                 break
             chunks.append(chunk)
-        return b"".join(chunks)
+        return b"".join(chunks), os.fstat(fd)
+    finally:
+        os.close(fd)
+
+
+def same_version(path: Path, seen: os.stat_result) -> bool:
+    """True if `path` is still the file (inode, size, mtime) that `seen` describes."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (seen.st_dev, seen.st_ino, seen.st_size,
+                                                                   seen.st_mtime_ns)
+
+
+def has_writer(path: Path) -> bool | None:
+    """Is some process holding `path` open for writing? (Linux: a read lease is refused
+    exactly then.) None when that cannot be known (another OS, another owner's file).
+
+    A logger that keeps its file open and appends a line a second looks settled between
+    two lines; its open descriptor does not."""
+    setlease = getattr(fcntl, "F_SETLEASE", None)
+    if setlease is None:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.fcntl(fd, setlease, fcntl.F_RDLCK)
+        except OSError as err:
+            return True if err.errno == errno.EAGAIN else None
+        fcntl.fcntl(fd, setlease, fcntl.F_UNLCK)
+        return False
     finally:
         os.close(fd)
 

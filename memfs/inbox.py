@@ -72,6 +72,16 @@ class Journal:
         row = self.db.conn.execute("SELECT resource FROM journal WHERE digest=?", (digest,)).fetchone()
         return row[0] if row else self._scan_resources().get(digest[:16])
 
+    def resources_named(self, like: str) -> list[str]:
+        """Archived resources of inputs with the same (slugged) name and extension as the
+        resource path `like` (any date, any content hash)."""
+        base = like.rsplit("/", 1)[-1]
+        m = re.match(r"\d{2}-(.+)-[0-9a-f]{16}(\.[a-z]+)$", base)
+        if m is None:
+            return []
+        pattern = re.compile(r"\d{2}-" + re.escape(m.group(1)) + r"-[0-9a-f]{16}" + re.escape(m.group(2)) + "$")
+        return sorted(rel for rel in self._scan_resources().values() if pattern.search(rel.rsplit("/", 1)[-1]))
+
     def mark_done(self, digest: str, name: str, resource: str) -> None:
         # Hardening fix: a file name need not be UTF-8 (Linux allows any bytes); SQLite
         # refused the undecodable name *after* the input was filed and archived, which

@@ -8,6 +8,8 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.test_hardening_helpers import Daemon, env, indexed_items, init, run, wait, waiting
 
 
@@ -56,4 +58,60 @@ def test_rm_rf_memfs_under_a_lone_daemon_rebuilds_the_index(tmp_path: Path) -> N
         with Daemon(ws, e, tmp_path / "second.log") as second:
             assert second.proc.wait(timeout=60) == 1
             assert "already running" in second.log()
+        assert d.stop() == 0
+
+
+LOGGER = """
+import json, sys, time
+path, lines, pause, keep_open = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4] == "open"
+facts = ["I adopted a dog named Rex from the shelter.", "I work as a nurse at the city hospital.",
+         "My sister Mia lives in Porto and teaches chemistry.", "I bought a red bicycle called Zoom.",
+         "My favourite book is Dune by Frank Herbert.", "I am allergic to peanuts and shellfish."]
+fh = open(path, "a", encoding="utf-8") if keep_open else None
+for n in range(lines):
+    line = json.dumps({"role": "user", "name": "Ana", "content": facts[n]}) + "\\n"
+    if keep_open:
+        fh.write(line); fh.flush()
+    else:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(line)
+    time.sleep(pause)
+if fh:
+    fh.close()
+"""
+
+
+def _logged_facts(ws: Path) -> list[str]:
+    from tests.test_hardening_helpers import item_set
+
+    return sorted(t for _, t, _, _ in item_set(ws) if any(w in t for w in ("Rex", "nurse", "Mia", "Zoom", "Dune", "peanuts")))
+
+
+@pytest.mark.parametrize("mode", ["open", "reopen"])
+def test_a_jsonl_logger_appending_a_line_a_second_loses_nothing(tmp_path: Path, mode: str) -> None:
+    """A logger appends JSONL to a file in inbox/ (no rename): every line is memorized,
+    exactly once. `open` keeps its descriptor open (the daemon must not take the file
+    early); `reopen` opens, appends, closes each line (the daemon takes a settled
+    version, then the grown file's new tail)."""
+    import subprocess
+    import sys
+
+    e = env()
+    ws = init(tmp_path / "w", e)
+    lines = 6
+    with Daemon(ws, e, tmp_path / "d.log") as d:
+        d.wait_ready()
+        logger = subprocess.Popen([sys.executable, "-c", LOGGER, str(ws / "inbox" / "chat.jsonl"), str(lines),
+                                   "0.8", mode])
+        assert logger.wait(timeout=60) == 0
+        wait(lambda: not waiting(ws), 60, "the inbox to drain")
+        wait(lambda: len(_logged_facts(ws)) >= lines, 30, "every line memorized")
+        time.sleep(1.0)
+        facts = _logged_facts(ws)
+        assert len(facts) == lines, (facts, d.log())
+        from tests.test_hardening_helpers import item_set
+
+        assert all(seen == 1 for _, t, seen, _ in item_set(ws) if t in facts)  # once, not reinforced twice
+        if mode == "open":
+            assert d.log().count("chat.jsonl: +") == 1  # taken once, after the logger closed it
         assert d.stop() == 0

@@ -28,7 +28,8 @@ from memfs.categorize import Categorizer
 from memfs.core.itemline import text_id
 from memfs.core.model import Item, normalize_text
 from memfs.core.segment import Fact, ParsedSource
-from memfs.fsutil import atomic_write
+from memfs.errors import MemfsError
+from memfs.fsutil import atomic_write, read_regular, read_regular_stat, same_version
 from memfs.index.db import text_hash
 from memfs.index.search import Searcher
 from memfs.pipeline.engine import Pipeline, State, Step, Stop, timing_hook
@@ -48,15 +49,22 @@ class IngestResult(BaseModel):
     """What one input became; `memfs ingest --json` and the daemon's log print this."""
 
     name: str
-    status: str = Field(description="processed | duplicate | failed")
+    status: str = Field(description="processed | duplicate | waiting (still being written: left where it is) | failed")
     resource: str | None = None
     added: list[str] = Field(default_factory=list)
     reinforced: list[str] = Field(default_factory=list)
     updated: list[str] = Field(default_factory=list)
     skipped_replay: int = 0
+    skipped_earlier: int = Field(0, description="facts of segments an earlier version of this (grown) input "
+                                 "already had; memorized then")
     files: list[str] = Field(default_factory=list)
     error: str | None = None
     seconds: float = 0.0
+
+
+class Unsettled(MemfsError):
+    """The input changed while it was read or processed: nothing was written, it stays
+    where it is, to be taken again once it has settled."""
 
 
 @dataclass
@@ -136,7 +144,10 @@ class Memorizer:
             from memfs.readers import ReadError
 
             raise ReadError(f"file is {size / 1e6:.1f} MB, over the {limit / 1e6:.1f} MB limit (ingest.max_file_bytes)")
-        data = path.read_bytes()
+        data, seen = read_regular_stat(path)  # never blocks on a FIFO swapped in meanwhile
+        if not same_version(path, seen):
+            raise Unsettled(f"{path.name} changed while memfs read it")
+        state["read_stat"] = seen
         state["data"] = data
         state["digest"] = digest = content_digest(data)
         if self.memory.journal.is_done(digest):
@@ -150,9 +161,42 @@ class Memorizer:
         source = read_source(state["data"], state["name"], max_bytes=self.memory.config.ingest.max_file_bytes)
         state["source"] = source
         state["resource"] = resource_rel(state["name"], state["digest"], source.time)
+        state["earlier"] = self._earlier_segments(state["name"], state["data"], source)
+
+    def _earlier_segments(self, name: str, data: bytes, source: ParsedSource) -> set[str]:
+        """Anchors of segments this input already had in an earlier, shorter version.
+
+        A log that grows after memfs took it (appended to after the read, or between two
+        settle windows) comes back with the old bytes as its prefix. Its earlier version
+        is archived in resources/ under the same name: segments identical to that
+        version's (same anchor, same text) were memorized then, so only the new tail is
+        extracted now (exactly once; found without the journal, so it survives a deleted
+        .memfs/)."""
+        from memfs.readers import ReadError, read_source
+
+        best = b""
+        for rel in self.memory.journal.resources_named(resource_rel(name, "0" * 16, None)):
+            try:
+                old = read_regular(self.memory.ws.root / rel)
+            except OSError:
+                continue
+            if len(best) < len(old) < len(data) and old.endswith(b"\n") and data.startswith(old):
+                best = old
+        if not best:
+            return set()
+        try:
+            before = {(seg.anchor, seg.text) for seg in read_source(best, name).segments}
+        except ReadError:
+            return set()
+        return {seg.anchor for seg in source.segments if (seg.anchor, seg.text) in before}
 
     def step_extract(self, state: State) -> None:
-        state["facts"] = self.extractor(state["source"])
+        facts = self.extractor(state["source"])
+        earlier: set[str] = state.get("earlier") or set()
+        if earlier:
+            state["result"].skipped_earlier = sum(1 for f in facts if f.anchor in earlier)
+            facts = [f for f in facts if f.anchor not in earlier]
+        state["facts"] = facts
 
     def _searcher(self) -> Searcher:
         if self.ctx.searcher is None:
@@ -266,6 +310,10 @@ class Memorizer:
         state["placed"] = [d for d in decisions if d.rel]
 
     def step_persist(self, state: State) -> None:
+        if "read_stat" in state and not same_version(state["path"], state["read_stat"]):
+            # Appended to (or rewritten) while memfs extracted it: nothing is written yet,
+            # so leave it in the inbox and take the whole, settled file later.
+            raise Unsettled(f"{state['name']} changed while memfs processed it")
         placed: list[Decision] = state["placed"]
         resource: str = state["resource"]
         via = state["digest"][:12]
