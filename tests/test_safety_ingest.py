@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -133,3 +134,50 @@ def test_non_finite_environment_override_is_refused_by_the_cli(tmp_path: Path) -
     ws = init(tmp_path / "w", e)
     out = run(["recall", "tea", "--json"], ws, {**e, "MEMFS_RECALL_RRF_K": "inf"}, check=False)
     assert out.returncode == 1 and "MEMFS_RECALL_RRF_K" in out.stderr and out.stderr.count("\n") == 1
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_items_lost_through_a_git_discard_come_back_when_the_input_is_dropped_again(tmp_path: Path) -> None:
+    e = {**env(), "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
+         "GIT_COMMITTER_EMAIL": "t@x"}
+    ws = init(tmp_path / "w", e, git=True)
+    run(["add", "Ana has a cat called Tom.", "-c", "pets"], ws, e)
+    _git(ws, "add", "-A")
+    _git(ws, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "before")
+    src = tmp_path / "twins.json"
+    src.write_text(json.dumps(TWINS))
+    run(["ingest", str(src)], ws, e)
+    after_ingest = item_set(ws)
+    assert len(after_ingest) == 3
+    _git(ws, "checkout", "--", ".")  # the person discards memfs' uncommitted edits
+    assert len(item_set(ws)) == 1
+    run(["sync"], ws, e)
+    again = run(["ingest", str(src)], ws, e)
+    assert "already memorized" not in again.stdout and "+2 added" in again.stdout, again.stdout
+    assert item_set(ws) == after_ingest  # the same ids, texts and seen counts (the twin's seen=2 too)
+    third = run(["ingest", str(src)], ws, e)
+    assert "already memorized" in third.stdout and item_set(ws) == after_ingest
+
+
+def test_dropping_a_processed_input_again_never_reinforces_twice(ws_path: Path) -> None:
+    mem = hashing_memory(ws_path)
+    try:
+        mem.add("Ana adopted a dog named Rex from the shelter.", category="events")
+        src = ws_path.parent / "again.md"
+        src.write_text("Ana adopted a dog named Rex from the shelter.\n\nAna works as a nurse at the hospital.\n")
+        first = mem.ingest_file(src)
+        assert first.status == "processed" and len(first.reinforced) == 1
+        before = item_set(ws_path)
+        second = mem.ingest_file(src)
+        assert second.status == "duplicate"
+        assert item_set(ws_path) == before
+        mem.forget(first.added[0])  # forgetting an item of it, then re-dropping: it comes back, alone
+        third = mem.ingest_file(src)
+        assert third.status == "processed" and third.restored == 1 and third.reinforced == []
+        assert item_set(ws_path) == before
+    finally:
+        mem.close()

@@ -55,6 +55,8 @@ class IngestResult(BaseModel):
     reinforced: list[str] = Field(default_factory=list)
     updated: list[str] = Field(default_factory=list)
     skipped_replay: int = 0
+    restored: int = Field(0, description="items of an already processed input that had left the Markdown "
+                          "(a git discard, a forget) and were filed again because it was dropped again")
     skipped_earlier: int = Field(0, description="facts of segments an earlier version of this (grown) input "
                                  "already had; memorized then")
     files: list[str] = Field(default_factory=list)
@@ -151,16 +153,35 @@ class Memorizer:
         state["data"] = data
         state["digest"] = digest = content_digest(data)
         if self.memory.journal.is_done(digest):
-            state["result"].status = "duplicate"
-            state["result"].resource = self.memory.journal.resource_of(digest)
-            raise Stop()
+            state["result"].resource = resource = self.memory.journal.resource_of(digest)
+            if not self._worth_restoring(resource):
+                state["result"].status = "duplicate"
+                raise Stop()
+            # Processed before; re-dropping it restores what of it left the Markdown (a git
+            # discard, a `forget`): its own items still there replay as no-ops, its missing
+            # items come back, and nothing is reinforced a second time.
+            state["restoring"] = True
+
+    def _worth_restoring(self, resource: str | None) -> bool:
+        """Replay a processed input? Offline, always (extraction is local, vectors cached);
+        with an LLM, only when none of its items is left (each replay costs tokens)."""
+        if resource is None:
+            return False
+        if self.memory.llm is None:
+            return True
+        like = resource.replace("%", r"\%").replace("_", r"\_") + "#%"
+        row = self.memory.indexer.db.conn.execute(
+            "SELECT 1 FROM items WHERE src LIKE ? ESCAPE '\\' LIMIT 1", (like,)).fetchone()
+        return row is None
 
     def step_segment(self, state: State) -> None:
         from memfs.readers import read_source
 
         source = read_source(state["data"], state["name"], max_bytes=self.memory.config.ingest.max_file_bytes)
         state["source"] = source
-        state["resource"] = resource_rel(state["name"], state["digest"], source.time)
+        # A restore keeps the resource the input was first archived as (its items cite it).
+        state["resource"] = ((state["result"].resource if state.get("restoring") else None)
+                             or resource_rel(state["name"], state["digest"], source.time))
         state["earlier"] = self._earlier_segments(state["name"], state["data"], source)
 
     def _earlier_segments(self, name: str, data: bytes, source: ParsedSource) -> set[str]:
@@ -315,6 +336,8 @@ class Memorizer:
             # so leave it in the inbox and take the whole, settled file later.
             raise Unsettled(f"{state['name']} changed while memfs processed it")
         placed: list[Decision] = state["placed"]
+        if state.get("restoring"):  # only missing items come back; reinforcements counted once already
+            placed = [d for d in placed if d.action == "add"]
         resource: str = state["resource"]
         via = state["digest"][:12]
         result: IngestResult = state["result"]
@@ -408,6 +431,10 @@ class Memorizer:
         state: dict[str, Any] = {"path": path, "name": result.name, "result": result}
         t0 = datetime.now()
         self.pipeline.run(state)
+        if state.get("restoring"):
+            result.restored = len(result.added)
+            if not result.added:
+                result.status = "duplicate"
         if result.status == "processed":
             self.memory.journal.mark_done(state["digest"], result.name, result.resource or "")
         result.seconds = (datetime.now() - t0).total_seconds()
