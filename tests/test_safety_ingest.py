@@ -181,3 +181,61 @@ def test_dropping_a_processed_input_again_never_reinforces_twice(ws_path: Path) 
         assert item_set(ws_path) == before
     finally:
         mem.close()
+
+
+def _jsonl(lines: list[str]) -> str:
+    return "".join(json.dumps({"role": "user", "name": "Ana", "content": t}) + "\n" for t in lines)
+
+
+LOG_LINES = ["I adopted a dog named Rex from the shelter.", "I work as a nurse at the city hospital.",
+             "My sister Mia lives in Porto and teaches chemistry.", "I bought a red bicycle called Zoom.",
+             "My favourite book is Dune by Frank Herbert.", "I am allergic to peanuts and shellfish."]
+
+
+def test_a_grown_log_is_memorized_by_its_new_tail_exactly_once(tmp_path: Path) -> None:
+    e = env()
+    ws = init(tmp_path / "w", e)
+    log = tmp_path / "chat.jsonl"
+    log.write_text(_jsonl(LOG_LINES[:3]))
+    first = run(["ingest", str(log), "--json"], ws, e)
+    assert len(json.loads(first.stdout)[0]["added"]) == 3
+    with log.open("a") as fh:  # the logger appended after memfs took the file
+        fh.write(_jsonl(LOG_LINES[3:]))
+    second = json.loads(run(["ingest", str(log), "--json"], ws, e).stdout)[0]
+    assert len(second["added"]) == 3 and second["reinforced"] == [] and second["skipped_earlier"] == 3
+    items = item_set(ws)
+    assert len(items) == 6 and all(seen == 1 for _, _, seen, _ in items)
+    # also with .memfs/ gone (the earlier version is found in resources/, not the journal)
+    shutil.rmtree(ws / ".memfs")
+    with log.open("a") as fh:
+        fh.write(_jsonl(["I play the cello in a string quartet."]))
+    third = json.loads(run(["ingest", str(log), "--json"], ws, e).stdout)[0]
+    assert len(third["added"]) == 1 and third["reinforced"] == []
+    assert len(item_set(ws)) == 7 and all(seen == 1 for _, _, seen, _ in item_set(ws))
+
+
+def test_an_input_that_changes_while_it_is_processed_is_left_to_settle(ws_path: Path) -> None:
+    mem = hashing_memory(ws_path)
+    try:
+        inbox = ws_path / "inbox" / "chat.jsonl"
+        inbox.write_text(_jsonl(LOG_LINES[:2]))
+        memorizer = mem.memorizer
+        real = memorizer.step_extract
+
+        def logger_appends_meanwhile(state) -> None:  # type: ignore[no-untyped-def]
+            real(state)
+            with inbox.open("a") as fh:
+                fh.write(_jsonl(LOG_LINES[2:4]))
+
+        memorizer.step_extract = logger_appends_meanwhile  # type: ignore[method-assign]
+        memorizer.pipeline = memorizer.build()
+        result = mem.ingest_file(inbox)
+        assert result.status == "waiting" and "changed while memfs processed it" in (result.error or "")
+        assert inbox.exists() and not list((ws_path / "resources").rglob("*.jsonl"))
+        assert item_set(ws_path) == set()  # nothing was written
+        memorizer.step_extract = real  # type: ignore[method-assign]
+        memorizer.pipeline = memorizer.build()
+        done = mem.ingest_file(inbox)
+        assert done.status == "processed" and len(done.added) == 4 and not inbox.exists()
+    finally:
+        mem.close()
