@@ -392,7 +392,7 @@ class Memory:
         enough = rt.sufficient(query, [h.text for h in hits])
         return hits, sources or not enough
 
-    def ingest_file(self, path: Path, lock_timeout: float = 60.0) -> "IngestResult":
+    def ingest_file(self, path: Path, lock_timeout: float = 60.0, max_batches: int | None = None) -> "IngestResult":
         """Run one file through the memorize pipeline under the writer lock.
 
         Unreadable input never raises: a file in inbox/ moves to inbox/failed/ with a
@@ -411,7 +411,7 @@ class Memory:
                 if not path.is_file():
                     raise ReadError("not a regular file")
                 try:
-                    result = self.memorizer.run(path)
+                    result = self.memorizer.run(path, max_batches=max_batches)
                 except Unsettled as err:  # still being written: left where it is, taken later
                     return IngestResult(name=path.name, status="waiting", error=f"{err}; left it to settle")
                 finally:

@@ -8,7 +8,8 @@
   every loop: if `.memfs/` is deleted the daemon takes it again or, if a second daemon
   got there first, stops); each write burst takes the shared writer lock, so `memfs add`
   from another shell waits its turn.
-- SIGINT/SIGTERM: finish the current file, exit 0. One bad file never stops the loop.
+- SIGINT/SIGTERM: finish the current file (or batch of a large one), exit 0. One bad file
+  never stops the loop.
 """
 
 from __future__ import annotations
@@ -129,7 +130,9 @@ class Daemon:
     def _process(self, path: Path) -> None:
         name = path.name
         try:
-            result = self.memory.ingest_file(path)
+            # One batch of a large input per turn: SIGTERM and the inputs behind it wait at
+            # most one batch (ingest.batch_segments), never the whole input.
+            result = self.memory.ingest_file(path, max_batches=1)
         except LockedError as err:  # a long CLI write: keep the file, try next round
             self.log(f"memfs daemon: {name}: {err}")
             return
@@ -151,6 +154,12 @@ class Daemon:
         else:
             if result.status == "failed":
                 self.log(f"memfs daemon: failed {name}: {result.error} (moved to inbox/failed/)")
+            elif result.status == "partial":
+                self.log(f"memfs daemon: {name}: batch done, {result.batch} segments "
+                         f"(+{len(result.added)} added, {len(result.reinforced)} reinforced; checkpointed)")
+                with self._lock:
+                    self._ready.add(name)  # the next batch on the next turn, after the others
+                return
             elif result.status == "waiting":
                 self.log(f"memfs daemon: {name}: {result.error}")
                 with self._lock:

@@ -115,3 +115,57 @@ def test_a_jsonl_logger_appending_a_line_a_second_loses_nothing(tmp_path: Path, 
         if mode == "open":
             assert d.log().count("chat.jsonl: +") == 1  # taken once, after the logger closed it
         assert d.stop() == 0
+
+
+def _big_chat(n: int) -> dict:
+    names = ["Ana", "Ben", "Chloe", "Dev", "Emma", "Farid", "Gita", "Hugo"]
+    things = ["violin", "kayak", "telescope", "sourdough", "bonsai", "chess", "pottery", "archery", "falconry",
+              "origami", "beekeeping", "fencing"]
+    places = ["Porto", "Oslo", "Lima", "Kyoto", "Accra", "Quito", "Hanoi", "Tunis", "Perth", "Riga", "Bergen"]
+    msgs = []
+    for k in range(n):
+        who = names[k % len(names)]
+        msgs.append({"role": "user", "name": who, "content": f"I took up {things[k % 12]} in {places[(k // 12) % 11]} "
+                     f"with my cousin {names[(k // 7) % 8]}{k}."})
+    return {"messages": msgs, "time": "2024-05-01T10:00:00"}
+
+
+BATCH_ENV = {"MEMFS_INGEST_BATCH_SEGMENTS": "40"}
+
+
+def test_a_large_input_goes_in_batches_small_inputs_do_not_wait_and_sigterm_is_honoured(tmp_path: Path) -> None:
+    from tests.test_hardening_helpers import item_set
+
+    e = env(**BATCH_ENV)
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(_big_chat(400)))  # 10 batches of 40 turns
+    reference = init(tmp_path / "ref", e)
+    run(["ingest", str(big)], reference, e, timeout=300)
+    expected = item_set(reference)
+
+    ws = init(tmp_path / "w", e)
+    with Daemon(ws, e, tmp_path / "d1.log") as d:
+        d.wait_ready()
+        shutil.copy(big, ws / "inbox" / "big.json")
+        wait(lambda: "big.json: batch done" in d.log(), 120, "the first batch")
+        (ws / "inbox" / "small.md").write_text("Olga's tortoise is called Pluto and eats dandelions.\n")
+        wait(lambda: "small.md: +" in d.log(), 120, "the small input")
+        log = d.log()
+        assert "big.json: +" not in log  # taken between two batches of the big one, not after it
+        t0 = time.monotonic()
+        assert d.stop() == 0  # SIGTERM: honoured after the current batch
+        took = time.monotonic() - t0
+    assert (ws / "inbox" / "big.json").exists()  # unfinished: still in the inbox, not archived
+    assert not list((ws / "resources").rglob("*-big-*"))
+    batches_before = log.count("big.json: batch done")
+    with Daemon(ws, e, tmp_path / "d2.log") as d:
+        d.wait_ready()
+        wait(lambda: not waiting(ws), 300, "the big input to finish")
+        assert d.stop() == 0
+        resumed = d.log()
+    # It resumed from its checkpoint (no batch done twice) and the result is the clean run's.
+    assert batches_before + resumed.count("big.json: batch done") <= 10, (log, resumed)
+    assert f"{40 * (batches_before + 1)}/400" in resumed or "big.json: +" in resumed
+    got = {x for x in item_set(ws) if "Pluto" not in x[1]}
+    assert got == expected
+    print(f"\n[hardening-figure] sigterm during a large input: stopped {took:.2f}s after the signal")

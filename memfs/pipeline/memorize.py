@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 
 VIA_KEY = "via"
 MERGE_NEIGHBOURS = 5
+#: Segments before a batch given to the extractor as context (their facts belong to the batch before).
+BATCH_CONTEXT = 3
 MERGE_MIN_SIMILARITY = 0.6
 _EXT_OK = {"json", "jsonl", "md", "markdown", "txt", "text"}
 
@@ -49,12 +51,13 @@ class IngestResult(BaseModel):
     """What one input became; `memfs ingest --json` and the daemon's log print this."""
 
     name: str
-    status: str = Field(description="processed | duplicate | waiting (still being written: left where it is) | failed")
+    status: str = Field(description="processed | partial (a large input, batches left) | duplicate | waiting (still being written: left where it is) | failed")
     resource: str | None = None
     added: list[str] = Field(default_factory=list)
     reinforced: list[str] = Field(default_factory=list)
     updated: list[str] = Field(default_factory=list)
     skipped_replay: int = 0
+    batch: str | None = Field(None, description="segments memorized so far / in all, for a large input")
     restored: int = Field(0, description="items of an already processed input that had left the Markdown "
                           "(a git discard, a forget) and were filed again because it was dropped again")
     skipped_earlier: int = Field(0, description="facts of segments an earlier version of this (grown) input "
@@ -90,6 +93,7 @@ class MemorizeContext:
     categorizer: Categorizer | None = None
     categorizer_key: tuple = ()
     stage_seconds: dict[str, float] = field(default_factory=dict)
+    parsed: tuple[str, ParsedSource] | None = None  # (digest, source) of the large input in progress
 
 
 def content_digest(data: bytes) -> str:
@@ -129,6 +133,7 @@ class Memorizer:
         return Pipeline("memorize", [
             Step("ingest", self.step_ingest, ("path", "name"), ("data", "digest")),
             Step("segment", self.step_segment, ("data", "name"), ("source", "resource")),
+            Step("batch", self.step_batch, ("source", "digest"), ("batch",)),
             Step("extract", self.step_extract, ("source",), ("facts",)),
             Step("dedupe", self.step_dedupe, ("facts", "digest", "resource"), ("decisions",)),
             Step("categorize", self.step_categorize, ("decisions",), ("placed",)),
@@ -177,12 +182,40 @@ class Memorizer:
     def step_segment(self, state: State) -> None:
         from memfs.readers import read_source
 
-        source = read_source(state["data"], state["name"], max_bytes=self.memory.config.ingest.max_file_bytes)
+        cached = self.ctx.parsed
+        if cached is not None and cached[0] == state["digest"]:
+            source = cached[1]  # the next batch of the same large input: parsed once
+        else:
+            source = read_source(state["data"], state["name"], max_bytes=self.memory.config.ingest.max_file_bytes)
         state["source"] = source
         # A restore keeps the resource the input was first archived as (its items cite it).
         state["resource"] = ((state["result"].resource if state.get("restoring") else None)
                              or resource_rel(state["name"], state["digest"], source.time))
         state["earlier"] = self._earlier_segments(state["name"], state["data"], source)
+
+    def step_batch(self, state: State) -> None:
+        """Narrow a large input to its next batch of segments (after its checkpoint).
+
+        Each batch is extracted, filed and indexed on its own, so a 100k-turn chat never
+        holds the writer lock for minutes: between batches the daemon stops on SIGTERM
+        and takes the other inputs. The archive is written after the last batch only."""
+        source = state["source"]
+        total = len(source.segments)
+        size = self.memory.config.ingest.batch_segments
+        if total <= size or state.get("restoring"):
+            state["batch"] = (0, total, total)
+            self.ctx.parsed = None
+            return
+        self.ctx.parsed = (state["digest"], source)
+        start = 0 if state.get("restoring") else min(self.memory.journal.progress(state["digest"]), total)
+        end = min(start + size, total)
+        lead = max(0, start - BATCH_CONTEXT)  # a few turns before, for who-said-what context only
+        state["overlap"] = {seg.anchor for seg in source.segments[lead:start]}
+        state["source"] = source.model_copy(update={"segments": source.segments[lead:end]})
+        state["batch"] = (start, end, total)
+        if end < total:
+            state["result"].status = "partial"
+        state["result"].batch = f"{end}/{total}"
 
     def _earlier_segments(self, name: str, data: bytes, source: ParsedSource) -> set[str]:
         """Anchors of segments this input already had in an earlier, shorter version.
@@ -213,6 +246,9 @@ class Memorizer:
 
     def step_extract(self, state: State) -> None:
         facts = self.extractor(state["source"])
+        overlap: set[str] = state.get("overlap") or set()
+        if overlap:  # the previous batch's turns, there for context: memorized with that batch
+            facts = [f for f in facts if f.anchor not in overlap]
         earlier: set[str] = state.get("earlier") or set()
         if earlier:
             state["result"].skipped_earlier = sum(1 for f in facts if f.anchor in earlier)
@@ -395,9 +431,10 @@ class Memorizer:
             else:
                 result.reinforced.append(d.target_id or "")
         result.skipped_replay = sum(1 for d in state["decisions"] if d.action == "replay")
-        # Only now that the items are on disk: archive the input (content-addressed).
+        # Only now that the items are on disk: archive the input (content-addressed),
+        # once its last batch is on disk.
         target = self.memory.ws.safe_target(resource)
-        if not target.exists():
+        if result.status != "partial" and not target.exists():
             atomic_write(target, state["data"])
         result.resource = resource
         result.files = touched
@@ -419,14 +456,39 @@ class Memorizer:
         touched: list[str] = state["touched"]
         if touched:
             self.memory.indexer.sync(only=touched)
+        if state["result"].status == "partial":  # checkpoint: this batch is filed and indexed
+            self.memory.journal.set_progress(state["digest"], state["batch"][1])
         state["indexed"] = True
 
     def step_summarize(self, state: State) -> None:
+        if state["result"].status == "partial":
+            state["root_files"] = []  # once, after the last batch
+            return
         state["root_files"] = self.memory.regenerate_views()
 
     # -- running -------------------------------------------------------------------
-    def run(self, path: Path, name: str | None = None) -> IngestResult:
-        """Process one file. Raises ReadError for unreadable input (the caller files it)."""
+    def run(self, path: Path, name: str | None = None, max_batches: int | None = None) -> IngestResult:
+        """Process one file (a large one in batches: all of them, or at most `max_batches`,
+        then status "partial"). Raises ReadError for unreadable input (the caller files it)."""
+        t0 = datetime.now()
+        total: IngestResult | None = None
+        passes = 0
+        while True:
+            result = self._run_once(path, name)
+            passes += 1
+            if total is None:
+                total = result
+            else:
+                for key in ("added", "reinforced", "updated", "files"):
+                    getattr(total, key).extend(x for x in getattr(result, key) if key != "files"
+                                               or x not in total.files)
+                total.skipped_replay += result.skipped_replay
+                total.status, total.resource, total.batch = result.status, result.resource, result.batch
+            if result.status != "partial" or (max_batches is not None and passes >= max_batches):
+                total.seconds = (datetime.now() - t0).total_seconds()
+                return total
+
+    def _run_once(self, path: Path, name: str | None) -> IngestResult:
         result = IngestResult(name=name or path.name, status="processed")
         state: dict[str, Any] = {"path": path, "name": result.name, "result": result}
         t0 = datetime.now()
