@@ -26,7 +26,7 @@ from memfs.core.model import _WHEN, KIND_OF_TYPE, MEMORY_TYPES, Item, normalize_
 from memfs.errors import MemfsError, NotFoundError
 from memfs.fsutil import WriterLock, has_writer, remove_stale_temp_files
 from memfs.index.db import IndexDB, text_hash
-from memfs.index.heal import IndexDamaged, is_damage, move_aside
+from memfs.index.heal import IndexDamaged, is_damage, move_aside, quick_check
 from memfs.index.search import Searcher
 from memfs.index.sync import Indexer, SyncReport
 from memfs.providers.embedding import Embedder, make_embedder
@@ -327,10 +327,8 @@ class Memory:
     def _heal_damaged_index(self) -> None:
         """A reader found damage: under the writer lock, check again (another process may
         have healed it meanwhile), move it aside if still damaged, rebuild."""
-        from memfs.index.heal import IndexDamaged, quick_check
-
         with self.lock("sync"):
-            self.reset_index()  # under the lock: a daemon's threads share this object
+            self.reset_index()  # under the lock: no writer of ours is using the old handles
             db = IndexDB(self.ws.state / "index.sqlite3")  # heals a damaged header by itself
             try:
                 quick_check(db.conn)

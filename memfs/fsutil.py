@@ -5,8 +5,10 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import signal
 import stat
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -116,7 +118,15 @@ def has_writer(path: Path) -> bool | None:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return None
+    # A writer opening the file while we hold the lease makes the kernel signal us
+    # (SIGIO, whose default action ends the process): ignore it for these microseconds.
+    previous = signal.getsignal(signal.SIGIO)
+    swap = previous in (signal.SIG_DFL, None)
     try:
+        if swap:
+            if threading.current_thread() is not threading.main_thread():
+                return None  # cannot change a signal's handling here: do not risk it
+            signal.signal(signal.SIGIO, signal.SIG_IGN)
         try:
             fcntl.fcntl(fd, setlease, fcntl.F_RDLCK)
         except OSError as err:
@@ -125,6 +135,8 @@ def has_writer(path: Path) -> bool | None:
         return False
     finally:
         os.close(fd)
+        if swap and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGIO, signal.SIG_DFL)
 
 
 def remove_stale_temp_files(folders: list[Path], shallow: tuple[Path, ...] | list[Path] = ()) -> int:

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_hardening_helpers import Daemon, env, indexed_items, init, run, wait, waiting
+from tests.test_hardening_helpers import Daemon, env, figure, indexed_items, init, run, wait, waiting
 
 
+@pytest.mark.slow
 def test_rm_rf_memfs_under_a_running_daemon(tmp_path: Path) -> None:
     e = env()
     ws = init(tmp_path / "w", e)
@@ -43,6 +44,7 @@ def test_rm_rf_memfs_under_a_running_daemon(tmp_path: Path) -> None:
             assert survivor.stop() == 0
 
 
+@pytest.mark.slow
 def test_rm_rf_memfs_under_a_lone_daemon_rebuilds_the_index(tmp_path: Path) -> None:
     e = env()
     ws = init(tmp_path / "w", e)
@@ -87,6 +89,7 @@ def _logged_facts(ws: Path) -> list[str]:
     return sorted(t for _, t, _, _ in item_set(ws) if any(w in t for w in ("Rex", "nurse", "Mia", "Zoom", "Dune", "peanuts")))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["open", "reopen"])
 def test_a_jsonl_logger_appending_a_line_a_second_loses_nothing(tmp_path: Path, mode: str) -> None:
     """A logger appends JSONL to a file in inbox/ (no rename): every line is memorized,
@@ -133,6 +136,7 @@ def _big_chat(n: int) -> dict:
 BATCH_ENV = {"MEMFS_INGEST_BATCH_SEGMENTS": "40"}
 
 
+@pytest.mark.slow
 def test_a_large_input_goes_in_batches_small_inputs_do_not_wait_and_sigterm_is_honoured(tmp_path: Path) -> None:
     from tests.test_hardening_helpers import item_set
 
@@ -168,4 +172,6 @@ def test_a_large_input_goes_in_batches_small_inputs_do_not_wait_and_sigterm_is_h
     assert f"{40 * (batches_before + 1)}/400" in resumed or "big.json: +" in resumed
     got = {x for x in item_set(ws) if "Pluto" not in x[1]}
     assert got == expected
-    print(f"\n[hardening-figure] sigterm during a large input: stopped {took:.2f}s after the signal")
+    figure("large input, SIGTERM", f"stopped {took:.2f}s after the signal (batch of 40 turns); small input "
+           f"taken after batch {log[:log.index('small.md: +')].count('big.json: batch done')} of 10; resumed and "
+           f"equal to a clean run ({len(expected)} items)")

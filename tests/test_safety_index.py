@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_hardening_helpers import MEMFS, env, init, run
+from tests.test_hardening_helpers import MEMFS, env, figure, init, run
 
 FILES = 3
 PER_FILE = 400
@@ -134,6 +134,8 @@ def test_readers_never_see_an_empty_index_during_sync_rebuild(big, at: str) -> N
     assert min(counts) == expected and max(counts) == expected, sorted(set(counts))
     assert min(hits) == 5
     assert _count_items(ws) == expected
+    figure(f"rebuild readers ({at})", f"{len(counts)} reads during the rebuild, item counts seen "
+           f"{min(counts)}..{max(counts)} of {expected}, recall hits min {min(hits)}/5")
 
 
 def _damage_truncate(db: Path) -> None:
