@@ -45,6 +45,8 @@ class Daemon:
         self._seen: dict[str, tuple[int, float, float]] = {}  # name -> (size, mtime, first-stable-at)
         self._ready: set[str] = set()  # renamed in: complete already
         self._store_dirty_at: float | None = None
+        self._partial: set[str] = set()  # large inputs with batches left
+        self._deferred_at: float | None = None  # when a batch first waited for inputs about to ripen
 
     # -- events (watchdog thread) -----------------------------------------------------
     def _on_event(self, event) -> None:  # type: ignore[no-untyped-def]
@@ -127,6 +129,28 @@ class Daemon:
                 out.append(path)
         return out
 
+    def _take_ripe(self, now: float) -> None:
+        """Process the ripe inputs; a large input in progress gets one batch per turn, after
+        the others, and waits (up to a settle window) for inputs that are about to ripen:
+        so an input dropped during a batch waits for that batch only."""
+        ripe = self._ripe(now)
+        large = [p for p in ripe if p.name in self._partial]
+        for path in (p for p in ripe if p.name not in self._partial):
+            if self.stopping.is_set():
+                return
+            self._process(path)
+        if not large or self.stopping.is_set():
+            return
+        ripe_names = {p.name for p in ripe}
+        with self._lock:
+            settling = any(n not in ripe_names and n not in self._partial for n in self._seen)
+        patience = self.memory.config.ingest.settle_seconds + 0.5
+        if settling and (self._deferred_at is None or now - self._deferred_at < patience):
+            self._deferred_at = self._deferred_at if self._deferred_at is not None else now
+            return
+        self._deferred_at = None
+        self._process(large[0])
+
     def _process(self, path: Path) -> None:
         name = path.name
         try:
@@ -159,6 +183,7 @@ class Daemon:
                          f"(+{len(result.added)} added, {len(result.reinforced)} reinforced; checkpointed)")
                 with self._lock:
                     self._ready.add(name)  # the next batch on the next turn, after the others
+                    self._partial.add(name)
                 return
             elif result.status == "waiting":
                 self.log(f"memfs daemon: {name}: {result.error}")
@@ -175,6 +200,7 @@ class Daemon:
         with self._lock:
             self._seen.pop(name, None)
             self._ready.discard(name)
+            self._partial.discard(name)
 
     def _state_lost(self, lock: WriterLock, warm):  # type: ignore[no-untyped-def]
         """`.memfs/` went away with our lock file in it: take the lock again on the new
@@ -274,10 +300,7 @@ class Daemon:
                     if self.stopping.is_set():
                         break
                 now = time.monotonic()
-                for path in self._ripe(now):
-                    if self.stopping.is_set():
-                        break
-                    self._process(path)
+                self._take_ripe(now)
                 with self._lock:
                     dirty = self._store_dirty_at
                 if dirty is not None and now - dirty >= STORE_DEBOUNCE:
