@@ -75,8 +75,10 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 def connect_readonly(path: Path) -> sqlite3.Connection:
     """`mode=ro`: no file is created, no journal mode is set, nothing is written. If even
-    that cannot open (the -shm of a WAL file cannot be created in a read-only folder),
-    `immutable=1`: nobody can write that folder either, so nothing changes under us."""
+    that cannot open (the -shm of a WAL file cannot be created in a folder we may not
+    write), `immutable=1`: SQLite then takes no locks, so a writer with more rights
+    changing the file meanwhile could give this reader an error or a stale answer
+    (docs/reliability.md, windows that stay open), never a write."""
     uri = path.absolute().as_uri()
     conn: sqlite3.Connection | None = None
     try:
