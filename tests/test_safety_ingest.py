@@ -50,6 +50,7 @@ def _seen_by_text(ws: Path) -> dict[str, int]:
     return {text: seen for _, text, seen, _ in item_set(ws)}
 
 
+@pytest.mark.slow
 def test_sigkill_before_archive_with_near_twins_replays_to_the_clean_result(tmp_path: Path) -> None:
     e = env()
     src = tmp_path / "twins.json"
@@ -140,6 +141,7 @@ def _git(root: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 def test_items_lost_through_a_git_discard_come_back_when_the_input_is_dropped_again(tmp_path: Path) -> None:
     e = {**env(), "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
