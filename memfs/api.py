@@ -24,8 +24,9 @@ from memfs.config import Config, load_config
 from memfs.core.itemline import text_id
 from memfs.core.model import KIND_OF_TYPE, MEMORY_TYPES, Item, normalize_text, parse_when
 from memfs.errors import MemfsError, NotFoundError
-from memfs.fsutil import WriterLock, remove_stale_temp_files
+from memfs.fsutil import WriterLock, has_writer, remove_stale_temp_files
 from memfs.index.db import IndexDB, text_hash
+from memfs.index.heal import IndexDamaged, is_damage, move_aside, quick_check
 from memfs.index.search import Searcher
 from memfs.index.sync import Indexer, SyncReport
 from memfs.providers.embedding import Embedder, make_embedder
@@ -143,7 +144,7 @@ class Memory:
         return self._memorizer
 
     def lock(self, purpose: str = "write", timeout: float = 60.0) -> WriterLock:
-        return WriterLock(self.ws.state / "write.lock", timeout=timeout, purpose=purpose)
+        return WriterLock(self.ws.state / "write.lock", timeout=timeout, purpose=purpose, anchor=self.ws.root)
 
     def close(self) -> None:
         if self._indexer is not None:
@@ -192,10 +193,27 @@ class Memory:
         with self.lock("sync"):
             remove_stale_temp_files([self.ws.root / d for d in ("memory", "index", "skill", "people", "resources",
                                                                 ".memfs")], shallow=[self.ws.root])
-            report = self.indexer.sync(rebuild=rebuild, progress=progress)
+            try:
+                report = self.indexer.sync(rebuild=rebuild, progress=progress)
+            except Exception as err:  # a damaged index is a cache to rebuild, not an error
+                if not is_damage(err):
+                    raise
+                self.reset_index(damaged=str(err))
+                report = self.indexer.sync(rebuild=True, progress=progress)
+                rebuild = True
             if report.changed or rebuild or views_stale(self.ws, self.indexer.db):
                 self.regenerate_views()
         return report
+
+    def reset_index(self, damaged: str | None = None) -> None:
+        """Forget every open handle on `.memfs/` (the next use reopens it); with `damaged`,
+        move the index file aside first (memfs.index.heal). Call under the writer lock."""
+        self.close()
+        self._journal = None
+        if self._memorizer is not None:
+            self._memorizer.ctx.searcher = None
+        if damaged is not None:
+            move_aside(self.ws.state / "index.sqlite3", damaged)
 
     def add(self, text: str, category: str | None = None, type: str | None = None, when: str | None = None,
             src: str | None = None) -> Item:
@@ -314,9 +332,35 @@ class Memory:
         db_path = self.ws.state / "index.sqlite3"
         if self._searcher is None and not _index_ready(db_path):
             self.sync()  # no index yet, or one of an older layout: build it from the Markdown
-        if self._searcher is None:
-            self._searcher = Searcher(IndexDB(db_path), self.embedder, self.ws.state, self.config.recall)
+        try:
+            if self._searcher is None:  # a reader: read-only, never DDL (works on a read-only .memfs/)
+                self._searcher = Searcher(IndexDB(db_path, readonly=True), self.embedder, self.ws.state,
+                                          self.config.recall)
+            return self._searcher.search(query, k or self.config.recall.top_k, types, categories, today, window)
+        except Exception as err:
+            if not is_damage(err):
+                raise
+        self._heal_damaged_index()
+        self._searcher = Searcher(IndexDB(db_path, readonly=True), self.embedder, self.ws.state, self.config.recall)
         return self._searcher.search(query, k or self.config.recall.top_k, types, categories, today, window)
+
+    def _heal_damaged_index(self) -> None:
+        """A reader found damage: under the writer lock, check again (another process may
+        have healed it meanwhile), move it aside if still damaged, rebuild."""
+        with self.lock("sync"):
+            self.reset_index()  # under the lock: no writer of ours is using the old handles
+            db = IndexDB(self.ws.state / "index.sqlite3")  # heals a damaged header by itself
+            try:
+                quick_check(db.conn)
+                damage = None
+            except IndexDamaged as err:
+                damage = err.reason
+            finally:
+                db.close()
+            if damage is not None:
+                self.reset_index(damaged=damage)
+            self.indexer.sync(rebuild=damage is not None)
+            self.regenerate_views()
 
     def recall(self, query: str, k: int | None = None, types: set[str] | None = None,
                categories: set[str] | None = None, mode: str = "fast", sources: bool = False, *,
@@ -376,14 +420,15 @@ class Memory:
         enough = rt.sufficient(query, [h.text for h in hits])
         return hits, sources or not enough
 
-    def ingest_file(self, path: Path, lock_timeout: float = 60.0, allow_relearn: bool = False) -> "IngestResult":
+    def ingest_file(self, path: Path, lock_timeout: float = 60.0, allow_relearn: bool = False,
+                    max_batches: int | None = None) -> "IngestResult":
         """Run one file through the memorize pipeline under the writer lock.
 
         Unreadable input never raises: a file in inbox/ moves to inbox/failed/ with a
         `.error.txt` beside it, a file elsewhere is left alone; either way the result
         says why. Only a lock timeout raises (the input is untouched, try again)."""
         from memfs.inbox import move_to_failed
-        from memfs.pipeline.memorize import IngestResult
+        from memfs.pipeline.memorize import IngestResult, Unsettled
         from memfs.readers import ReadError
 
         path = Path(path)
@@ -395,7 +440,9 @@ class Memory:
                 if not path.is_file():
                     raise ReadError("not a regular file")
                 try:
-                    result = self.memorizer.run(path, allow_relearn=allow_relearn)
+                    result = self.memorizer.run(path, allow_relearn=allow_relearn, max_batches=max_batches)
+                except Unsettled as err:  # still being written: left where it is, taken later
+                    return IngestResult(name=path.name, status="waiting", error=f"{err}; left it to settle")
                 finally:
                     if self._llm:
                         self._llm.persist_usage()  # type: ignore[union-attr]
@@ -468,7 +515,12 @@ class Memory:
         items = categories = 0
         warnings: list[str] = []
         recorded = None
-        if db_path.exists():
+        if db_path.exists() and not _index_ready(db_path):
+            try:  # damaged, foreign or of another version: rebuilt (with one line) if we can write
+                self.sync()
+            except MemfsError as err:
+                warnings.append(f"the index cannot be read or rebuilt: {err}")
+        if db_path.exists() and _index_ready(db_path):
             db = IndexDB(db_path, readonly=True)
             try:
                 with db.snapshot():
@@ -509,18 +561,18 @@ def _index_ready(db_path: Path) -> bool:
     """True if .memfs/ holds a synced index of the current layout (checked without writing)."""
     import sqlite3
 
-    from memfs.index.db import SCHEMA_VERSION
+    from memfs.index.db import SCHEMA_VERSION, connect_readonly
 
     if not db_path.exists():
         return False
     try:
-        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
+        conn = connect_readonly(db_path)
         try:
             rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('schema', 'embedder')").fetchall())
         finally:
             conn.close()
-    except sqlite3.Error:
-        return False
+    except (sqlite3.Error, IndexDamaged):
+        return False  # the writer's open heals it
     return rows.get("schema") == SCHEMA_VERSION and "embedder" in rows
 
 
@@ -544,6 +596,8 @@ def _remove_if_unchanged(path: Path, memorizer: "Memorizer") -> None:
     try:
         data = path.read_bytes()
     except OSError:
+        return
+    if has_writer(path):  # a logger still has it open: what it appends must not go to an unlinked file
         return
     if memorizer.memory.journal.is_done(content_digest(data)):
         path.unlink(missing_ok=True)

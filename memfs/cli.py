@@ -290,6 +290,8 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
                 typer.echo(f"failed {r.name}: {r.error}", err=True)
             elif r.status == "duplicate":
                 typer.echo(f"{r.name}: already memorized ({r.resource})")
+            elif r.status == "waiting":
+                typer.echo(f"{r.name}: not taken yet: {r.error}")
             else:
                 export = f" from {r.conversations} conversations" if r.conversations else ""
                 replayed = f", {r.replayed} messages already memorized" if r.replayed else ""

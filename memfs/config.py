@@ -27,7 +27,9 @@ from memfs.workspace import CONFIG_NAME  # noqa: E402  (one name, defined where 
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # allow_inf_nan=False: `inf`/`nan` are valid TOML floats but no setting means them, and
+    # a NaN weight turns every recall score into NaN (invalid JSON out of `recall --json`).
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 class EmbedderConfig(_Section):
@@ -71,6 +73,9 @@ class IngestConfig(_Section):
     dedupe_threshold: float = Field(0.92, gt=0, le=1, description="Cosine similarity above which a new "
                                     "fact reinforces an existing item instead of adding one.")
     settle_seconds: float = Field(0.3, ge=0, description="A new inbox file must keep its size this long.")
+    batch_segments: int = Field(2000, ge=1, description="A larger input is memorized this many segments (turns, "
+                                "sections) at a time: a checkpoint after each batch; the daemon honours SIGTERM "
+                                "and takes other inputs between two batches.")
 
 
 class GitConfig(_Section):

@@ -4,9 +4,12 @@
   its size and mtime unchanged for `ingest.settle_seconds`.
 - Edits under memory/, index/, skill/ trigger a debounced `sync`; memfs' own writes
   trigger one too, which finds nothing to do (the index already has their stat).
-- One daemon per workspace (`.memfs/daemon.lock`, held for its lifetime); each write
-  burst takes the shared writer lock, so `memfs add` from another shell waits its turn.
-- SIGINT/SIGTERM: finish the current file, exit 0. One bad file never stops the loop.
+- One daemon per workspace (`.memfs/daemon.lock`, held for its lifetime and checked on
+  every loop: if `.memfs/` is deleted the daemon takes it again or, if a second daemon
+  got there first, stops); each write burst takes the shared writer lock, so `memfs add`
+  from another shell waits its turn.
+- SIGINT/SIGTERM: finish the current file (or batch of a large one), exit 0. One bad file
+  never stops the loop.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memfs.errors import LockedError
-from memfs.fsutil import WriterLock
+from memfs.fsutil import WriterLock, has_writer
 from memfs.inbox import is_candidate, pending
 
 if TYPE_CHECKING:
@@ -42,6 +45,8 @@ class Daemon:
         self._seen: dict[str, tuple[int, float, float]] = {}  # name -> (size, mtime, first-stable-at)
         self._ready: set[str] = set()  # renamed in: complete already
         self._store_dirty_at: float | None = None
+        self._partial: set[str] = set()  # large inputs with batches left
+        self._deferred_at: float | None = None  # when a batch first waited for inputs about to ripen
 
     # -- events (watchdog thread) -----------------------------------------------------
     def _on_event(self, event) -> None:  # type: ignore[no-untyped-def]
@@ -117,13 +122,41 @@ class Daemon:
                     self._seen[name] = (st.st_size, st.st_mtime, now)
                     continue
             if now - since >= settle:
+                if has_writer(path):  # open for writing (a logger): not complete, however still
+                    with self._lock:
+                        self._seen[name] = (st.st_size, st.st_mtime, now)
+                    continue
                 out.append(path)
         return out
+
+    def _take_ripe(self, now: float) -> None:
+        """Process the ripe inputs; a large input in progress gets one batch per turn, after
+        the others, and waits (up to a settle window) for inputs that are about to ripen:
+        so an input dropped during a batch waits for that batch only."""
+        ripe = self._ripe(now)
+        large = [p for p in ripe if p.name in self._partial]
+        for path in (p for p in ripe if p.name not in self._partial):
+            if self.stopping.is_set():
+                return
+            self._process(path)
+        if not large or self.stopping.is_set():
+            return
+        ripe_names = {p.name for p in ripe}
+        with self._lock:
+            settling = any(n not in ripe_names and n not in self._partial for n in self._seen)
+        patience = self.memory.config.ingest.settle_seconds + 0.5
+        if settling and (self._deferred_at is None or now - self._deferred_at < patience):
+            self._deferred_at = self._deferred_at if self._deferred_at is not None else now
+            return
+        self._deferred_at = None
+        self._process(large[0])
 
     def _process(self, path: Path) -> None:
         name = path.name
         try:
-            result = self.memory.ingest_file(path)
+            # One batch of a large input per turn: SIGTERM and the inputs behind it wait at
+            # most one batch (ingest.batch_segments), never the whole input.
+            result = self.memory.ingest_file(path, max_batches=1)
         except LockedError as err:  # a long CLI write: keep the file, try next round
             self.log(f"memfs daemon: {name}: {err}")
             return
@@ -145,6 +178,19 @@ class Daemon:
         else:
             if result.status == "failed":
                 self.log(f"memfs daemon: failed {name}: {result.error} (moved to inbox/failed/)")
+            elif result.status == "partial":
+                self.log(f"memfs daemon: {name}: batch done, {result.batch} segments "
+                         f"(+{len(result.added)} added, {len(result.reinforced)} reinforced; checkpointed)")
+                with self._lock:
+                    self._ready.add(name)  # the next batch on the next turn, after the others
+                    self._partial.add(name)
+                return
+            elif result.status == "waiting":
+                self.log(f"memfs daemon: {name}: {result.error}")
+                with self._lock:
+                    self._seen[name] = (-1, -1.0, 0.0)
+                    self._ready.discard(name)
+                return
             elif result.status == "duplicate":
                 self.log(f"memfs daemon: {name}: already processed ({result.resource})")
                 self._refresh_root_files()  # its first run may have died before the views
@@ -156,6 +202,43 @@ class Daemon:
         with self._lock:
             self._seen.pop(name, None)
             self._ready.discard(name)
+            self._partial.discard(name)
+
+    def _state_lost(self, lock: WriterLock, warm):  # type: ignore[no-untyped-def]
+        """`.memfs/` went away with our lock file in it: take the lock again on the new
+        file (or stop, if a second daemon already did), drop every handle on the deleted
+        index and rebuild it from the Markdown. Writes stay exclusive meanwhile: the writer
+        lock is anchored on the workspace folder itself (WriterLock)."""
+        lock.release()
+        try:
+            lock.acquire()
+        except LockedError:
+            self.log("memfs daemon: .memfs/ was deleted and another memfs daemon now runs on this workspace; "
+                     "stopping")
+            self.stopping.set()
+            return warm
+        self.log("memfs daemon: .memfs/ was deleted or replaced; rebuilding the index from the Markdown")
+        if warm is not None:
+            warm.stop()
+        try:
+            with self.memory.lock("sync"):
+                self.memory.reset_index()
+            self.memory.sync()
+            self._refresh_root_files()
+        except Exception as err:  # noqa: BLE001 - the next loop (or input) tries again
+            self.log(f"memfs daemon: rebuild after .memfs/ was deleted failed: {type(err).__name__}: {err}")
+        return self._start_warm()
+
+    def _start_warm(self):  # type: ignore[no-untyped-def]
+        try:
+            from memfs.warm import WarmServer
+
+            warm = WarmServer(self.memory)
+            warm.start()
+            return warm
+        except OSError as err:  # e.g. a path too long for a Unix socket: recall works cold
+            self.log(f"memfs daemon: warm recall unavailable ({err.strerror or err})")
+            return None
 
     def _refresh_root_files(self) -> None:
         """Bring index.md / memory.md / skill.md in line with the index (hardening fix).
@@ -209,23 +292,17 @@ class Daemon:
             self._refresh_root_files()  # a previous run may have died between archive and views
             self._warm_up()
             observer = self._start_observer()
-            try:
-                from memfs.warm import WarmServer
-
-                warm = WarmServer(self.memory)
-                warm.start()
-            except OSError as err:  # e.g. a path too long for a Unix socket: recall works cold
-                self.log(f"memfs daemon: warm recall unavailable ({err.strerror or err})")
-                warm = None
+            warm = self._start_warm()
             self._rescan()
             self.log(f"memfs daemon: watching {self.ws.root} (pid {__import__('os').getpid()})")
             last_scan = time.monotonic()
             while not self.stopping.is_set():
-                now = time.monotonic()
-                for path in self._ripe(now):
+                if not lock.still_held():  # `.memfs/` was deleted (or replaced) under us
+                    warm = self._state_lost(lock, warm)
                     if self.stopping.is_set():
                         break
-                    self._process(path)
+                now = time.monotonic()
+                self._take_ripe(now)
                 with self._lock:
                     dirty = self._store_dirty_at
                 if dirty is not None and now - dirty >= STORE_DEBOUNCE:

@@ -5,13 +5,16 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import signal
+import stat
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from memfs.errors import LockedError
+from memfs.errors import LockedError, MemfsError
 
 
 class ChangedMeanwhile(Exception):
@@ -54,6 +57,88 @@ def atomic_write(path: Path, data: str | bytes, precondition: Callable[[], bool]
     _fsync_dir(path.parent)
 
 
+class NotRegularFile(OSError, MemfsError):
+    """A path that should hold a file's bytes is a FIFO, socket, device or folder."""
+
+    def __str__(self) -> str:
+        return self.strerror or "not a regular file"
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of a regular file (see read_regular_stat)."""
+    return read_regular_stat(path)[0]
+
+
+def read_regular_stat(path: Path) -> tuple[bytes, os.stat_result]:
+    """The bytes of a regular file; anything else raises NotRegularFile without blocking.
+
+    Opened with O_NONBLOCK, so a FIFO placed where a category file or an input should be
+    never hangs the process (which would hold the writer lock); checked with fstat on the
+    opened descriptor, so a swap between a check and the read cannot slip one through."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a device",
+                    stat.S_IFBLK: "a device", stat.S_IFDIR: "a folder"}.get(stat.S_IFMT(mode), "not a file")
+            raise NotRegularFile(errno.EINVAL, f"{path} is not a regular file ({kind}); memfs neither reads "
+                                 "nor writes it", str(path))
+        os.set_blocking(fd, True)
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks), os.fstat(fd)
+    finally:
+        os.close(fd)
+
+
+def same_version(path: Path, seen: os.stat_result) -> bool:
+    """True if `path` is still the file (inode, size, mtime) that `seen` describes."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (seen.st_dev, seen.st_ino, seen.st_size,
+                                                                   seen.st_mtime_ns)
+
+
+def has_writer(path: Path) -> bool | None:
+    """Is some process holding `path` open for writing? (Linux: a read lease is refused
+    exactly then.) None when that cannot be known (another OS, another owner's file).
+
+    A logger that keeps its file open and appends a line a second looks settled between
+    two lines; its open descriptor does not."""
+    setlease = getattr(fcntl, "F_SETLEASE", None)
+    if setlease is None:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    # A writer opening the file while we hold the lease makes the kernel signal us
+    # (SIGIO, whose default action ends the process): ignore it for these microseconds.
+    previous = signal.getsignal(signal.SIGIO)
+    swap = previous in (signal.SIG_DFL, None)
+    try:
+        if swap:
+            if threading.current_thread() is not threading.main_thread():
+                return None  # cannot change a signal's handling here: do not risk it
+            signal.signal(signal.SIGIO, signal.SIG_IGN)
+        try:
+            fcntl.fcntl(fd, setlease, fcntl.F_RDLCK)
+        except OSError as err:
+            return True if err.errno == errno.EAGAIN else None
+        fcntl.fcntl(fd, setlease, fcntl.F_UNLCK)
+        return False
+    finally:
+        os.close(fd)
+        if swap and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGIO, signal.SIG_DFL)
+
+
 def remove_stale_temp_files(folders: list[Path], shallow: tuple[Path, ...] | list[Path] = ()) -> int:
     """Delete temp files a killed writer left (`.<name>.<random>.tmp`); call under the writer lock.
 
@@ -93,49 +178,102 @@ def _fsync_dir(folder: Path) -> None:
 
 
 class WriterLock:
-    """An exclusive flock on `.memfs/lock`; the kernel drops it if the holder dies.
+    """An exclusive flock on `.memfs/<name>.lock`; the kernel drops it if the holder dies.
 
     `timeout` > 0 waits for the lock (CLI writers queue behind a daemon's short
     write bursts); 0 fails at once (a second daemon must not start).
+
+    `.memfs/` may be deleted at any time (it is a cache), lock file included; a lock on
+    the deleted file would then exclude nobody. So `anchor` (the workspace root) is
+    flocked first, a lock that survives `rm -rf .memfs`; and a lock file taken is checked
+    to still be the file at its path (`still_held`), else it is opened again.
     """
 
-    def __init__(self, path: Path, timeout: float = 30.0, purpose: str = "write") -> None:
+    def __init__(self, path: Path, timeout: float = 30.0, purpose: str = "write", anchor: Path | None = None) -> None:
         self.path = path
         self.timeout = timeout
         self.purpose = purpose
+        self.anchor = anchor
         self._fd: int | None = None
+        self._anchor_fd: int | None = None
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         deadline = time.monotonic() + self.timeout
+        if self.anchor is not None:
+            self._anchor_fd = self._flock(lambda: os.open(self.anchor, os.O_RDONLY), deadline)  # type: ignore[arg-type]
+        try:
+            while True:
+                fd = self._flock(self._open_file, deadline)
+                if self._same_file(fd):
+                    break
+                os.close(fd)  # the file was deleted or replaced after we opened it: again
+        except BaseException:
+            self._release_anchor()
+            raise
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()} {self.purpose}\n".encode())
+        self._fd = fd
+
+    def _open_file(self) -> int:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as err:
+            if err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise MemfsError(f"cannot {self.purpose}: {self.path.parent} is not writable ({err.strerror}); "
+                                 "reading (recall, status) still works") from None
+            raise
+
+    def _flock(self, opener: Callable[[], int], deadline: float) -> int:
+        fd = opener()
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
+                return fd
             except OSError as err:
                 if err.errno not in (errno.EAGAIN, errno.EACCES):
                     os.close(fd)
                     raise
                 if time.monotonic() >= deadline:
-                    holder = _read_holder(fd)
+                    holder = _read_holder(fd) if opener == self._open_file else ""
                     os.close(fd)
                     raise LockedError(
                         f"workspace is locked by another memfs process{holder}; "
                         f"could not {self.purpose} (try again, or stop the other process)"
                     ) from None
                 time.sleep(0.02)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()} {self.purpose}\n".encode())
-        self._fd = fd
+
+    def _same_file(self, fd: int) -> bool:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return False
+        mine = os.fstat(fd)
+        return (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino)
+
+    def still_held(self) -> bool:
+        """False once the lock file was deleted or replaced (e.g. `rm -rf .memfs`): the
+        lock then no longer keeps anyone out who opens the path anew."""
+        return self._fd is not None and self._same_file(self._fd)
+
+    def _release_anchor(self) -> None:
+        if self._anchor_fd is not None:
+            try:
+                fcntl.flock(self._anchor_fd, fcntl.LOCK_UN)
+            finally:
+                os.close(self._anchor_fd)
+                self._anchor_fd = None
 
     def release(self) -> None:
-        if self._fd is not None:
-            try:
-                fcntl.flock(self._fd, fcntl.LOCK_UN)
-            finally:
-                os.close(self._fd)
-                self._fd = None
+        try:
+            if self._fd is not None:
+                try:
+                    fcntl.flock(self._fd, fcntl.LOCK_UN)
+                finally:
+                    os.close(self._fd)
+                    self._fd = None
+        finally:
+            self._release_anchor()
 
     def __enter__(self) -> "WriterLock":
         self.acquire()

@@ -26,6 +26,7 @@ _JOURNAL = """
 CREATE TABLE IF NOT EXISTS journal (
     digest TEXT PRIMARY KEY, name TEXT NOT NULL, resource TEXT NOT NULL, finished REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS progress (digest TEXT PRIMARY KEY, segments INTEGER NOT NULL);
 """
 
 
@@ -72,6 +73,28 @@ class Journal:
         row = self.db.conn.execute("SELECT resource FROM journal WHERE digest=?", (digest,)).fetchone()
         return row[0] if row else self._scan_resources().get(digest[:16])
 
+    def resources_named(self, like: str) -> list[str]:
+        """Archived resources of inputs with the same (slugged) name and extension as the
+        resource path `like` (any date, any content hash)."""
+        base = like.rsplit("/", 1)[-1]
+        m = re.match(r"\d{2}-(.+)-[0-9a-f]{16}(\.[a-z]+)$", base)
+        if m is None:
+            return []
+        pattern = re.compile(r"\d{2}-" + re.escape(m.group(1)) + r"-[0-9a-f]{16}" + re.escape(m.group(2)) + "$")
+        return sorted(rel for rel in self._scan_resources().values() if pattern.search(rel.rsplit("/", 1)[-1]))
+
+    def progress(self, digest: str) -> int:
+        """Segments of a large input already memorized (its checkpoint); 0 if none.
+
+        Only a shortcut: were it lost with `.memfs/`, the batches done replay as no-ops
+        (their item ids derive from the input's content)."""
+        row = self.db.conn.execute("SELECT segments FROM progress WHERE digest=?", (digest,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def set_progress(self, digest: str, segments: int) -> None:
+        with self.db.transaction() as c:
+            c.execute("INSERT OR REPLACE INTO progress(digest, segments) VALUES(?, ?)", (digest, segments))
+
     def mark_done(self, digest: str, name: str, resource: str) -> None:
         # Hardening fix: a file name need not be UTF-8 (Linux allows any bytes); SQLite
         # refused the undecodable name *after* the input was filed and archived, which
@@ -80,6 +103,7 @@ class Journal:
         with self.db.transaction() as c:
             c.execute("INSERT OR REPLACE INTO journal(digest, name, resource, finished) VALUES(?,?,?,?)",
                       (digest, name, resource, time.time()))
+            c.execute("DELETE FROM progress WHERE digest=?", (digest,))
         self._scan_resources()[digest[:16]] = resource
 
 

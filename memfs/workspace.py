@@ -74,9 +74,12 @@ class Workspace:
             raise MemfsError(f"unknown kind {kind!r}: expected one of {', '.join(KIND_DIRS)}")
         return self.root / kind / f"{slugify(name)}.md"
 
-    def category_rels(self) -> list[str]:
+    def category_rels(self, irregular: list[str] | None = None) -> list[str]:
         """Every category file as a sorted 'kind/name.md' string; symlinks and hidden files
-        are not memory. Plain strings: at 10^4 files, Path objects cost more than the walk."""
+        are not memory. Plain strings: at 10^4 files, Path objects cost more than the walk.
+
+        `irregular`, if given, receives the `.md` names that are FIFOs, sockets, devices or
+        folders: never opened (a FIFO would block the reader), reported by sync."""
         out: list[str] = []
         for kind in KIND_DIRS:
             folder = self.root / kind
@@ -87,6 +90,9 @@ class Workspace:
                     if (entry.name.endswith(".md") and not entry.name.startswith(".")
                             and entry.is_file(follow_symlinks=False)):
                         out.append(f"{kind}/{entry.name}")
+                    elif (irregular is not None and entry.name.endswith(".md") and not entry.name.startswith(".")
+                            and not entry.is_symlink()):
+                        irregular.append(f"{kind}/{entry.name}")
         out.sort()
         return out
 

@@ -8,6 +8,7 @@ Everything here is derived from the Markdown and can be thrown away (invariant 1
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator
@@ -17,7 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
+from memfs.index.heal import IndexDamaged, is_damage, move_aside, notice, probe
+
 SCHEMA_VERSION = "3"
+_FOREIGN = "it holds tables but no memfs metadata"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -70,6 +74,37 @@ _STOP = frozenset(
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
+def connect_readonly(path: Path) -> sqlite3.Connection:
+    """`mode=ro`: no file is created, no journal mode is set, nothing is written. If even
+    that cannot open (the -shm of a WAL file cannot be created in a folder we may not
+    write), `immutable=1`: SQLite then takes no locks, so a writer with more rights
+    changing the file meanwhile could give this reader an error or a stale answer
+    (docs/reliability.md, windows that stay open), never a write."""
+    uri = path.absolute().as_uri()
+    conn: sqlite3.Connection | None = None
+    try:
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=30.0, isolation_level=None,
+                               check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout=30000")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError as err:
+        if conn is not None:
+            conn.close()
+        if is_damage(err):
+            raise IndexDamaged(str(err)) from None
+        if not path.exists() or os.access(path.parent, os.W_OK):
+            raise
+    except sqlite3.DatabaseError as err:
+        if conn is not None:
+            conn.close()
+        if is_damage(err):
+            raise IndexDamaged(str(err)) from None
+        raise
+    return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, timeout=30.0, isolation_level=None,
+                           check_same_thread=False)
+
+
 def text_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
@@ -112,18 +147,51 @@ class IndexDB:
     """One connection. Writers wrap changes in `transaction()`; readers in `snapshot()`."""
 
     def __init__(self, path: Path, readonly: bool = False) -> None:
+        """A writer creates, migrates and heals the file; a reader (`readonly`) opens it
+        with `mode=ro` and never runs DDL, so recall works on a read-only `.memfs/`.
+
+        A damaged file raises IndexDamaged for a reader; a writer (which holds the writer
+        lock) moves it aside and starts a fresh one (memfs.index.heal)."""
         self.path = path
+        self.readonly = readonly
+        if readonly:
+            self.conn = connect_readonly(path)
+            try:
+                probe(self.conn)
+            except BaseException:
+                self.conn.close()
+                raise
+            return
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
-        self.conn.execute("PRAGMA busy_timeout=30000")
-        if not readonly:
+        try:
+            self._open_writer()
+        except IndexDamaged as err:
+            self.conn.close()
+            move_aside(path, err.reason, "is not an index of this memfs" if err.reason == _FOREIGN else "was damaged")
+            self._open_writer()
+
+    def _open_writer(self) -> None:
+        self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
+        try:
+            self.conn.execute("PRAGMA busy_timeout=30000")
+            probe(self.conn)
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
+            tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if tables and "meta" not in tables:
+                raise IndexDamaged(_FOREIGN)
             if self._old_schema():
+                notice(f"memfs: note: {self.path.parent.name}/{self.path.name} was built by another memfs version "
+                       f"(index schema {self.get_meta('schema')!r}, this one uses {SCHEMA_VERSION!r}); "
+                       "rebuilding it from the Markdown")
                 self._drop_all()  # a cache of an older layout: rebuilt from the Markdown
             self.conn.executescript(_SCHEMA)
             if self.get_meta("schema") != SCHEMA_VERSION:
                 self.set_meta("schema", SCHEMA_VERSION)
+        except sqlite3.DatabaseError as err:
+            if is_damage(err):
+                raise IndexDamaged(str(err)) from None
+            raise
 
     def _old_schema(self) -> bool:
         has_meta = self.conn.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone()

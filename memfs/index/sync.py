@@ -19,10 +19,12 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from memfs.config import Config
+from memfs.fsutil import read_regular
 from memfs.core.categoryfile import CategoryDoc, parse_category
 from memfs.core.derived import extractive_summary, newest_stamp
 from memfs.index.context import ContextResolver
 from memfs.index.db import IndexDB, ItemRow, text_hash
+from memfs.index.heal import quick_check
 from memfs.index.vectors import HnswSidecar, sidecar_generation
 from memfs.providers.embedding import Embedder
 from memfs.workspace import Workspace
@@ -77,8 +79,11 @@ def file_digest(data: bytes) -> str:
 
 
 def read_category(path: Path, rel: str) -> tuple[CategoryDoc, bytes]:
-    """Read and parse one category file; undecodable bytes become a warning, not a crash."""
-    data = path.read_bytes()
+    """Read and parse one category file; undecodable bytes become a warning, not a crash.
+
+    A FIFO or other non-regular file raises NotRegularFile (an OSError) at once instead of
+    blocking: sync skips it with a warning, the store refuses to write it."""
+    data = read_regular(path)
     try:
         text = data.decode("utf-8")
         doc = parse_category(text, rel)
@@ -146,18 +151,20 @@ class Indexer:
         t0 = time.perf_counter()
         report = SyncReport()
         if rebuild:
-            with self.db.transaction() as c:
-                c.execute("DELETE FROM items")
-                c.execute("DELETE FROM files")
-                c.execute("INSERT INTO items_fts(items_fts) VALUES('rebuild')")
-            HnswSidecar(self.ws.state, self.embedder.dim or 1, self.embedder.name).remove_files()
+            # Built beside the old index and swapped in one commit: the old rows are deleted
+            # in the same transaction that inserts the new ones, so a reader (or a crash, which
+            # rolls the transaction back) sees the old index or the new one, never an empty one.
+            quick_check(self.db.conn)  # the person asked for a rebuild: read every page first
             self._sidecar = None
         reembed = self._embedder_changed() or self._pending_reembed
         self._embedder_checked, self._pending_reembed = True, False
         report.reembedded_all = reembed
 
-        stats = self.db.file_stats()
-        rels = self.ws.category_rels()
+        stats = {} if rebuild else self.db.file_stats()
+        irregular: list[str] = []
+        rels = self.ws.category_rels(irregular)
+        report.warnings.extend(f"{rel}: not a regular file (a FIFO, socket, device or folder); skipped"
+                               for rel in sorted(irregular) if only is None or rel in only)
         if only is not None:
             wanted = set(only)
             rels = [r for r in rels if r in wanted]
@@ -188,12 +195,13 @@ class Indexer:
                 continue
             parsed.append(_Parsed(rel, st.st_size, st.st_mtime_ns, digest, doc, doc.front_raw.count("\n")))
             report.warnings.extend(doc.warnings)
-        scope = set(stats) if only is None else set(only) & set(stats)
+        indexed = set(self.db.file_stats()) if rebuild else set(stats)
+        scope = indexed if only is None else set(only) & indexed
         removed_files = sorted(scope - set(present))
         report.files_parsed = len(parsed)
         report.files_removed = len(removed_files)
 
-        plan = self._plan(parsed, removed_files, report)
+        plan = self._plan(parsed, removed_files, report, rebuild)
         if reembed:
             for row in self.db.all_items():
                 plan.need_vectors.setdefault(text_hash(row.text), row.text)
@@ -203,6 +211,11 @@ class Indexer:
         with self.db.transaction() as c:
             if fresh:
                 self.db.store_vectors(fresh)
+            if rebuild:
+                c.execute("DELETE FROM items")
+                c.execute("DELETE FROM files")
+                c.execute("DELETE FROM vec_pending")
+                c.execute("INSERT INTO items_fts(items_fts) VALUES('delete-all')")
             for rel, size, mtime in stat_only:
                 c.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (size, mtime, rel))
             if plan.delete_labels:
@@ -229,7 +242,8 @@ class Indexer:
         report.seconds = time.perf_counter() - t0
         return report
 
-    def _plan(self, parsed: list[_Parsed], removed_files: list[str], report: SyncReport) -> _Plan:
+    def _plan(self, parsed: list[_Parsed], removed_files: list[str], report: SyncReport,
+              rebuild: bool = False) -> _Plan:
         plan = _Plan()
         in_scope = {p.rel for p in parsed} | set(removed_files)
         new_ids: dict[str, tuple[_Parsed, int]] = {}
@@ -243,7 +257,7 @@ class Indexer:
                                            f"is also in {other}; this copy is not indexed")
                     continue
                 new_ids[slot.item.id] = (p, idx)
-        existing = self.db.items_by_ids(new_ids)
+        existing = {} if rebuild else self.db.items_by_ids(new_ids)  # a rebuild inserts every row anew
         contexts = ContextResolver(self.ws.root)
         for item_id, (p, idx) in new_ids.items():
             slot = p.doc.slots[idx]
@@ -272,7 +286,7 @@ class Indexer:
                 if (old.path, old.text, old.type, old.when, old.src, old.seen, old.updated) != (
                         p.rel, item.text, item.type, item.when, item.src, item.seen, item.updated):
                     report.items_updated += 1
-        if in_scope:
+        if in_scope and not rebuild:
             marks = ",".join("?" * len(in_scope))
             for label, item_id in self.db.conn.execute(
                     f"SELECT label, id FROM items WHERE path IN ({marks})", sorted(in_scope)):

@@ -41,7 +41,9 @@ DEFAULT_MODEL = "gpt-4o-mini"
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # allow_inf_nan=False: `inf`/`nan` are valid TOML floats but no setting means them, and
+    # a NaN weight turns every recall score into NaN (invalid JSON out of `recall --json`).
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 class ProfileConfig(_Section):

@@ -10,6 +10,7 @@ so a crash halfway replays the export and only the rest is processed.
 from __future__ import annotations
 
 import hashlib
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,10 @@ _HEAD = 65536
 
 def _candidate(path: Path, max_bytes: int, max_export_bytes: int) -> bool:
     """Whether the file could be an export, from its size and first bytes (cheap)."""
-    size = path.lstat().st_size
+    st = path.lstat()
+    if not stat.S_ISREG(st.st_mode):
+        return False  # a FIFO or device: the pipeline refuses it without opening it
+    size = st.st_size
     if size > max_export_bytes:
         return False
     with path.open("rb") as f:
@@ -43,35 +47,40 @@ def run_input(memorizer: "Memorizer", path: Path, result: "IngestResult", allow_
     if path.is_symlink() or not _candidate(path, limits.max_file_bytes, limits.max_export_bytes):
         run_one(memorizer, path, result, None, allow_relearn=allow_relearn)
         return
-    data = path.read_bytes()
+    from memfs.fsutil import read_regular
+
+    data = read_regular(path)  # never blocks on a FIFO
     journal = memorizer.memory.journal
     digest = hashlib.sha256(data).hexdigest()
     from memfs.forgotten import guard
 
     guard(memorizer.memory.ws, digest, allow_relearn)  # before the journal: see step_ingest
+    unpacked = unpack(data, max_bytes=limits.max_file_bytes, max_export_bytes=limits.max_export_bytes)
+    if unpacked is None:  # not an export: the pipeline reads it itself (settled, never a FIFO) and
+        run_one(memorizer, path, result, None, allow_relearn=allow_relearn)  # handles a repeat
+        return
     if journal.is_done(digest):
         result.status, result.resource = "duplicate", journal.resource_of(digest)
-        return
-    unpacked = unpack(data, max_bytes=limits.max_file_bytes, max_export_bytes=limits.max_export_bytes)
-    if unpacked is None:
-        run_one(memorizer, path, result, data, allow_relearn=allow_relearn)
         return
     from memfs.pipeline.memorize import IngestResult
 
     result.conversations, result.notes = len(unpacked.parts), list(unpacked.notes)
     fresh = False
     for part in unpacked.parts:
-        sub = IngestResult(name=part.name, status="processed")
-        run_one(memorizer, path, sub, part.data, defer_views=True, allow_relearn=allow_relearn)
-        fresh = fresh or sub.status == "processed"
-        result.added += sub.added
-        result.reinforced += sub.reinforced
-        result.updated += sub.updated
-        result.skipped_replay += sub.skipped_replay
-        result.replayed += sub.replayed
-        result.files = sorted(set(result.files) | set(sub.files))
-        if sub.resource:
-            result.resources.append(sub.resource)
+        while True:  # a conversation larger than one batch runs batch after batch
+            sub = IngestResult(name=part.name, status="processed")
+            run_one(memorizer, path, sub, part.data, defer_views=True, allow_relearn=allow_relearn)
+            fresh = fresh or sub.status in ("processed", "partial")
+            result.added += sub.added
+            result.reinforced += sub.reinforced
+            result.updated += sub.updated
+            result.skipped_replay += sub.skipped_replay
+            result.replayed += sub.replayed
+            result.files = sorted(set(result.files) | set(sub.files))
+            if sub.status != "partial":
+                if sub.resource:
+                    result.resources.append(sub.resource)
+                break
     result.status = "processed" if fresh else "duplicate"
     result.resource = result.resources[0] if result.resources else None
     if fresh:
@@ -88,5 +97,9 @@ def run_one(memorizer: "Memorizer", path: Path, result: "IngestResult", data: by
     if defer_views:
         state["defer_views"] = True
     memorizer.pipeline.run(state)
+    if state.get("restoring"):  # processed before: only what had left the Markdown came back
+        result.restored = len(result.added)
+        if not result.added:
+            result.status = "duplicate"
     if result.status == "processed":
         memorizer.memory.journal.mark_done(state["digest"], result.name, result.resource or "")

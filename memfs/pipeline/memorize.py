@@ -32,9 +32,10 @@ from memfs.categorize import Categorizer
 from memfs.core.itemline import text_id
 from memfs.core.model import Item, normalize_text
 from memfs.core.segment import Fact, ParsedSource
+from memfs.errors import MemfsError
 from memfs.extract.docdate import date_document
 from memfs.extract.supersede import conflicts
-from memfs.fsutil import atomic_write
+from memfs.fsutil import atomic_write, read_regular, read_regular_stat, same_version
 from memfs.index.db import text_hash
 from memfs.index.search import Searcher
 from memfs.pipeline.engine import Pipeline, State, Step, Stop, timing_hook
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
 
 VIA_KEY = "via"
 MERGE_NEIGHBOURS = 5
+#: Segments before a batch given to the extractor as context (their facts belong to the batch before).
+BATCH_CONTEXT = 3
 MERGE_MIN_SIMILARITY = 0.6
 _EXT_OK = {"json", "jsonl", "md", "markdown", "txt", "text"}
 
@@ -57,7 +60,7 @@ class IngestResult(BaseModel):
     """What one input became; `memfs ingest --json` and the daemon's log print this."""
 
     name: str
-    status: str = Field(description="processed | duplicate | failed")
+    status: str = Field(description="processed | partial (a large input, batches left) | duplicate | waiting (still being written: left where it is) | failed")
     resource: str | None = None
     added: list[str] = Field(default_factory=list)
     reinforced: list[str] = Field(default_factory=list)
@@ -67,6 +70,11 @@ class IngestResult(BaseModel):
     conversations: int = Field(0, description="For a chat export: how many conversations it held.")
     resources: list[str] = Field(default_factory=list, description="For a chat export: one per conversation.")
     notes: list[str] = Field(default_factory=list, description="What an export reader left out, and why.")
+    batch: str | None = Field(None, description="segments memorized so far / in all, for a large input")
+    restored: int = Field(0, description="items of an already processed input that had left the Markdown "
+                          "(a git discard, a forget) and were filed again because it was dropped again")
+    skipped_earlier: int = Field(0, description="facts of segments an earlier version of this (grown) input "
+                                 "already had; memorized then")
     files: list[str] = Field(default_factory=list)
     redacted: dict[str, int] = Field(default_factory=dict, description="secrets replaced, by kind")
     root_files: list[str] = Field(default_factory=list)
@@ -76,6 +84,11 @@ class IngestResult(BaseModel):
     #: Per category file written: the bytes memfs read before writing it (gitops uses it
     #: to commit a person's uncommitted edit apart from memfs' own change).
     _prewrite: dict[str, bytes | None] = PrivateAttr(default_factory=dict)
+
+
+class Unsettled(MemfsError):
+    """The input changed while it was read or processed: nothing was written, it stays
+    where it is, to be taken again once it has settled."""
 
 
 @dataclass
@@ -99,10 +112,16 @@ class MemorizeContext:
     categorizer: Categorizer | None = None
     categorizer_key: tuple = ()
     stage_seconds: dict[str, float] = field(default_factory=dict)
+    parsed: tuple[str, ParsedSource] | None = None  # (digest, source) of the large input in progress
 
 
 def content_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def _from_resource(src: str | None, resource: str) -> bool:
+    """True if an item's `src` points into `resource` (this input added it)."""
+    return bool(src) and src.startswith(resource + "#")  # type: ignore[union-attr]
 
 
 def resource_rel(name: str, digest: str, when: datetime | None) -> str:
@@ -134,6 +153,7 @@ class Memorizer:
         return Pipeline("memorize", [
             Step("ingest", self.step_ingest, ("path", "name"), ("data", "digest")),
             Step("segment", self.step_segment, ("data", "name"), ("source", "resource", "fingerprints")),
+            Step("batch", self.step_batch, ("source", "digest"), ("batch",)),
             Step("extract", self.step_extract, ("source",), ("facts",)),
             Step("dedupe", self.step_dedupe, ("facts", "digest", "resource"), ("decisions",)),
             Step("categorize", self.step_categorize, ("decisions",), ("placed",)),
@@ -153,7 +173,13 @@ class Memorizer:
             from memfs.readers import ReadError
 
             raise ReadError(f"file is {size / 1e6:.1f} MB, over the {limit / 1e6:.1f} MB limit (ingest.max_file_bytes)")
-        data = preset if preset is not None else path.read_bytes()
+        if preset is not None:
+            data = preset  # one conversation of an export (pipeline/exports.py)
+        else:
+            data, seen = read_regular_stat(path)  # never blocks on a FIFO swapped in meanwhile
+            if not same_version(path, seen):
+                raise Unsettled(f"{path.name} changed while memfs read it")
+            state["read_stat"] = seen
         state["data"] = data
         state["digest"] = digest = content_digest(data)
         # A forgotten input stays forgotten (checked first: another process's forget may not
@@ -164,23 +190,107 @@ class Memorizer:
 
         guard(self.memory.ws, digest, bool(state.get("allow_relearn")))
         if self.memory.journal.is_done(digest):
-            state["result"].status = "duplicate"
-            state["result"].resource = self.memory.journal.resource_of(digest)
-            raise Stop()
+            state["result"].resource = resource = self.memory.journal.resource_of(digest)
+            if not self._worth_restoring(resource):
+                state["result"].status = "duplicate"
+                raise Stop()
+            # Processed before; re-dropping it restores what of it left the Markdown (a git
+            # discard, a `forget`): its own items still there replay as no-ops, its missing
+            # items come back, and nothing is reinforced a second time.
+            state["restoring"] = True
         state["data"], redaction = redact_bytes(data)
         state["result"].redacted = dict(redaction.kinds)
+
+    def _worth_restoring(self, resource: str | None) -> bool:
+        """Replay a processed input? Offline, always (extraction is local, vectors cached);
+        with an LLM, only when none of its items is left (each replay costs tokens)."""
+        if resource is None:
+            return False
+        if self.memory.llm is None:
+            return True
+        like = resource.replace("%", r"\%").replace("_", r"\_") + "#%"
+        row = self.memory.indexer.db.conn.execute(
+            "SELECT 1 FROM items WHERE src LIKE ? ESCAPE '\\' LIMIT 1", (like,)).fetchone()
+        return row is None
 
     def step_segment(self, state: State) -> None:
         from memfs.readers import read_source
 
-        source = read_source(state["data"], state["name"], max_bytes=self.memory.config.ingest.max_file_bytes)
-        source = date_document(source, state["name"])  # a dated header line or file name
-        state["resource"] = resource_rel(state["name"], state["digest"], source.time)
-        # Replays reinforce nothing: only messages not memorized before go on (pipeline/replay.py).
+        cached = self.ctx.parsed
+        if cached is not None and cached[0] == state["digest"]:
+            source = cached[1]  # the next batch of the same large input: parsed once
+        else:
+            source = read_source(state["data"], state["name"], max_bytes=self.memory.config.ingest.max_file_bytes)
+            source = date_document(source, state["name"])  # a dated header line or file name
+        # A restore keeps the resource the input was first archived as (its items cite it).
+        state["resource"] = ((state["result"].resource if state.get("restoring") else None)
+                             or resource_rel(state["name"], state["digest"], source.time))
+        state["earlier"] = self._earlier_segments(state["name"], state["data"], source)
+        # Replays reinforce nothing: only messages not memorized before go on (pipeline/replay.py;
+        # an input's own messages never count, so a crash replay or a restore re-runs them all).
         state["source"], state["fingerprints"], state["result"].replayed = self.ledger.split(source, state["resource"])
 
+    def step_batch(self, state: State) -> None:
+        """Narrow a large input to its next batch of segments (after its checkpoint).
+
+        Each batch is extracted, filed and indexed on its own, so a 100k-turn chat never
+        holds the writer lock for minutes: between batches the daemon stops on SIGTERM
+        and takes the other inputs. The archive is written after the last batch only."""
+        source = state["source"]
+        total = len(source.segments)
+        size = self.memory.config.ingest.batch_segments
+        if total <= size or state.get("restoring"):
+            state["batch"] = (0, total, total)
+            self.ctx.parsed = None
+            return
+        self.ctx.parsed = (state["digest"], source)
+        start = 0 if state.get("restoring") else min(self.memory.journal.progress(state["digest"]), total)
+        end = min(start + size, total)
+        lead = max(0, start - BATCH_CONTEXT)  # a few turns before, for who-said-what context only
+        state["overlap"] = {seg.anchor for seg in source.segments[lead:start]}
+        state["source"] = source.model_copy(update={"segments": source.segments[lead:end]})
+        state["batch"] = (start, end, total)
+        if end < total:
+            state["result"].status = "partial"
+        state["result"].batch = f"{end}/{total}"
+
+    def _earlier_segments(self, name: str, data: bytes, source: ParsedSource) -> set[str]:
+        """Anchors of segments this input already had in an earlier, shorter version.
+
+        A log that grows after memfs took it (appended to after the read, or between two
+        settle windows) comes back with the old bytes as its prefix. Its earlier version
+        is archived in resources/ under the same name: segments identical to that
+        version's (same anchor, same text) were memorized then, so only the new tail is
+        extracted now (exactly once; found without the journal, so it survives a deleted
+        .memfs/)."""
+        from memfs.readers import ReadError, read_source
+
+        best = b""
+        for rel in self.memory.journal.resources_named(resource_rel(name, "0" * 16, None)):
+            try:
+                old = read_regular(self.memory.ws.root / rel)
+            except OSError:
+                continue
+            if len(best) < len(old) < len(data) and old.endswith(b"\n") and data.startswith(old):
+                best = old
+        if not best:
+            return set()
+        try:
+            before = {(seg.anchor, seg.text) for seg in read_source(best, name).segments}
+        except ReadError:
+            return set()
+        return {seg.anchor for seg in source.segments if (seg.anchor, seg.text) in before}
+
     def step_extract(self, state: State) -> None:
-        state["facts"] = self.extractor(state["source"]) if state["source"].segments else []
+        facts = self.extractor(state["source"]) if state["source"].segments else []
+        overlap: set[str] = state.get("overlap") or set()
+        if overlap:  # the previous batch's turns, there for context: memorized with that batch
+            facts = [f for f in facts if f.anchor not in overlap]
+        earlier: set[str] = state.get("earlier") or set()
+        if earlier:
+            state["result"].skipped_earlier = sum(1 for f in facts if f.anchor in earlier)
+            facts = [f for f in facts if f.anchor not in earlier]
+        state["facts"] = facts
 
     def _searcher(self) -> Searcher:
         if self.ctx.searcher is None:
@@ -223,15 +333,20 @@ class Memorizer:
             if h in by_hash:  # the same fact twice in this input
                 decisions[by_hash[h]].extra_seen += 1
                 continue
-            same = db.conn.execute("SELECT id FROM items WHERE text_hash=? LIMIT 1", (h,)).fetchone()
+            same = db.conn.execute("SELECT id, src FROM items WHERE text_hash=? LIMIT 1", (h,)).fetchone()
             if same is not None:
-                decisions.append(Decision(fact, vec, "reinforce", item_id, target_id=same[0]))
+                # An item this very input added (a replay after a crash): its twin already
+                # counted there as extra_seen; reinforcing it again would count it twice.
+                own = _from_resource(same[1], state["resource"])
+                decisions.append(Decision(fact, vec, "replay" if own else "reinforce", item_id, target_id=same[0]))
                 continue
             near = neighbours[i][0] if neighbours and neighbours[i] else None
             if near is not None and near[1] >= threshold:
                 target = db.items_by_labels([near[0]]).get(near[0])
                 if target is not None and not conflicts(text, target.text):
-                    decisions.append(Decision(fact, vec, "reinforce", item_id, target_id=target.id))
+                    own = _from_resource(target.src, state["resource"])
+                    decisions.append(Decision(fact, vec, "replay" if own else "reinforce", item_id,
+                                              target_id=target.id))
                     continue
             twin = next((j for j in accepted if float(decisions[j].vector @ vec) >= threshold
                          and not conflicts(text, normalize_text(decisions[j].fact.text))), None)
@@ -293,7 +408,13 @@ class Memorizer:
         state["placed"] = [d for d in decisions if d.rel]
 
     def step_persist(self, state: State) -> None:
+        if "read_stat" in state and not same_version(state["path"], state["read_stat"]):
+            # Appended to (or rewritten) while memfs extracted it: nothing is written yet,
+            # so leave it in the inbox and take the whole, settled file later.
+            raise Unsettled(f"{state['name']} changed while memfs processed it")
         placed: list[Decision] = state["placed"]
+        if state.get("restoring"):  # only missing items come back; reinforcements counted once already
+            placed = [d for d in placed if d.action == "add"]
         retirements: list[Retirement] = list(state.get("retirements") or [])
         for d in placed:
             if d.action == "update" and d.target_id:  # LLM UPDATE: a new current line, the old one history
@@ -314,6 +435,7 @@ class Memorizer:
             by_rel.setdefault(rel, [])
         touched: list[str] = []
         skipped: set[int] = set()
+        vanished: set[int] = set()  # reinforcements whose target was gone at write time
         for rel in sorted(by_rel):
             group = by_rel[rel]
 
@@ -330,8 +452,17 @@ class Memorizer:
                                          src=f"{resource}#{d.fact.anchor}", seen=1 + d.extra_seen, extra=extra))
                     else:
                         slot = doc.find(d.target_id)
-                        if slot is None or slot.item.extra.get(VIA_KEY) == via:
-                            continue  # gone meanwhile, or this input already reinforced it
+                        if slot is None:
+                            # The target vanished (a person removed it since the dedupe):
+                            # the fact is kept as an item of its own, not counted as reinforced.
+                            vanished.add(id(d))
+                            if doc.find(d.item_id) is None:
+                                doc.add(Item(id=d.item_id, text=d.fact.text, type=d.fact.type, when=d.fact.when,
+                                             src=f"{resource}#{d.fact.anchor}", seen=1 + d.extra_seen))
+                            continue
+                        vanished.discard(id(d))
+                        if slot.item.extra.get(VIA_KEY) == via:
+                            continue  # this input already reinforced it
                         extra = {**slot.item.extra, VIA_KEY: via}
                         said = d.fact.stated or (d.fact.when if d.fact.when and len(d.fact.when) == 10 else None)
                         stamp = said if said and said <= date.today().isoformat() else slot.item.updated
@@ -356,7 +487,7 @@ class Memorizer:
         for d in placed:
             if id(d) in skipped:
                 continue
-            if d.action == "add":
+            if d.action == "add" or id(d) in vanished:
                 result.added.append(d.item_id)
             elif d.action == "update":
                 result.added.append(d.item_id)
@@ -364,9 +495,10 @@ class Memorizer:
             else:
                 result.reinforced.append(d.target_id or "")
         result.skipped_replay = sum(1 for d in state["decisions"] if d.action == "replay")
-        # Only now that the items are on disk: archive the input (content-addressed).
+        # Only now that the items are on disk: archive the input (content-addressed),
+        # once its last batch is on disk.
         target = self.memory.ws.safe_target(resource)
-        if not target.exists():
+        if result.status != "partial" and not target.exists():
             atomic_write(target, state["data"])
         result.resource = resource
         result.files = touched
@@ -392,18 +524,42 @@ class Memorizer:
         touched: list[str] = state["touched"]
         if touched:
             self.memory.indexer.sync(only=touched)
+        if state["result"].status == "partial":  # checkpoint: this batch is filed and indexed
+            self.memory.journal.set_progress(state["digest"], state["batch"][1])
         state["indexed"] = True
 
     def step_summarize(self, state: State) -> None:
-        if state.get("defer_views"):  # one conversation of an export: views once, at its end
-            state["root_files"] = []
+        if state.get("defer_views") or state["result"].status == "partial":
+            state["root_files"] = []  # an export's conversation or a batch: views once, at the end
             return
         state["root_files"] = self.memory.regenerate_views()
         state["result"].root_files = list(state["root_files"] or [])
 
     # -- running -------------------------------------------------------------------
-    def run(self, path: Path, name: str | None = None, allow_relearn: bool = False) -> IngestResult:
-        """Process one file. Raises ReadError for unreadable input (the caller files it)."""
+    def run(self, path: Path, name: str | None = None, allow_relearn: bool = False,
+            max_batches: int | None = None) -> IngestResult:
+        """Process one file (a large one in batches: all of them, or at most `max_batches`,
+        then status "partial"). Raises ReadError for unreadable input (the caller files it)."""
+        t0 = datetime.now()
+        total: IngestResult | None = None
+        passes = 0
+        while True:
+            result = self._run_once(path, name, allow_relearn)
+            passes += 1
+            if total is None:
+                total = result
+            else:
+                for key in ("added", "reinforced", "updated", "files"):
+                    getattr(total, key).extend(x for x in getattr(result, key) if key != "files"
+                                               or x not in total.files)
+                total.skipped_replay += result.skipped_replay
+                total.replayed += result.replayed
+                total.status, total.resource, total.batch = result.status, result.resource, result.batch
+            if result.status != "partial" or (max_batches is not None and passes >= max_batches):
+                total.seconds = (datetime.now() - t0).total_seconds()
+                return total
+
+    def _run_once(self, path: Path, name: str | None, allow_relearn: bool = False) -> IngestResult:
         from memfs.pipeline.exports import run_input
 
         result = IngestResult(name=name or path.name, status="processed")
