@@ -337,7 +337,7 @@ def read_settled(path: Path, window: float, max_wait: float = 10.0,
     while True:
         try:
             st = path.stat()
-            data = path.read_bytes()
+            data = read_regular(path)  # never blocks on a FIFO
             st2 = path.stat()
         except FileNotFoundError:
             return None

@@ -204,7 +204,10 @@ def test_a_grown_log_is_memorized_by_its_new_tail_exactly_once(tmp_path: Path) -
     with log.open("a") as fh:  # the logger appended after memfs took the file
         fh.write(_jsonl(LOG_LINES[3:]))
     second = json.loads(run(["ingest", str(log), "--json"], ws, e).stdout)[0]
-    assert len(second["added"]) == 3 and second["reinforced"] == [] and second["skipped_earlier"] == 3
+    assert len(second["added"]) == 3 and second["reinforced"] == []
+    # the old lines are left out before extraction: by the message ledger (replayed) for a chat,
+    # by the earlier archived version (skipped_earlier) for any input
+    assert second["replayed"] == 3 or second["skipped_earlier"] == 3
     items = item_set(ws)
     assert len(items) == 6 and all(seen == 1 for _, _, seen, _ in items)
     # also with .memfs/ gone (the earlier version is found in resources/, not the journal)
