@@ -112,7 +112,7 @@ def test_llm_merge_supersedes_in_place_and_llm_recall_descends_to_sources(fake: 
                             "turns": [1]}]}
         fake.responder = _dispatch({"facts": moved, "decisions": {"decisions": [
             {"fact": 0, "action": "UPDATE", "target": 0, "text": "Omar moved from Porto to Lisbon."}]},
-            "summary": {"summary": "Where Omar lives."}})
+            "summary": {"summary": "Omar moved from Porto to Lisbon."}})
         (tmp_path / "b.json").write_text(json.dumps(
             [{"role": "user", "name": "Omar", "content": "I moved to Lisbon, still at the harbour office."}]))
         second = mem.ingest_file(tmp_path / "b.json")
@@ -121,7 +121,7 @@ def test_llm_merge_supersedes_in_place_and_llm_recall_descends_to_sources(fake: 
         assert len(rows) == 1 and rows[0].id == item_id and rows[0].text == "Omar moved from Porto to Lisbon."
         body = (ws_path / rows[0].path).read_text()
         assert "supersedes=" in body and "Porto and works" not in body
-        assert "summary: Where Omar lives." in body  # the summarize profile wrote it
+        assert "summary: Omar moved from Porto to Lisbon." in body  # the summarize profile wrote it
 
         # LLM recall: rewrite, re-rank, and not sufficient → the source passage is attached.
         fake.responder = _dispatch({"queries": {"queries": ["Omar city"]}, "order": {"order": [0]},
