@@ -139,12 +139,22 @@ class Memory:
         return WriterLock(self.ws.state / "write.lock", timeout=timeout, purpose=purpose)
 
     def close(self) -> None:
+        self.save_llm_usage()
         if self._indexer is not None:
             self._indexer.close()
             self._indexer = None
         if self._searcher is not None:
             self._searcher.db.close()
             self._searcher = None
+
+    def save_llm_usage(self) -> None:
+        """Add this process's LLM calls to `.memfs/llm-usage.json` (every command that called a
+        model: add, forget, sync, recall --mode llm, ingest, the daemon)."""
+        if self._llm:
+            try:
+                self._llm.persist_usage()  # type: ignore[union-attr]
+            except OSError:  # derived state: never fail a command over it
+                pass
 
     def __enter__(self) -> "Memory":
         return self
@@ -168,7 +178,7 @@ class Memory:
         condenses memory.md and skill.md in LLM mode). Call under the writer lock."""
         rt = self.llm
         return regenerate_root_files(self.ws, self.indexer.db, self.config,
-                                     summarize=rt.summarize_memory if rt else None)
+                                     summarize=rt.try_summarize_memory if rt else None)
 
     def _after_write(self, rels: list[str]) -> SyncReport:
         report = self.indexer.sync(only=rels)

@@ -177,8 +177,11 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
             elif r.status == "duplicate":
                 typer.echo(f"{r.name}: already memorized ({r.resource})")
             else:
-                typer.echo(f"{r.name}: +{len(r.added)} added, {len(r.reinforced)} reinforced → "
-                           f"{', '.join(r.files) or 'no items'}")
+                from memfs.pipeline.summary import counts, llm_line
+
+                typer.echo(f"{r.name}: {counts(r)} → {', '.join(r.files) or 'no items'}")
+                if llm_line(r):
+                    typer.echo(f"  {llm_line(r)}")
     if any(r.status == "failed" for r in results):
         raise typer.Exit(1)
 

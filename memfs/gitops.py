@@ -36,7 +36,11 @@ def commit_ingest(ws: Workspace, result: "IngestResult") -> bool:
     if _git(ws, "diff", "--cached", "--quiet").returncode == 0:
         return False
     lines = [f"memfs: ingest {result.name}", ""]
-    lines.append(f"added {len(result.added)}, reinforced {len(result.reinforced)}")
+    from memfs.pipeline.summary import commit_counts, llm_line
+
+    lines.append(commit_counts(result))
+    if llm_line(result):
+        lines.append(llm_line(result) or "")
     if result.resource:
         lines.append(f"resource: {result.resource}")
     for f in result.files:

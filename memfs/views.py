@@ -78,14 +78,19 @@ def newest_date(items: list[RankedItem]) -> date | None:
     return best
 
 
-MemorySummarizer = Callable[[list[str], int], str]
+#: (items, token budget) -> the model's body, or None when it fell back (then the offline
+#: body is written and the summary is asked for again at the next regeneration).
+MemorySummarizer = Callable[[list[str], int], "str | None"]
 
 
-def _llm_body(title: str, intro: str, chosen: list[RankedItem], budget: int, summarize: MemorySummarizer) -> str:
+def _llm_body(title: str, intro: str, chosen: list[RankedItem], budget: int, summarize: MemorySummarizer) -> str | None:
     """LLM mode: the model condenses the same salient items (with their citations) into
     prose within the budget; the items it was given are listed by path below for `cat`."""
     bullets = [f"{r.item.text} [{r.path}]" for r in chosen]
-    text = summarize(bullets, budget).strip()
+    text = summarize(bullets, budget)
+    if text is None or not text.strip():
+        return None
+    text = text.strip()
     paths = sorted({r.path for r in chosen})
     return "\n".join([f"# {title}", "", intro, "", text, "", "Sources: " + ", ".join(paths) if paths else ""])
 
@@ -114,8 +119,13 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
                 ("memory.md", memory_items, "Memory", "What matters most, summarised from the most salient facts."),
                 ("skill.md", skill_items, "Skills", "The operating manual, summarised from procedures and tools.")):
             chosen = select_salient(pool, budget, today, half_life, skills=name == "skill.md")
-            if chosen and _inputs_changed(ws, db, name, chosen):
-                bodies[name] = _llm_body(title, intro, chosen, budget, summarize)
+            digest = _inputs_digest(ws, db, name, chosen) if chosen else None
+            if digest is not None:
+                llm_body = _llm_body(title, intro, chosen, budget, summarize)
+                if llm_body is not None:  # the digest is recorded only on success: a fallback is retried
+                    bodies[name] = llm_body
+                    with db.transaction():
+                        db.set_meta(f"llm_summary:{name}", digest)
             elif chosen:
                 bodies[name] = _current_body(ws.root / name) or bodies[name]
     written = []
@@ -133,17 +143,15 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
     return written
 
 
-def _inputs_changed(ws: Workspace, db: IndexDB, name: str, chosen: list[RankedItem]) -> bool:
-    """An LLM summary is only asked for again when the items it summarises changed."""
+def _inputs_digest(ws: Workspace, db: IndexDB, name: str, chosen: list[RankedItem]) -> str | None:
+    """The digest of the items to summarise, or None if the file already shows a summary of
+    exactly these items (an LLM summary is only asked for again when they changed)."""
     import hashlib
 
     digest = hashlib.sha1("\n".join(f"{r.item.id}:{r.item.text}" for r in chosen).encode()).hexdigest()
-    key = f"llm_summary:{name}"
-    if db.get_meta(key) == digest and (ws.root / name).exists():
-        return False
-    with db.transaction():
-        db.set_meta(key, digest)
-    return True
+    if db.get_meta(f"llm_summary:{name}") == digest and (ws.root / name).exists():
+        return None
+    return digest
 
 
 def _current_body(path) -> str | None:  # type: ignore[no-untyped-def]

@@ -31,6 +31,7 @@ from memfs.core.segment import Fact, ParsedSource
 from memfs.fsutil import atomic_write
 from memfs.index.db import text_hash
 from memfs.index.search import Searcher
+from memfs.llm.report import LLMReport
 from memfs.pipeline.engine import Pipeline, State, Step, Stop, timing_hook
 from memfs.store import CategoryStore
 from memfs.workspace import slugify
@@ -57,6 +58,7 @@ class IngestResult(BaseModel):
     files: list[str] = Field(default_factory=list)
     error: str | None = None
     seconds: float = 0.0
+    llm: LLMReport | None = Field(None, description="LLM mode: this input's calls, tokens and fallbacks")
 
 
 @dataclass
@@ -222,7 +224,7 @@ class Memorizer:
         hits = self._searcher().nearest(np.stack([d.vector for d in adds]), MERGE_NEIGHBOURS)
         labels = {lab for row in hits for lab, score in row if score >= MERGE_MIN_SIMILARITY}
         rows = db.items_by_labels(labels)
-        neighbours = [[(rows[lab].id, rows[lab].text) for lab, score in row
+        neighbours = [[(rows[lab].id, rows[lab].text, float(score)) for lab, score in row
                        if score >= MERGE_MIN_SIMILARITY and lab in rows] for row in hits]
         if not any(neighbours):
             return
@@ -339,7 +341,15 @@ class Memorizer:
         result = IngestResult(name=name or path.name, status="processed")
         state: dict[str, Any] = {"path": path, "name": result.name, "result": result}
         t0 = datetime.now()
-        self.pipeline.run(state)
+        rt = self.memory.llm
+        before = rt.usage.snapshot() if rt is not None else None
+        if rt is not None:
+            rt.begin_input()
+        try:
+            self.pipeline.run(state)
+        finally:
+            if rt is not None and before is not None:
+                result.llm = LLMReport.from_usage(rt.usage.delta_since(before))
         if result.status == "processed":
             self.memory.journal.mark_done(state["digest"], result.name, result.resource or "")
         result.seconds = (datetime.now() - t0).total_seconds()
