@@ -124,6 +124,12 @@ class ResponseCache:
         except (OSError, ValueError):
             return None
 
+    def discard(self, key: str) -> None:
+        try:
+            self._path(key).unlink()
+        except OSError:
+            pass
+
     def put(self, key: str, value: Any) -> None:
         try:
             atomic_write(self._path(key), json.dumps(value, ensure_ascii=False))
@@ -306,6 +312,12 @@ class ChatClient:
         blob = json.dumps([p.model, p.temperature, p.max_tokens, messages, schema.model_json_schema()],
                           sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+    def discard_cached(self, messages: list[Message], schema: type[BaseModel]) -> None:
+        """Forget a cached answer the caller rejected (a placeholder summary must not be
+        served again once the model is back)."""
+        if self.cache is not None:
+            self.cache.discard(self._cache_key(messages, schema))
 
     def complete_structured(self, messages: list[Message], schema: type[T], step: str) -> T:
         """The model's answer as a validated ``schema`` instance.

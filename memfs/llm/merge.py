@@ -23,8 +23,9 @@ Decisions are validated, not trusted (each rejection is an `events` count in Usa
   unrelated item: it becomes ADD ("reinforce-not-near");
 - UPDATE must keep the subject of the item it replaces, in the new fact and in its text
   ("Alice lives in Porto" cannot be overwritten by "Bob ..."), otherwise ADD
-  ("update-subject-changed"); an UPDATE text that is a placeholder or shares nothing with
-  the new fact is replaced by the new fact's own text ("update-text-replaced").
+  ("update-subject-changed"); an UPDATE text that shares nothing with the new fact is
+  ADD too ("update-text-ungrounded"); an empty or placeholder text is replaced by the new
+  fact's own text ("update-text-replaced").
 """
 
 from __future__ import annotations
@@ -164,14 +165,16 @@ def _map(d: MergeAction, near: list[Neighbour], fact: str, client: ChatClient, r
             return MergeDecision(action="add")
         return MergeDecision(action="reinforce", target_id=target_id)
     text = " ".join((d.text or "").split())
+    if text and is_placeholder(text):
+        client.usage.record_event(STEP, "update-text-replaced")
+        text = ""
+    if text and not (content_words(text) & content_words(fact)):
+        client.usage.record_event(STEP, "update-text-ungrounded")  # says nothing the new fact says
+        return MergeDecision(action="add")
     if not keeps_subject(target_text, fact) or (text and not keeps_subject(target_text, text)):
         client.usage.record_event(STEP, "update-subject-changed")
         return MergeDecision(action="add")
-    if not text or is_placeholder(text) or not (content_words(text) & content_words(fact)):
-        if text:
-            client.usage.record_event(STEP, "update-text-replaced")
-        text = fact
-    return MergeDecision(action="update", target_id=target_id, text=text)
+    return MergeDecision(action="update", target_id=target_id, text=text or fact)
 
 
 def _messages(facts: list[str], neighbours: list[list[Neighbour]], idx: list[int]) -> list[dict[str, str]]:

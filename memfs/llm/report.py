@@ -12,7 +12,8 @@ from pydantic import BaseModel, Field
 from memfs.llm.usage import Usage
 
 #: Merge events that mean "the model's decision was not applied as given".
-MERGE_REJECTIONS = ("invalid-target", "reinforce-not-near", "update-subject-changed", "unanswered")
+MERGE_REJECTIONS = ("invalid-target", "reinforce-not-near", "update-subject-changed", "update-text-ungrounded",
+                    "unanswered")
 
 
 def _reasons(per: dict[str, int]) -> str:

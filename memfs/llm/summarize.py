@@ -124,7 +124,10 @@ def try_summarize_category(client: ChatClient, title: str, items: list[str], max
         client.usage.record_fallback(STEP, fallback_reason(err), str(err))
         return None
     text = _trim(" ".join(answer.summary.split()), max_chars)
-    return text if _accept(client, text, shown, title) else None
+    if _accept(client, text, shown, title):
+        return text
+    client.discard_cached(messages, SummaryAnswer)
+    return None
 
 
 def summarize_category(client: ChatClient, title: str, items: list[str], max_chars: int) -> str:
@@ -148,7 +151,10 @@ def try_summarize_memory(client: ChatClient, items: list[str], token_budget: int
         client.usage.record_fallback(STEP, fallback_reason(err), str(err))
         return None
     text = _trim(answer.summary.strip(), max_chars)
-    return text if _accept(client, text, shown, "memory.md") else None
+    if _accept(client, text, shown, "memory.md"):
+        return text
+    client.discard_cached(messages, SummaryAnswer)
+    return None
 
 
 def summarize_memory(client: ChatClient, items: list[str], token_budget: int) -> str:
