@@ -396,3 +396,21 @@ def test_memory_md_summary_that_fell_back_is_retried_when_the_model_is_back(fake
         calls = model.calls["SummaryAnswer"]
         mem.sync()  # nothing changed and the summary succeeded: not asked again
         assert model.calls["SummaryAnswer"] == calls
+
+
+def test_daemon_log_says_what_the_model_did(fake: FakeOpenAI, ws_path: Path) -> None:
+    from memfs.api import Memory
+    from memfs.config import load_config
+    from memfs.daemon import Daemon
+
+    fake.responder = MisbehavingModel(reject_json_schema=True, cite="none")
+    config = load_config(ws_path, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing", "MEMFS_LLM": "openai",
+                                           "OPENAI_BASE_URL": fake.url, "OPENAI_API_KEY": SECRET})
+    (ws_path / "inbox" / "chat.json").write_text(json.dumps(CHAT))
+    lines: list[str] = []
+    with Memory(ws_path, config=config) as mem:
+        Daemon(mem, log=lines.append)._process(ws_path / "inbox" / "chat.json")
+    log = "\n".join(lines)
+    assert "chat.json: +3 added, 0 reinforced, 0 updated, 0 superseded" in log, log
+    assert "chat.json: llm: fell back offline for 1 of 1 batches (coverage 1)" in log
+    assert SECRET not in log
