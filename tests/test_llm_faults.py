@@ -414,3 +414,25 @@ def test_daemon_log_says_what_the_model_did(fake: FakeOpenAI, ws_path: Path) -> 
     assert "chat.json: +3 added, 0 reinforced, 0 updated, 0 superseded" in log, log
     assert "chat.json: llm: fell back offline for 1 of 1 batches (coverage 1)" in log
     assert SECRET not in log
+
+
+def test_report_line_is_built_from_the_usage_of_one_input() -> None:
+    from memfs.llm.report import LLMReport
+
+    u = Usage()
+    u.record_call("extract", "m", 100, 20)
+    u.record_event("extract", "batches", 5)
+    before = u.snapshot()
+    u.record_call("extract", "m", 300, 40)
+    u.record_call("merge", "m", 50, 5)
+    u.record_event("extract", "batches", 4)
+    u.record_fallback("extract", "coverage")
+    u.record_fallback("extract", "timeout")
+    u.record_fallback("extract", "coverage")
+    u.record_event("merge", "reinforce-not-near")
+    u.record_event("merge", "one-based-targets")
+    u.record_fallback("summarize", "placeholder")
+    report = LLMReport.from_usage(u.delta_since(before))
+    assert (report.calls, report.tokens, report.batches) == (2, 395, 4)
+    assert report.line() == ("llm: fell back offline for 3 of 4 batches (coverage 2, timeout 1); 2 calls, 395 tokens; "
+                             "merge decisions rejected: reinforce-not-near 1; summaries kept extractive (placeholder 1)")
