@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from memfs.categorize import Categorizer, CategorySpec
 from memfs.config import Config, load_config
 from memfs.core.itemline import text_id
-from memfs.core.model import _WHEN, KIND_OF_TYPE, MEMORY_TYPES, Item, normalize_text
+from memfs.core.model import KIND_OF_TYPE, MEMORY_TYPES, Item, normalize_text, parse_when
 from memfs.errors import MemfsError, NotFoundError
 from memfs.fsutil import WriterLock, remove_stale_temp_files
 from memfs.index.db import IndexDB, text_hash
@@ -204,8 +204,11 @@ class Memory:
             raise MemfsError("nothing to add: the text is empty")
         if type is not None and type not in MEMORY_TYPES:
             raise MemfsError(f"unknown type {type!r}: expected one of {', '.join(MEMORY_TYPES)}")
-        if when is not None and not _WHEN.match(when):
-            raise MemfsError(f"--when must be YYYY, YYYY-MM or YYYY-MM-DD, got {when!r}")
+        if when is not None:
+            try:
+                when = parse_when(when)
+            except ValueError as err:
+                raise MemfsError(f"when: {err}") from None
         with self.lock("add"):
             self._ensure_indexed()
             db = self.indexer.db

@@ -1,7 +1,8 @@
 """The `memfs` command: a thin shell over memfs.api.Memory.
 
-Errors a user can fix print one line on stderr and exit 1; anything unexpected prints one
-line too (set MEMFS_DEBUG=1 for the traceback) and exits 2.
+Usage mistakes (unknown command, missing argument, bad option value) are typer's: the usage
+line and the problem, exit 2. Errors a user can fix print one line on stderr and exit 1;
+anything unexpected prints one line too (set MEMFS_DEBUG=1 for the traceback) and exits 3.
 """
 
 from __future__ import annotations
@@ -22,15 +23,44 @@ import typer  # noqa: E402
 
 from memfs.errors import MemfsError  # noqa: E402
 
+# rich_markup_mode=None: help texts are plain, so "[llm]" and the like render as written.
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="memfs: a folder of Markdown as an LLM agent's long-term memory.")
+                  rich_markup_mode=None, help="memfs: a folder of Markdown as an LLM agent's long-term memory.")
 
 _state: dict[str, Optional[str]] = {"dir": None}
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from memfs import __version__
+
+        typer.echo(f"memfs {__version__}")
+        raise typer.Exit()
+
+
+def _one_of(value: str, *choices: str) -> str:
+    if value not in choices:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}")
+    return value
+
+
+def _check_when(value: Optional[str]) -> Optional[str]:
+    """--when is a usage error (exit 2 with the usage line) unless it is a real date."""
+    if value is None:
+        return None
+    from memfs.core.model import parse_when
+
+    try:
+        return parse_when(value)
+    except ValueError as err:
+        raise typer.BadParameter(str(err)) from None
+
+
 @app.callback()
 def _root(dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace folder (default: found "
-                                             "from the current folder upward, or $MEMFS_DIR).")) -> None:
+                                             "from the current folder upward, or $MEMFS_DIR)."),
+          version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
     _state["dir"] = dir
 
 
@@ -49,21 +79,24 @@ def _echo_json(data: object) -> None:
 @app.command()
 def init(path: Path = typer.Argument(Path("."), help="Folder to turn into a workspace."),
          no_git: bool = typer.Option(False, "--no-git", help="Do not run `git init`.")) -> None:
-    """Lay down a new workspace (memfs.toml, category folders, inbox/, root files)."""
+    """Lay down a new workspace (memfs.toml, category folders, inbox/, root files) and
+    commit it as the first commit of a new git repository."""
     from memfs.api import Memory
-    from memfs.workspace import init_workspace
+    from memfs.workspace import init_workspace_report
 
-    ws = init_workspace(path, git=not no_git)
-    with Memory(ws.root) as mem:
+    done = init_workspace_report(path, git=not no_git)
+    with Memory(done.workspace.root) as mem:
         mem.sync()
-    typer.echo(f"initialised memfs workspace in {ws.root}")
+    typer.echo(f"initialised memfs workspace in {done.workspace.root}")
+    typer.echo(done.git)
 
 
 @app.command()
 def add(text: str = typer.Argument(..., help="The fact, as it should read on its own."),
         category: Optional[str] = typer.Option(None, "--category", "-c", help="Category name (or kind/name)."),
         type: Optional[str] = typer.Option(None, "--type", "-t", help="profile|event|knowledge|behavior|skill|tool"),
-        when: Optional[str] = typer.Option(None, "--when", help="When it happened: YYYY[-MM[-DD]]."),
+        when: Optional[str] = typer.Option(None, "--when", callback=_check_when,
+                                           help="When it happened: YYYY[-MM[-DD]]."),
         as_json: bool = typer.Option(False, "--json")) -> None:
     """Add one fact (an identical one is reinforced instead)."""
     with _memory() as mem:
@@ -79,10 +112,10 @@ def add(text: str = typer.Argument(..., help="The fact, as it should read on its
 
 @app.command()
 def recall(query: str = typer.Argument(...),
-           k: Optional[int] = typer.Option(None, "--k", "-k", help="How many items (default from memfs.toml)."),
+           k: Optional[int] = typer.Option(None, "--k", "-k", min=1, help="How many items (default from memfs.toml)."),
            type: Optional[list[str]] = typer.Option(None, "--type", "-t", help="Only these types."),
            category: Optional[list[str]] = typer.Option(None, "--category", "-c", help="Only these categories."),
-           mode: str = typer.Option("fast", "--mode", help="fast (offline hybrid) or llm (rewrite, re-rank, "
+           mode: str = typer.Option("fast", "--mode", callback=lambda v: _one_of(v, "fast", "llm"), help="fast (offline hybrid) or llm (rewrite, re-rank, "
                                     "sufficiency check; needs [llm])."),
            sources: bool = typer.Option(False, "--sources", help="Attach the source passage behind each item."),
            as_json: bool = typer.Option(False, "--json", help="A JSON list instead of Markdown.")) -> None:
@@ -121,8 +154,10 @@ def forget(item_id: str = typer.Argument(..., help="The item's id (see `recall -
 def sync(rebuild: bool = typer.Option(False, "--rebuild", help="Throw .memfs/ away and rebuild from Markdown."),
          as_json: bool = typer.Option(False, "--json")) -> None:
     """Bring the index in line with the Markdown (only what changed)."""
-    with _memory() as mem:
-        report = mem.sync(rebuild=rebuild)
+    from memfs.progress import Progress
+
+    with _memory() as mem, Progress("rebuilding" if rebuild else "syncing") as bar:
+        report = mem.sync(rebuild=rebuild, progress=bar.update)
     if as_json:
         _echo_json(report.model_dump())
         return
@@ -159,15 +194,15 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
                                               "removed once archived)."),
            as_json: bool = typer.Option(False, "--json")) -> None:
     """Run files through the memorize pipeline now, without a daemon."""
-    with _memory() as mem:
-        if len(paths) > 3 and not as_json:
-            with typer.progressbar(length=len(paths), label="memorizing", file=sys.stderr) as bar:
-                results = []
-                for p in paths:
-                    results.append(mem.ingest_file(p))
-                    bar.update(1)
-        else:
-            results = mem.ingest(paths)
+    from memfs.progress import Progress
+
+    results = []
+    with _memory() as mem, Progress("memorizing") as bar:
+        added = 0
+        for n, p in enumerate(paths, start=1):
+            results.append(mem.ingest_file(p))
+            added += len(results[-1].added)
+            bar.update(n, len(paths), items=added)
     if as_json:
         _echo_json([r.model_dump() for r in results])
     else:
@@ -199,6 +234,30 @@ def daemon(commit: bool = typer.Option(False, "--commit", help="git commit each 
 
 
 @app.command()
+def doctor(fix: bool = typer.Option(False, "--fix", help="Repair what is safe to repair: rebuild a damaged or "
+                                    "stale index, remove stale temp files and sockets."),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Check the workspace: config, category files, index, embedder, daemon, inbox, git.
+
+    One line per check; exit 0 when healthy, 1 when a check failed."""
+    from memfs.doctor import run_doctor
+    from memfs.workspace import find_workspace
+
+    report = run_doctor(find_workspace(explicit=_state["dir"]), fix=fix)
+    if as_json:
+        _echo_json({"root": report.root, "healthy": report.healthy,
+                    "checks": [c.model_dump() for c in report.checks]})
+    else:
+        for c in report.checks:
+            if c.fixed:
+                typer.echo(f"fixed {c.name:<14} {c.fixed}")
+            typer.echo(f"{c.level:<4}  {c.name:<14} {c.detail}")
+        if not fix and any(c.fixable and c.level != "ok" for c in report.checks):
+            typer.echo("`memfs doctor --fix` can repair what is marked fixable", err=True)
+    raise typer.Exit(0 if report.healthy else 1)
+
+
+@app.command()
 def retry() -> None:
     """Move everything in inbox/failed/ back into inbox/."""
     with _memory() as mem:
@@ -214,32 +273,22 @@ def context() -> None:
 
 
 def main() -> None:
-    """Console entry point: run the app, turning errors into one line."""
+    """Console entry point. Usage mistakes are typer's (usage line, exit 2); errors a person
+    can fix are one line and exit 1; anything unexpected is one line and exit 3."""
     try:
-        code = app(standalone_mode=False)
-        if isinstance(code, int) and code:
-            sys.exit(code)
+        app()
     except MemfsError as err:
         typer.echo(f"memfs: error: {err}", err=True)
         sys.exit(1)
     except KeyboardInterrupt:
         typer.echo("memfs: interrupted", err=True)
         sys.exit(130)
-    except SystemExit:
-        raise
     except Exception as err:  # noqa: BLE001 - the one place that turns bugs into one line
-        import click
-
-        if isinstance(err, click.exceptions.ClickException):
-            err.show()
-            sys.exit(err.exit_code)
-        if isinstance(err, click.exceptions.Abort):
-            sys.exit(1)
         if os.environ.get("MEMFS_DEBUG"):
             raise
         typer.echo(f"memfs: internal error: {type(err).__name__}: {err} (MEMFS_DEBUG=1 shows the traceback)",
                    err=True)
-        sys.exit(2)
+        sys.exit(3)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 A cold `memfs recall` pays for imports, the model load and the index load (~0.7 s); the
 daemon already holds all three. The CLI tries the socket first and falls back to doing
 the work itself, so the answer is the same either way, only faster with a daemon.
-Requests and answers are one JSON line each; only `recall` is served (reads only).
+Requests and answers are one JSON line each; only `recall` and `ping` are served (reads only).
 """
 
 from __future__ import annotations
@@ -32,8 +32,11 @@ class _Handler(socketserver.StreamRequestHandler):
         line = self.rfile.readline(MAX_REQUEST)
         try:
             req = json.loads(line)
+            if req.get("verb") == "ping":  # `memfs doctor`: is anyone answering?
+                self.wfile.write(b'{"ok": true}\n')
+                return
             if req.get("verb") != "recall":
-                raise ValueError("only recall is served")
+                raise ValueError("only recall and ping are served")
             server: Any = self.server
             with server.lock:
                 hits = server.memory.recall(str(req["query"]), k=req.get("k"),
@@ -75,6 +78,23 @@ class WarmServer:
         except FileNotFoundError:
             pass
         self.server.memory.close()  # type: ignore[attr-defined]
+
+
+def ping(state_dir: Path, timeout: float = 2.0) -> float | None:
+    """Milliseconds a running daemon takes to answer, or None if nobody answers."""
+    import time
+
+    path = socket_path(state_dir)
+    t0 = time.perf_counter()
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout)
+            sock.connect(str(path))
+            sock.sendall(b'{"verb": "ping"}\n')
+            reply = json.loads(sock.makefile("rb").readline(MAX_REQUEST))
+    except (OSError, ValueError):
+        return None
+    return (time.perf_counter() - t0) * 1000 if reply.get("ok") else None
 
 
 def try_warm_recall(state_dir: Path, query: str, k: int | None, types: list[str] | None,

@@ -9,6 +9,7 @@ import subprocess
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from memfs.errors import MemfsError, WorkspaceNotFound
 
@@ -110,8 +111,27 @@ def find_workspace(start: Path | None = None, explicit: str | os.PathLike[str] |
     )
 
 
+TEMPLATE_REQUIRED: tuple[str, ...] = (CONFIG_NAME, ".gitignore", *ROOT_FILES)
+
+
+class InitResult(NamedTuple):
+    """What `init` did: the workspace and one line about its git history."""
+
+    workspace: Workspace
+    git: str
+
+
 def init_workspace(target: Path, git: bool = True) -> Workspace:
     """Lay down workspace_template/ (never over an existing file), then `git init` if git exists."""
+    return init_workspace_report(target, git=git).workspace
+
+
+def init_workspace_report(target: Path, git: bool = True) -> InitResult:
+    """`init_workspace`, also saying what happened to git (a first commit, or why not)."""
+    missing = [name for name in TEMPLATE_REQUIRED if not (TEMPLATE_DIR / name).is_file()]
+    if missing:
+        raise MemfsError(f"the installed memfs has no workspace template ({TEMPLATE_DIR / missing[0]} is missing); "
+                         "reinstall memfs")
     target = target.expanduser().resolve()
     if (target / CONFIG_NAME).exists():
         raise MemfsError(f"{target} is already a memfs workspace")
@@ -120,13 +140,41 @@ def init_workspace(target: Path, git: bool = True) -> Workspace:
     target.mkdir(parents=True, exist_ok=True)
     for src in sorted(TEMPLATE_DIR.rglob("*")):
         rel = src.relative_to(TEMPLATE_DIR)
+        if "__pycache__" in rel.parts:
+            continue
         dest = target / rel
         if src.is_dir():
             dest.mkdir(parents=True, exist_ok=True)
         elif not dest.exists():
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dest)
-    if git and shutil.which("git") and not (target / ".git").exists():
-        subprocess.run(["git", "init", "-q", str(target)], check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return Workspace(target)
+    note = "git: not asked for (--no-git)"
+    if git:
+        note = _first_commit(target)
+    return InitResult(Workspace(target), note)
+
+
+def _first_commit(target: Path) -> str:
+    """`git init` and commit the template under the person's own identity, or say why not."""
+    if not shutil.which("git"):
+        return "git: not installed; the workspace is not a repository"
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", "-C", str(target), *args], capture_output=True, text=True, check=False)
+
+    fresh = not (target / ".git").exists()
+    if fresh and run("init", "-q").returncode != 0:
+        return "git: `git init` failed; the workspace is not a repository"
+    if not fresh:
+        return "git: already a repository; nothing committed"
+    names = [os.environ.get("GIT_AUTHOR_NAME") or run("config", "user.name").stdout.strip(),
+             os.environ.get("GIT_AUTHOR_EMAIL") or run("config", "user.email").stdout.strip()]
+    if not all(names):
+        return ("git: repository created, template not committed: no git identity "
+                "(set `git config --global user.name` and `user.email`, then commit)")
+    run("add", "-A")
+    done = run("commit", "-q", "-m", "memfs: new workspace from the template")
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or ["unknown error"])[-1]
+        return f"git: repository created, template not committed: {reason}"
+    return "git: repository created with a first commit of the template"

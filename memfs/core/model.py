@@ -29,6 +29,24 @@ _WS = re.compile(r"\s+")
 _WHEN = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 
+def parse_when(value: str) -> str:
+    """Check a `when` a person typed: YYYY, YYYY-MM or YYYY-MM-DD naming a real month or day.
+
+    The item model only checks the shape (a hand-edited file with a typo still parses);
+    input from the CLI and the API is held to the calendar as well."""
+    import datetime as _dt
+
+    value = value.strip()
+    if not _WHEN.match(value):
+        raise ValueError(f"expected YYYY, YYYY-MM or YYYY-MM-DD, got {value!r}")
+    parts = [int(p) for p in value.split("-")]
+    try:
+        _dt.date(parts[0], parts[1] if len(parts) > 1 else 1, parts[2] if len(parts) > 2 else 1)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a date in the calendar") from None
+    return value
+
+
 def normalize_text(text: str) -> str:
     """Fold an item's text into one safe Markdown line.
 
