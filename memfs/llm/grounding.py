@@ -21,7 +21,7 @@ about into over after before than then up out what which who whom whose when whe
 one ones thing things something someone people person user assistant speaker author now still again
 yes yeah ok okay oh well lot lots much many more most get got go going went like""".split())
 
-_WORD_RE = re.compile(r"[a-z0-9]+")
+_WORD_RE = re.compile(r"[^\W_]+")  # Unicode letters and digits
 _SUFFIXES = ("ing", "ed", "es", "s", "ly")
 
 #: Texts a model copies from a schema or prompt instead of answering (lower-case, no final stop).
