@@ -70,6 +70,7 @@ class Status(BaseModel):
     llm_usage: dict[str, object]
     failures: list[tuple[str, str]]
     warnings: list[str]
+    llm_state: list[str] = []
 
 
 class Memory:
@@ -435,10 +436,14 @@ class Memory:
         lc = self.config.llm
         llm = f"{lc.provider}:{lc.model}" if lc.provider != "local" else "local (offline extractor)"
         usage = load_usage(self.ws.state).model_dump() if self.ws.state.exists() else {}
+        from memfs.llm.endpoint import STATE_FILE, describe_state
+
+        llm_state = describe_state(self.ws.state / STATE_FILE) if (self.ws.state / STATE_FILE).exists() else []
         return Status(root=str(self.ws.root), items=items, categories=categories,
                       resources=_count_files(self.ws.resources), inbox_pending=_count_inbox(self.ws.inbox),
                       failed=_count_failed(self.ws.failed), embedder=recorded or _configured_name(self.config),
-                      index_bytes=size, llm=llm, llm_usage=usage, failures=failures(self.ws), warnings=warnings)
+                      index_bytes=size, llm=llm, llm_usage=usage, failures=failures(self.ws), warnings=warnings,
+                      llm_state=llm_state)
 
     def context(self) -> str:
         """What an agent reads first: index.md's map and memory.md's salient facts."""

@@ -183,6 +183,8 @@ def status(as_json: bool = typer.Option(False, "--json")) -> None:
 
         for line in Usage.model_validate(st.llm_usage).summary_lines():
             typer.echo(f"llm usage  {line}")
+    for line in st.llm_state:
+        typer.echo(f"llm state  {line}")
     for name, reason in st.failures:
         typer.echo(f"failed     {name}: {reason}")
     for w in st.warnings:

@@ -333,6 +333,7 @@ def test_cli_small_model_server_is_never_worse_than_offline_and_says_so(fake: Fa
     status = subprocess.run(CLI + ["status"], cwd=root, env=env, capture_output=True, text=True, timeout=60).stdout
     assert "fallbacks: coverage 1" in status and "dropped-uncited 3" in status and "mode:json_object 1" in status
     assert "summarize: last fallback: placeholder" in status
+    assert f"llm state  {fake.url}|tiny: structured output json_object" in status
     assert SECRET not in out.stdout + out.stderr + message + status
 
 
@@ -359,6 +360,8 @@ def test_cli_runaway_server_is_cut_off_and_the_input_is_filed_offline(fake: Fake
                           timeout=120)
     assert out2.returncode == 0 and len(fake.requests) == 3  # cooling down: nothing sent
     assert "(circuit-open 1)" in out2.stdout
+    status = subprocess.run(CLI + ["status"], cwd=root, env=env, capture_output=True, text=True, timeout=60).stdout
+    assert f"llm state  {fake.url}|tiny: circuit open for" in status
 
 
 def test_usage_is_saved_by_add_and_by_recall_mode_llm(fake: FakeOpenAI, tmp_path: Path) -> None:

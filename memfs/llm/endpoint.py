@@ -126,3 +126,21 @@ class EndpointState:
             self._data.open_until[key] = self._clock() + self.cooldown
             self._save()
             return True
+
+
+def describe_state(path: Path, clock: Callable[[], float] = time.time) -> list[str]:
+    """Lines for `memfs status`: each endpoint's learned mode and any open breaker."""
+    state = EndpointState(path)
+    now = clock()
+    lines = []
+    for key in sorted(set(state._data.modes) | set(state._data.open_until)):
+        parts = []
+        mode = state._data.modes.get(key)
+        if mode and mode != MODES[0]:
+            parts.append(f"structured output {mode}")
+        left = state._data.open_until.get(key, 0.0) - now
+        if left > 0:
+            parts.append(f"circuit open for {left:.0f} more s")
+        if parts:
+            lines.append(f"{key}: " + ", ".join(parts))
+    return lines
