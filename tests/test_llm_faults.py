@@ -125,6 +125,16 @@ def test_every_request_carries_a_default_max_tokens(fake: FakeOpenAI) -> None:
     assert fake.requests[-1]["json"]["max_tokens"] == 1024
 
 
+def test_a_model_that_wants_max_completion_tokens_gets_it(fake: FakeOpenAI, client: ChatClient) -> None:
+    fake.push(fail(400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                        "'max_completion_tokens' instead."), ok(RED), ok(RED))
+    c = ChatClient(LLMConfig(base_url=fake.url).profile("extract"), Usage(), environ={"OPENAI_API_KEY": SECRET})
+    assert c.complete_structured(MSGS, Colour, "extract").name == "red"
+    c.complete_structured(MSGS, Colour, "extract")
+    bodies = [r["json"] for r in fake.requests]
+    assert "max_tokens" in bodies[0] and bodies[1]["max_completion_tokens"] == 2048 and "max_tokens" not in bodies[2]
+
+
 def test_answer_cut_at_max_tokens_is_not_repaired(fake: FakeOpenAI) -> None:
     r = ok('{"name": "re')
     r.finish_reason = "length"

@@ -83,6 +83,11 @@ def _is_timeout(err: BaseException) -> bool:
     return isinstance(err, (TimeoutError, openai.APITimeoutError)) or "timeout" in type(err).__name__.lower()
 
 
+def _names_token_param(err: BaseException) -> bool:
+    body = f"{getattr(err, 'message', '')} {getattr(err, 'body', '')}".lower()
+    return "max_tokens" in body and "max_completion_tokens" in body
+
+
 def _names_format(err: BaseException) -> bool:
     body = f"{getattr(err, 'message', '')} {getattr(err, 'body', '')}".lower()
     return any(w in body for w in _REJECT_WORDS)
@@ -159,6 +164,7 @@ class ChatClient:
         self._sleep = sleep
         self._secrets = tuple(sorted({s for s in (key, key[-12:]) if len(s) >= 8}, key=len, reverse=True))
         self.state = state if state is not None else EndpointState()
+        self._token_param = "max_tokens"
         self.key = endpoint_key(profile.base_url, profile.model)
         self._sdk = openai.OpenAI(api_key=key, base_url=profile.base_url, timeout=profile.timeout, max_retries=0)
         self.host = _host(profile.base_url or str(self._sdk.base_url))
@@ -228,7 +234,7 @@ class ChatClient:
         estimate = sum(estimate_tokens(m.get("content", "")) for m in messages)
         kwargs: dict[str, Any] = {"model": p.model, "messages": messages, "temperature": p.temperature}
         if p.max_tokens:
-            kwargs["max_tokens"] = p.max_tokens
+            kwargs[self._token_param] = p.max_tokens
         if response_format is not None:
             kwargs["response_format"] = response_format
         attempts = p.retries + 1
@@ -242,6 +248,12 @@ class ChatClient:
             except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
                 if response_format is not None and _names_format(err):
                     raise _FormatRejected(getattr(err, "status_code", None)) from None
+                if p.max_tokens and self._token_param == "max_tokens" and _names_token_param(err):
+                    # Newer OpenAI models refuse max_tokens for max_completion_tokens: same bound.
+                    self._token_param = "max_completion_tokens"
+                    kwargs["max_completion_tokens"] = kwargs.pop("max_tokens")
+                    log.info("llm %s: %s wants max_completion_tokens; using it", step, self.host)
+                    return self._request(messages, step, response_format)
                 raise  # the caller decides
             except (_Deadline, openai.APITimeoutError):
                 self.usage.record_error(step, p.model)
