@@ -179,10 +179,12 @@ def test_split_depth_is_bounded(fake: FakeOpenAI) -> None:
     fake.responder = lambda body: facts_answer(("Caroline went to a support group.", "event", [1]))
     ex = extractor(fake)
     facts = ex(conversation(12))
-    # 12 -> 6 + 6 (still long, still uncovered) -> 3+3+3+3 (short: accepted): 1 + 2 + 4 calls
-    assert len(fake.requests) == 7
-    assert ex.usage.events["extract"]["coverage-split"] == 3
-    assert len(facts) == 1  # the same text from four batches is one fact
+    # 12 -> 6 + 6 -> the first half (its turn 1 is Caroline's support group) splits again into
+    # 3 + 3 (short: accepted); in the second half the same text cites a turn about a cat, so it
+    # is ungrounded, nothing is covered and that half is not split: 1 + 2 + 2 calls.
+    assert len(fake.requests) == 5
+    assert ex.usage.events["extract"]["coverage-split"] == 2
+    assert len(facts) == 1  # the same text from two batches is one fact
 
 
 # -- faults: every one ends with facts, none raises ------------------------------------------

@@ -187,11 +187,11 @@ def test_uncited_facts_are_replaced_by_offline_facts_for_those_turns(fake: FakeO
     facts = ex(src)
     offline = extract_offline(src)
     assert {f.anchor for f in facts} == {f.anchor for f in offline} and len(facts) >= len(offline)
-    # 6 content-bearing turns, none cited: split in two (first-topic check), then each half's
-    # turns are extracted offline.
-    assert ex.usage.events["extract"]["coverage-split"] == 1
-    assert ex.usage.fallbacks["extract"] == {"coverage": 2} and ex.usage.events["extract"]["batches"] == 2
-    assert ex.usage.events["extract"]["dropped-uncited"] == 12
+    # 6 content-bearing turns, none cited: no split (it would only double the calls), the
+    # turns are extracted offline at once.
+    assert "coverage-split" not in ex.usage.events["extract"] and len(fake.requests) == 1
+    assert ex.usage.fallbacks["extract"] == {"coverage": 1} and ex.usage.events["extract"]["batches"] == 1
+    assert ex.usage.events["extract"]["dropped-uncited"] == 6
 
 
 def test_first_topic_only_answer_is_completed_offline(fake: FakeOpenAI) -> None:

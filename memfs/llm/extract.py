@@ -15,7 +15,9 @@ Decisions:
   names, never reaches the Markdown.
 - First-topic dominance: the prompt asks to walk every turn; after the answer, if a batch
   with at least `MIN_LONG_BATCH` content-bearing turns got facts citing fewer than a third
-  of them, the batch is split in half and each half re-asked (at most `MAX_SPLITS` deep).
+  of them (but at least one), the batch is split in half and each half re-asked (at most
+  `MAX_SPLITS` deep). An answer with no grounded fact is not split: it goes to the offline
+  fill below at once.
 - Never worse than offline: after any splitting, the content-bearing turns that no grounded
   fact cites (when they are more than `1 - min_turn_coverage` of them) are extracted by the
   offline extractor, and the batch counts as a fallback with reason "coverage". An answer
@@ -293,7 +295,9 @@ class LLMExtractor:
         facts, cited = self._to_facts(source, batch, answer)
         content = self._content_turns(source, batch)
         covered = cited & content
-        if (len(content) >= MIN_LONG_BATCH and len(covered) < MIN_COVERAGE * len(content)
+        # Split only a batch the model *is* working on (it cited something): an answer with no
+        # grounded fact at all would be no better on half the turns, just twice the calls.
+        if (covered and len(content) >= MIN_LONG_BATCH and len(covered) < MIN_COVERAGE * len(content)
                 and depth < MAX_SPLITS and len(batch) >= 2):
             self.usage.record_event(STEP, "coverage-split")
             log.info("llm extract: facts cite %d of %d turns; splitting the batch", len(covered), len(content))
