@@ -37,8 +37,7 @@ def _file_lock(path: Path) -> Iterator[None]:
     """An exclusive flock on ``path`` (created if needed) for one read-modify-write."""
     import fcntl
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)  # no mkdir: a vanished workspace stays gone
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
