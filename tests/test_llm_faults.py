@@ -449,3 +449,17 @@ def test_report_line_is_built_from_the_usage_of_one_input() -> None:
     assert (report.calls, report.tokens, report.batches) == (2, 395, 4)
     assert report.line() == ("llm: fell back offline for 3 of 4 batches (coverage 2, timeout 1); 2 calls, 395 tokens; "
                              "merge decisions rejected: reinforce-not-near 1; summaries kept extractive (placeholder 1)")
+
+
+def test_a_turn_cited_only_by_a_thin_fact_also_gets_its_offline_facts(fake: FakeOpenAI) -> None:
+    fake.push(ok({"facts": [{"text": "Priya has a job.", "turns": [1]},
+                            {"text": "Priya loves the old library and cycles to work every day.", "turns": [2]}]}))
+    src = conversation(LINES[:2])
+    ex = LLMExtractor(make_client(fake))
+    facts = ex(src)
+    by_anchor = {}
+    for f in facts:
+        by_anchor.setdefault(f.anchor, []).append(f.text)
+    assert "Priya has a job." in by_anchor["m1"] and any("Leeds" in t for t in by_anchor["m1"])  # filled
+    assert by_anchor["m2"] == ["Priya loves the old library and cycles to work every day."]  # covered: no fill
+    assert ex.usage.events["extract"]["coverage-turns"] == 1

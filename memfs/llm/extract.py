@@ -19,7 +19,7 @@ Decisions:
   `MAX_SPLITS` deep). An answer with no grounded fact is not split: it goes to the offline
   fill below at once.
 - Never worse than offline: after any splitting, the content-bearing turns that no grounded
-  fact cites (when they are more than `1 - min_turn_coverage` of them) are extracted by the
+  fact covers (cites, carrying enough of the turn's words: `grounding.turn_covered`) (when they are more than `1 - min_turn_coverage` of them) are extracted by the
   offline extractor, and the batch counts as a fallback with reason "coverage". An answer
   cut at max_tokens (LLMTruncated) splits the batch too, or goes offline.
 - Dates: the observation date (session/turn time, with weekday) heads the batch and is
@@ -52,7 +52,7 @@ from memfs.extract.offline import extract_offline
 from memfs.extract.sentences import has_content
 from memfs.llm.client import ChatClient
 from memfs.llm.errors import LLMError, LLMTruncated, fallback_reason
-from memfs.llm.grounding import fact_grounded
+from memfs.llm.grounding import fact_grounded, turn_covered
 
 log = logging.getLogger(__name__)
 
@@ -294,7 +294,8 @@ class LLMExtractor:
             return self._offline(source, batch, "error", type(err).__name__)
         facts, cited = self._to_facts(source, batch, answer)
         content = self._content_turns(source, batch)
-        covered = cited & content
+        names = [n for n in list(source.participants) + [s.speaker or "" for s in batch] if n]
+        covered = {t for t in content & set(cited) if turn_covered(batch[t - 1].text or "", cited[t], names)}
         # Split only a batch the model *is* working on (it cited something): an answer with no
         # grounded fact at all would be no better on half the turns, just twice the calls.
         if (covered and len(content) >= MIN_LONG_BATCH and len(covered) < MIN_COVERAGE * len(content)
@@ -376,10 +377,10 @@ class LLMExtractor:
 
     # -- answer -> facts -------------------------------------------------------------
     def _to_facts(self, source: ParsedSource, batch: list[Segment],
-                  answer: ExtractionAnswer) -> tuple[list[Fact], set[int]]:
+                  answer: ExtractionAnswer) -> tuple[list[Fact], dict[int, list[str]]]:
         conversation = source.kind == "conversation"
         ordered: list[tuple[int, int, Fact]] = []
-        cited_all: set[int] = set()
+        cited_all: dict[int, list[str]] = {}
         dropped = ungrounded = 0
         names = [n for n in list(source.participants) + [s.speaker or "" for s in batch] if n]
         for pos, ef in enumerate(answer.facts):
@@ -402,7 +403,8 @@ class LLMExtractor:
             when = _clean_when(ef.when) or (stated.date().isoformat() if stated else None)
             fact = Fact(text=text, type=mtype, when=when, anchor=seg.anchor, speaker=seg.speaker,
                         category_hint=hint if hint in self.categories else None)
-            cited_all.update(valid)
+            for t in valid:
+                cited_all.setdefault(t, []).append(text)
             ordered.append((valid[0], pos, fact))
         if dropped:
             self.usage.record_event(STEP, "dropped-uncited", dropped)

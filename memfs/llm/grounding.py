@@ -11,6 +11,7 @@ all fail it, and those are the failures small models actually produce.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 
@@ -74,6 +75,23 @@ def fact_grounded(fact: str, cited: Iterable[str], names: Iterable[str] = ()) ->
     for text in cited:
         source |= content_words(text, exclude=names)
     return bool(own & source)
+
+
+def turn_covered(turn: str, facts: Iterable[str], names: Iterable[str] = (), share: float = 0.25,
+                 enough: int = 3) -> bool:
+    """The facts citing a turn carry enough of it for the offline extractor to have nothing to
+    add: together they share ``share`` of its content words (at least one, and ``enough``
+    suffice for a long turn). A turn cited only by a thin fact ("Caroline went somewhere.")
+    is not covered, so its offline facts are filed too."""
+    names = list(names)
+    words = content_words(turn, exclude=names)
+    if not words:
+        return True
+    said: set[str] = set()
+    for fact in facts:
+        said |= content_words(fact, exclude=names)
+    need = max(1, min(enough, math.ceil(share * len(words))))
+    return len(words & said) >= need
 
 
 def summary_grounded(summary: str, items: Iterable[str], min_share: float = 0.5) -> bool:
