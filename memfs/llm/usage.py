@@ -37,7 +37,8 @@ def _file_lock(path: Path) -> Iterator[None]:
     """An exclusive flock on ``path`` (created if needed) for one read-modify-write."""
     import fcntl
 
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)  # no mkdir: a vanished workspace stays gone
+    path.parent.mkdir(parents=True, exist_ok=True)  # as atomic_write does for the usage file itself
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
