@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["Memory", "MemfsError", "__version__"]
+__all__ = ["Memory", "MemfsError", "__version__", "wrap_openai"]
 
 if TYPE_CHECKING:
     from memfs.api import Memory
+    from memfs.agents.wrap import wrap_openai
     from memfs.errors import MemfsError
 
 
@@ -22,4 +23,8 @@ def __getattr__(name: str) -> Any:
         from memfs.errors import MemfsError
 
         return MemfsError
+    if name == "wrap_openai":
+        from memfs.agents.wrap import wrap_openai
+
+        return wrap_openai
     raise AttributeError(name)

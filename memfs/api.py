@@ -34,6 +34,8 @@ from memfs.views import regenerate_root_files, views_stale
 from memfs.workspace import Workspace, find_workspace, slugify
 
 if TYPE_CHECKING:
+    from memfs.export import Provenance, SubjectExport
+    from memfs.forget import ForgetPlan, ForgetReport
     from memfs.inbox import Journal
     from memfs.index.search import SearchResult
     from memfs.llm.runtime import LLMRuntime
@@ -70,6 +72,8 @@ class Status(BaseModel):
     llm_usage: dict[str, object]
     failures: list[tuple[str, str]]
     warnings: list[str]
+    redactions: int = 0
+    redaction_kinds: dict[str, int] = {}
     llm_state: list[str] = []
 
 
@@ -199,8 +203,12 @@ class Memory:
 
     def add(self, text: str, category: str | None = None, type: str | None = None, when: str | None = None,
             src: str | None = None) -> Item:
-        """File one fact. An identical fact already in memory is reinforced instead (seen + 1)."""
-        clean = normalize_text(text)
+        """File one fact. An identical fact already in memory is reinforced instead (seen + 1).
+        Secret-shaped strings are redacted first (memfs.redact)."""
+        from memfs.redact import record_counts, redact
+
+        redaction = redact(text)
+        clean = normalize_text(redaction.text)
         if not clean:
             raise MemfsError("nothing to add: the text is empty")
         if type is not None and type not in MEMORY_TYPES:
@@ -211,6 +219,7 @@ class Memory:
             except ValueError as err:
                 raise MemfsError(f"when: {err}") from None
         with self.lock("add"):
+            record_counts(self.ws.state, redaction.kinds)
             self._ensure_indexed()
             db = self.indexer.db
             same = db.conn.execute("SELECT id, path FROM items WHERE text_hash=? LIMIT 1",
@@ -360,7 +369,7 @@ class Memory:
         enough = rt.sufficient(query, [h.text for h in hits])
         return hits, sources or not enough
 
-    def ingest_file(self, path: Path, lock_timeout: float = 60.0) -> "IngestResult":
+    def ingest_file(self, path: Path, lock_timeout: float = 60.0, allow_relearn: bool = False) -> "IngestResult":
         """Run one file through the memorize pipeline under the writer lock.
 
         Unreadable input never raises: a file in inbox/ moves to inbox/failed/ with a
@@ -379,7 +388,7 @@ class Memory:
                 if not path.is_file():
                     raise ReadError("not a regular file")
                 try:
-                    result = self.memorizer.run(path)
+                    result = self.memorizer.run(path, allow_relearn=allow_relearn)
                 finally:
                     if self._llm:
                         self._llm.persist_usage()  # type: ignore[union-attr]
@@ -391,6 +400,10 @@ class Memory:
                 return result
             if result.status == "duplicate" and views_stale(self.ws, self.indexer.db):
                 self.regenerate_views()  # a crash left them behind
+            if result.status == "processed":
+                from memfs.forget import after_ingest
+
+                after_ingest(self, result, allow_relearn)
             if in_inbox and result.status in ("processed", "duplicate"):
                 _remove_if_unchanged(path, self.memorizer)
             if result.status == "processed" and self.config.git.autocommit:
@@ -399,13 +412,42 @@ class Memory:
                 commit_ingest(self.ws, result)
         return result
 
-    def ingest(self, paths: list[Path], progress=None) -> list["IngestResult"]:  # type: ignore[no-untyped-def]
+    def ingest(self, paths: list[Path], progress=None,  # type: ignore[no-untyped-def]
+               allow_relearn: bool = False) -> list["IngestResult"]:
         results = []
         for n, path in enumerate(paths):
-            results.append(self.ingest_file(Path(path)))
+            results.append(self.ingest_file(Path(path), allow_relearn=allow_relearn))
             if progress:
                 progress(n + 1, len(paths))
         return results
+
+    def plan_forget(self, ids: list[str] | None = None, source: str | None = None, about: str | None = None,
+                    query: str | None = None, k: int = 10) -> "ForgetPlan":
+        """What a scoped forget would remove (the preview); changes nothing."""
+        from memfs.forget import plan_forget
+
+        with self.lock("forget"):
+            return plan_forget(self, ids=ids, source=source, about=about, query=query, k=k)
+
+    def apply_forget(self, plan: "ForgetPlan", purge_history: bool = False) -> "ForgetReport":
+        """Remove everything a plan lists (items, inputs, index rows, embeddings; git history too
+        with purge_history). See memfs/forget.py."""
+        from memfs.forget import apply_forget
+
+        with self.lock("forget"):
+            return apply_forget(self, plan, purge_history=purge_history)
+
+    def export_about(self, name: str) -> "SubjectExport":
+        """Every item and source passage about a person or entity (a data-subject request)."""
+        from memfs.export import export_about
+
+        return export_about(self, name)
+
+    def why(self, item_id: str) -> "Provenance":
+        """Where a fact came from: its file and line, source passage, input and commits."""
+        from memfs.export import why
+
+        return why(self, item_id)
 
     def retry(self) -> list[str]:
         from memfs.inbox import retry_failed
@@ -439,11 +481,14 @@ class Memory:
         from memfs.llm.endpoint import STATE_FILE, describe_state
 
         llm_state = describe_state(self.ws.state / STATE_FILE) if (self.ws.state / STATE_FILE).exists() else []
+        from memfs.redact import load_counts
+
+        redacted = load_counts(self.ws.state)
         return Status(root=str(self.ws.root), items=items, categories=categories,
                       resources=_count_files(self.ws.resources), inbox_pending=_count_inbox(self.ws.inbox),
                       failed=_count_failed(self.ws.failed), embedder=recorded or _configured_name(self.config),
                       index_bytes=size, llm=llm, llm_usage=usage, failures=failures(self.ws), warnings=warnings,
-                      llm_state=llm_state)
+                      redactions=sum(redacted.values()), redaction_kinds=redacted, llm_state=llm_state)
 
     def context(self) -> str:
         """What an agent reads first: index.md's map and memory.md's salient facts."""

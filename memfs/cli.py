@@ -143,11 +143,79 @@ def recall(query: str = typer.Argument(...),
 
 
 @app.command()
-def forget(item_id: str = typer.Argument(..., help="The item's id (see `recall --json`).")) -> None:
-    """Delete one item from its file; git history keeps the old line."""
+def forget(item_ids: Optional[list[str]] = typer.Argument(None, help="Item ids (see `recall --json`)."),
+           source: Optional[str] = typer.Option(None, "--source", help="Everything learned from one input, and the "
+                                                "input itself: a resources/ path, the name it was ingested under, "
+                                                "or its sha256."),
+           about: Optional[str] = typer.Option(None, "--about", help="Every item naming this person or entity."),
+           query: Optional[str] = typer.Option(None, "--query", help="Items matching this search (shown first)."),
+           k: int = typer.Option(10, "--k", "-k", help="With --query: at most this many items."),
+           yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask; remove what the preview lists."),
+           purge_history: bool = typer.Option(False, "--purge-history", help="Also rewrite git history so the "
+                                              "removed content is gone from every commit (see the warning)."),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Forget items, an input, a person or a search's matches: preview, confirm, remove everywhere."""
+    from memfs.forget import render_plan
+
     with _memory() as mem:
-        item = mem.forget(item_id)
-    typer.echo(f"forgot {item.id}: {item.text}")
+        plan = mem.plan_forget(ids=item_ids or None, source=source, about=about, query=query, k=k)
+        if plan.empty:
+            if plan.mentions:
+                typer.echo(render_plan(plan))
+            typer.echo("nothing to forget")
+            return
+        if not as_json or not yes:
+            typer.echo(render_plan(plan, purge_history), err=as_json)
+        if not yes:
+            try:
+                confirmed = typer.confirm("remove all of this?", default=False, err=True)
+            except typer.Abort:  # no answer (stdin closed): the same as no
+                typer.echo("", err=True)
+                confirmed = False
+            if not confirmed:
+                typer.echo("nothing was changed (answer y, or pass --yes)", err=True)
+                raise typer.Exit(1)
+        report = mem.apply_forget(plan, purge_history=purge_history)
+    if as_json:
+        _echo_json({"plan": plan.model_dump(), "report": report.model_dump()})
+        return
+    typer.echo(f"forgot {report.items_removed} items and {report.resources_removed} inputs"
+               + (f" ({report.entry}: dropping them again is refused unless --allow-relearn)" if report.entry else "")
+               + (f"; took back {report.unreinforced} reinforcements" if report.unreinforced else "")
+               + ("; committed" if report.committed else ""))
+    if report.history:
+        h = report.history
+        typer.echo(f"history: {h['commits_rewritten']} of {h['commits']} commits rewritten, {h['files_dropped']} "
+                   f"files dropped, {h['words']} words scrubbed; reflogs expired, objects pruned")
+
+
+@app.command()
+def export(about: str = typer.Option(..., "--about", help="The person or entity (a data-subject request)."),
+           out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write here instead of stdout."),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Write every item and source passage about a person or entity."""
+    with _memory() as mem:
+        found = mem.export_about(about)
+    text = found.model_dump_json(indent=2) + "\n" if as_json else found.markdown()
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    from memfs.fsutil import atomic_write
+
+    atomic_write(out, text)
+    typer.echo(f"wrote {len(found.items)} items and {len(found.passages)} passages about {about} to {out}", err=True)
+
+
+@app.command()
+def why(item_id: str = typer.Argument(..., help="The item's id."),
+        as_json: bool = typer.Option(False, "--json")) -> None:
+    """Show where a fact came from: file and line, source passage, input, commits."""
+    with _memory() as mem:
+        prov = mem.why(item_id)
+    if as_json:
+        _echo_json(prov.model_dump())
+    else:
+        typer.echo(prov.text())
 
 
 @app.command()
@@ -185,6 +253,9 @@ def status(as_json: bool = typer.Option(False, "--json")) -> None:
             typer.echo(f"llm usage  {line}")
     for line in st.llm_state:
         typer.echo(f"llm state  {line}")
+    if st.redactions:
+        kinds = ", ".join(f"{k} {n}" for k, n in st.redaction_kinds.items())
+        typer.echo(f"redacted   {st.redactions} secrets ({kinds})")
     for name, reason in st.failures:
         typer.echo(f"failed     {name}: {reason}")
     for w in st.warnings:
@@ -194,6 +265,8 @@ def status(as_json: bool = typer.Option(False, "--json")) -> None:
 @app.command()
 def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any folder; inbox files are "
                                               "removed once archived)."),
+           allow_relearn: bool = typer.Option(False, "--allow-relearn", help="Learn an input again even though "
+                                              "`memfs forget` removed it."),
            as_json: bool = typer.Option(False, "--json")) -> None:
     """Run files through the memorize pipeline now, without a daemon."""
     from memfs.progress import Progress
@@ -202,7 +275,7 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
     with _memory() as mem, Progress("memorizing") as bar:
         added = 0
         for n, p in enumerate(paths, start=1):
-            results.append(mem.ingest_file(p))
+            results.append(mem.ingest_file(p, allow_relearn=allow_relearn))
             added += len(results[-1].added)
             bar.update(n, len(paths), items=added)
     if as_json:
@@ -216,9 +289,13 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
             else:
                 from memfs.pipeline.summary import counts, llm_line
 
-                typer.echo(f"{r.name}: {counts(r)} → {', '.join(r.files) or 'no items'}")
+                export = f" from {r.conversations} conversations" if r.conversations else ""
+                replayed = f", {r.replayed} messages already memorized" if r.replayed else ""
+                typer.echo(f"{r.name}: {counts(r)}{export}{replayed} → {', '.join(r.files) or 'no items'}")
                 if llm_line(r):
                     typer.echo(f"  {llm_line(r)}")
+                for note in r.notes:
+                    typer.echo(f"  note: {note}")
     if any(r.status == "failed" for r in results):
         raise typer.Exit(1)
 
@@ -272,6 +349,107 @@ def context() -> None:
     """Print what an agent should read first (index.md and memory.md)."""
     with _memory() as mem:
         typer.echo(mem.context(), nl=False)
+
+
+def _agent_memory(dir: Optional[str]):  # type: ignore[no-untyped-def]
+    """A Memory for the agent commands (`--dir` after the command wins over the global one)."""
+    from memfs.agents.tools import AgentMemory
+    from memfs.workspace import find_workspace
+
+    return AgentMemory(find_workspace(explicit=dir or _state["dir"]).root)
+
+
+@app.command()
+def mcp(dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace folder."),
+        http: Optional[int] = typer.Option(None, "--http", help="Serve streamable HTTP on 127.0.0.1:PORT "
+                                           "(path /mcp) instead of stdio.")) -> None:
+    """Serve the workspace to agents over MCP (stdio by default; needs the `mcp` extra of memfs)."""
+    from memfs.agents.mcp_server import serve
+
+    with _agent_memory(dir) as mem:
+        serve(mem, http_port=http)
+
+
+@app.command()
+def proxy(upstream: str = typer.Option(..., "--upstream", help="The OpenAI-compatible server to forward to, "
+                                       "e.g. http://127.0.0.1:11434/v1 or https://api.openai.com/v1."),
+          port: int = typer.Option(8787, "--port", help="Port to listen on."),
+          host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (keep it local)."),
+          dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace folder.")) -> None:
+    """OpenAI-compatible proxy: injects recalled memory into chat completions, files each exchange."""
+    from memfs.agents.proxy import serve
+    from memfs.agents.tools import AgentTools
+
+    with _agent_memory(dir) as mem:
+        serve(AgentTools(mem), upstream, host=host, port=port)
+
+
+hooks_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help="Agent-host hooks: `memfs context` at session start, the "
+                        "transcript into inbox/ at session end (Claude Code, Codex).")
+app.add_typer(hooks_app, name="hooks")
+
+
+def _hook_plan(host: str, scope: str, config: Optional[Path], dir: Optional[str], remove: bool):  # type: ignore[no-untyped-def]
+    from memfs.agents.hooks import config_path, plan
+    from memfs.workspace import find_workspace
+
+    root = find_workspace(explicit=dir or _state["dir"]).root
+    return plan(host, root, config or config_path(host, scope), remove=remove)
+
+
+def _show_plan(p, write: bool) -> None:  # type: ignore[no-untyped-def]
+    from memfs.agents.hooks import apply
+
+    if not p.changed:
+        typer.echo(f"{p.path}: already up to date")
+        return
+    typer.echo(p.diff(), nl=False)
+    if write:
+        apply(p)
+        typer.echo(f"wrote {p.path}")
+    else:
+        typer.echo(f"(dry run: nothing written; add --write to write {p.path})")
+
+
+@hooks_app.command("install")
+def hooks_install(host: str = typer.Argument(..., help="claude-code or codex"),
+                  scope: str = typer.Option("user", "--scope", help="user (~/.claude, ~/.codex) or project (./)."),
+                  config: Optional[Path] = typer.Option(None, "--config", help="The host's config file, if elsewhere."),
+                  write: bool = typer.Option(False, "--write", help="Write it (default: show the diff only)."),
+                  dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace folder.")) -> None:
+    """Add memfs' session-start and session-end hooks to the host's config (dry run by default)."""
+    _show_plan(_hook_plan(host, scope, config, dir, remove=False), write)
+
+
+@hooks_app.command("uninstall")
+def hooks_uninstall(host: str = typer.Argument(..., help="claude-code or codex"),
+                    scope: str = typer.Option("user", "--scope"),
+                    config: Optional[Path] = typer.Option(None, "--config"),
+                    write: bool = typer.Option(False, "--write", help="Write it (default: show the diff only)."),
+                    dir: Optional[str] = typer.Option(None, "--dir", "-C")) -> None:
+    """Remove memfs' hooks from the host's config (dry run by default); other hooks stay."""
+    _show_plan(_hook_plan(host, scope, config, dir, remove=True), write)
+
+
+@hooks_app.command("run")
+def hooks_run(event: str = typer.Argument(..., help="session-start or session-end"),
+              host: str = typer.Option("claude-code", "--host", help="claude-code or codex")) -> None:
+    """What the host runs (payload JSON on stdin). Never fails the host: errors go to stderr, exit 0."""
+    from memfs.agents import hooks
+
+    try:
+        payload = hooks.read_payload(sys.stdin)
+        with _memory() as mem:
+            if event == "session-start":
+                typer.echo(hooks.session_start(mem.context()))
+            elif event == "session-end":
+                copied = hooks.session_end(mem.ws, host, payload, mem.config.ingest.max_file_bytes)
+                typer.echo(f"memfs: {'queued ' + mem.ws.rel(copied) if copied else 'transcript unchanged'}",
+                           err=True)
+            else:
+                raise MemfsError(f"unknown hook event {event!r}: expected session-start or session-end")
+    except Exception as err:  # noqa: BLE001 - a hook must never break the agent's session
+        typer.echo(f"memfs hooks: {err}", err=True)
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memfs.errors import ConfigError
+from memfs.agents.config import AgentsConfig
 from memfs.llm.config import LLMConfig, llm_config_from_env
 
 if sys.version_info >= (3, 11):
@@ -63,6 +64,8 @@ class MemoryFileConfig(_Section):
 
 class IngestConfig(_Section):
     max_file_bytes: int = Field(20_000_000, ge=1)
+    max_export_bytes: int = Field(500_000_000, ge=1, description="A chat export (.zip or conversations.json) "
+                                  "may be this big; each conversation in it is still held to max_file_bytes.")
     dedupe_threshold: float = Field(0.92, gt=0, le=1, description="Cosine similarity above which a new "
                                     "fact reinforces an existing item instead of adding one.")
     settle_seconds: float = Field(0.3, ge=0, description="A new inbox file must keep its size this long.")
@@ -85,6 +88,7 @@ class Config(_Section):
     memory: MemoryFileConfig = MemoryFileConfig()
     ingest: IngestConfig = IngestConfig()
     git: GitConfig = GitConfig()
+    agents: AgentsConfig = AgentsConfig()
     categories: dict[str, CategoryConfig] = Field(default_factory=dict)
 
 

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 from memfs.workspace import Workspace
 
 if TYPE_CHECKING:
+    from memfs.forget import ForgetReport
     from memfs.pipeline.memorize import IngestResult
 
-TRACKED = ["memory", "index", "skill", "resources", "index.md", "memory.md", "skill.md"]
+TRACKED = ["memory", "index", "skill", "resources", "index.md", "memory.md", "skill.md", "forgotten.json"]
 
 
 def _git(ws: Workspace, *args: str) -> subprocess.CompletedProcess[str]:
@@ -46,3 +47,20 @@ def commit_ingest(ws: Workspace, result: "IngestResult") -> bool:
     for f in result.files:
         lines.append(f"changed: {f}")
     return _git(ws, "commit", "-q", "-m", "\n".join(lines)).returncode == 0
+
+
+def commit_forget(ws: Workspace, report: "ForgetReport", scope: str) -> bool:
+    """Commit a forget. The message names no forgotten text, input name or query."""
+    if not shutil.which("git") or not (ws.root / ".git").exists():
+        return False
+    _git(ws, "add", "-A", "--", *[p for p in TRACKED if (ws.root / p).exists() or _tracked(ws, p)])
+    if _git(ws, "diff", "--cached", "--quiet").returncode == 0:
+        return False
+    entry = f" [{report.entry}]" if report.entry else ""
+    message = (f"memfs: forget ({scope}){entry}\n\nremoved {report.items_removed} items, "
+               f"{report.resources_removed} inputs; took back {report.unreinforced} reinforcements")
+    return _git(ws, "commit", "-q", "-m", message).returncode == 0
+
+
+def _tracked(ws: Workspace, path: str) -> bool:
+    return bool(_git(ws, "ls-files", "--", path).stdout.strip())

@@ -57,7 +57,7 @@ def test_user_story_end_to_end(tmp_path: Path) -> None:
     for key in ("items", "categories", "resources", "inbox_pending", "failed", "embedder"):
         assert key in status
 
-    run(["forget", top["id"]], ws)
+    run(["forget", top["id"], "--yes"], ws)
     assert json.loads(run(["status", "--json"], ws).stdout)["items"] == 1
     ctx = run(["context"], ws).stdout
     assert "green tea" in ctx and "# Index" in ctx

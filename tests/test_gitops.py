@@ -29,8 +29,9 @@ def test_each_processed_input_is_one_commit(tmp_path: Path) -> None:
     (root / "inbox" / "garden.json").write_text(json.dumps(chat))
     result = mem.ingest_file(root / "inbox" / "garden.json")
     assert result.status == "processed" and result.added
-    log = _git(root, "log", "--format=%B%x00")
+    log = _git(root, "log", "--format=%B%x00", "HEAD~1..HEAD")  # after init's first commit
     assert log.count("\x00") == 1
+    assert _git(root, "log", "--format=%s").splitlines()[-1] == "memfs: new workspace from the template"
     message = log.split("\x00")[0]
     assert "memfs: ingest garden.json" in message and "added 1" in message and "resource: resources/" in message
     tracked = _git(root, "ls-files")
@@ -38,5 +39,5 @@ def test_each_processed_input_is_one_commit(tmp_path: Path) -> None:
     # Nothing new: no empty commit.
     (root / "inbox" / "again.json").write_text(json.dumps(chat))
     assert mem.ingest_file(root / "inbox" / "again.json").status == "duplicate"
-    assert _git(root, "log", "--format=%H").count("\n") == 1
+    assert _git(root, "log", "--format=%H").count("\n") == 2  # init's and the ingest's
     mem.close()

@@ -215,7 +215,11 @@ def test_fuzz_counts_reported() -> None:
 
 # -- bounded time and memory -----------------------------------------------------------------
 
-def _bounded(fn, seconds: float = 5.0, megabytes: float = 200.0):  # type: ignore[no-untyped-def]
+HANG = 120.0  # seconds: far beyond any healthy run, short of CI's limit
+
+def _bounded(fn, seconds: float = HANG, megabytes: float = 200.0):  # type: ignore[no-untyped-def]
+    """Memory is bounded tightly; time only against a hang (a shared 2-core machine under
+    load runs these 3-5x slower than idle, and speed is measured in bench/, not here)."""
     tracemalloc.start()
     t0 = time.perf_counter()
     try:
@@ -261,7 +265,7 @@ def test_yaml_alias_bomb_in_inputs_and_category_files(tmp_path: Path, key: str) 
     (root / "memory" / "bomb.md").write_text(front + "# Bomb\n\n- Zed likes kites.\n")
     mem = hashing_memory(root)
     try:
-        report = _bounded(lambda: mem.sync(), seconds=10)
+        report = _bounded(lambda: mem.sync())
         assert any("bomb.md" in w for w in report.warnings)
         assert any(h.text == "Zed likes kites." for h in mem.recall("Zed kites", k=3))
         from memfs.errors import MemfsError
@@ -305,10 +309,10 @@ def test_deep_and_huge_json_is_refused_or_read_in_bounded_time() -> None:
         assert _bounded(lambda: _check_read(data, name)) is None
     # Huge but well-formed: 50,000 messages, ~3 MB; one 8 MB string.
     many = json.dumps([{"role": "user", "content": f"I own {n} books about birds."} for n in range(50_000)]).encode()
-    src = _bounded(lambda: _check_read(many, "many.json"), seconds=10, megabytes=400)
+    src = _bounded(lambda: _check_read(many, "many.json"), megabytes=400)
     assert src is not None and len(src.segments) == 50_000
     big = json.dumps([{"role": "user", "content": "word " * 1_600_000}]).encode()
-    _bounded(lambda: _check_read(big, "big.json"), seconds=10, megabytes=400)
+    _bounded(lambda: _check_read(big, "big.json"), megabytes=400)
     # Over the limit: refused before any parsing.
     with pytest.raises(ReadError, match="over the"):
         read_source(many, "many.json", max_bytes=1000)

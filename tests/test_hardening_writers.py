@@ -80,7 +80,7 @@ def _cli_writer(ws: Path, e: dict[str, str], n: int, src: Path, out: dict) -> No
                 continue
             done["added"].append(json.loads(r.stdout))  # type: ignore[union-attr]
         victim = done["added"][0]["id"]  # type: ignore[index]
-        r = run(["forget", victim], ws, e, timeout=120, check=False)
+        r = run(["forget", victim, "--yes"], ws, e, timeout=120, check=False)
         done["forgot"] = victim if r.returncode == 0 else None
         if r.returncode:
             done["errors"].append(r.stderr)  # type: ignore[union-attr]

@@ -60,4 +60,5 @@ def test_memorize_pipeline_shape() -> None:
     from memfs.pipeline.memorize import Memorizer
 
     names = Memorizer.build(Memorizer.__new__(Memorizer)).step_names
-    assert names == ["ingest", "segment", "extract", "dedupe", "categorize", "persist", "index", "summarize"]
+    assert names == ["ingest", "segment", "extract", "dedupe", "categorize", "persist", "remember", "index",
+                     "summarize"]

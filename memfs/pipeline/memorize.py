@@ -1,6 +1,10 @@
 """The memorize pipeline: one input file → dated, attributed, filed, indexed memory items.
 
-    ingest → segment → extract → dedupe → categorize → persist → index → summarize
+    ingest → segment → extract → dedupe → categorize → persist → remember → index → summarize
+
+(A chat export is first cut into one input per conversation, each run through all of
+this: pipeline/exports.py. `segment` drops messages already memorized and `remember`
+records them once archived: pipeline/replay.py.)
 
 (`summarize` runs after `index` because the root files are views of the index; category
 summaries are refreshed by `persist` in the same atomic write as the items.)
@@ -33,6 +37,7 @@ from memfs.index.db import text_hash
 from memfs.index.search import Searcher
 from memfs.llm.report import LLMReport
 from memfs.pipeline.engine import Pipeline, State, Step, Stop, timing_hook
+from memfs.pipeline.replay import MessageLedger
 from memfs.store import CategoryStore
 from memfs.workspace import slugify
 
@@ -55,7 +60,12 @@ class IngestResult(BaseModel):
     reinforced: list[str] = Field(default_factory=list)
     updated: list[str] = Field(default_factory=list)
     skipped_replay: int = 0
+    replayed: int = Field(0, description="Messages left out as already memorized (a re-export, a grown log).")
+    conversations: int = Field(0, description="For a chat export: how many conversations it held.")
+    resources: list[str] = Field(default_factory=list, description="For a chat export: one per conversation.")
+    notes: list[str] = Field(default_factory=list, description="What an export reader left out, and why.")
     files: list[str] = Field(default_factory=list)
+    redacted: dict[str, int] = Field(default_factory=dict, description="secrets replaced, by kind")
     error: str | None = None
     seconds: float = 0.0
     llm: LLMReport | None = Field(None, description="LLM mode: this input's calls, tokens and fallbacks")
@@ -109,17 +119,19 @@ class Memorizer:
 
             extractor = extract_offline
         self.extractor = extractor
+        self.ledger = MessageLedger(memory)
         self.pipeline = self.build()
         self.pipeline.hooks.after.append(timing_hook(self.ctx.stage_seconds))
 
     def build(self) -> Pipeline:
         return Pipeline("memorize", [
             Step("ingest", self.step_ingest, ("path", "name"), ("data", "digest")),
-            Step("segment", self.step_segment, ("data", "name"), ("source", "resource")),
+            Step("segment", self.step_segment, ("data", "name"), ("source", "resource", "fingerprints")),
             Step("extract", self.step_extract, ("source",), ("facts",)),
             Step("dedupe", self.step_dedupe, ("facts", "digest", "resource"), ("decisions",)),
             Step("categorize", self.step_categorize, ("decisions",), ("placed",)),
             Step("persist", self.step_persist, ("placed", "data", "resource", "digest"), ("touched",)),
+            Step("remember", self.step_remember, ("touched", "resource", "fingerprints"), ()),
             Step("index", self.step_index, ("touched",), ("indexed",)),
             Step("summarize", self.step_summarize, ("indexed",), ("root_files",)),
         ], initial=("path", "name"))
@@ -128,28 +140,39 @@ class Memorizer:
     def step_ingest(self, state: State) -> None:
         path: Path = state["path"]
         limit = self.memory.config.ingest.max_file_bytes
-        size = path.lstat().st_size
+        preset = state.get("data")  # one conversation of an export (see pipeline/exports.py)
+        size = len(preset) if preset is not None else path.lstat().st_size
         if size > limit:
             from memfs.readers import ReadError
 
             raise ReadError(f"file is {size / 1e6:.1f} MB, over the {limit / 1e6:.1f} MB limit (ingest.max_file_bytes)")
-        data = path.read_bytes()
+        data = preset if preset is not None else path.read_bytes()
         state["data"] = data
         state["digest"] = digest = content_digest(data)
+        # A forgotten input stays forgotten (checked first: another process's forget may not
+        # have reached this one's journal cache); secrets are replaced before anything is
+        # written (the digest stays the raw bytes', so the same file is still recognised).
+        from memfs.forgotten import guard
+        from memfs.redact import redact_bytes
+
+        guard(self.memory.ws, digest, bool(state.get("allow_relearn")))
         if self.memory.journal.is_done(digest):
             state["result"].status = "duplicate"
             state["result"].resource = self.memory.journal.resource_of(digest)
             raise Stop()
+        state["data"], redaction = redact_bytes(data)
+        state["result"].redacted = dict(redaction.kinds)
 
     def step_segment(self, state: State) -> None:
         from memfs.readers import read_source
 
         source = read_source(state["data"], state["name"], max_bytes=self.memory.config.ingest.max_file_bytes)
-        state["source"] = source
         state["resource"] = resource_rel(state["name"], state["digest"], source.time)
+        # Replays reinforce nothing: only messages not memorized before go on (pipeline/replay.py).
+        state["source"], state["fingerprints"], state["result"].replayed = self.ledger.split(source, state["resource"])
 
     def step_extract(self, state: State) -> None:
-        state["facts"] = self.extractor(state["source"])
+        state["facts"] = self.extractor(state["source"]) if state["source"].segments else []
 
     def _searcher(self) -> Searcher:
         if self.ctx.searcher is None:
@@ -314,6 +337,10 @@ class Memorizer:
         result.files = touched
         state["touched"] = touched
 
+    def step_remember(self, state: State) -> None:
+        """After the archive exists: its messages count as memorized from now on."""
+        self.ledger.record(state["resource"], state["fingerprints"])
+
     def _summarizer(self) -> Callable[[str, list[Item]], str] | None:
         """LLM mode: category summaries by the model (most reinforced items first)."""
         rt = self.memory.llm
@@ -333,24 +360,26 @@ class Memorizer:
         state["indexed"] = True
 
     def step_summarize(self, state: State) -> None:
+        if state.get("defer_views"):  # one conversation of an export: views once, at its end
+            state["root_files"] = []
+            return
         state["root_files"] = self.memory.regenerate_views()
 
     # -- running -------------------------------------------------------------------
-    def run(self, path: Path, name: str | None = None) -> IngestResult:
+    def run(self, path: Path, name: str | None = None, allow_relearn: bool = False) -> IngestResult:
         """Process one file. Raises ReadError for unreadable input (the caller files it)."""
+        from memfs.pipeline.exports import run_input
+
         result = IngestResult(name=name or path.name, status="processed")
-        state: dict[str, Any] = {"path": path, "name": result.name, "result": result}
         t0 = datetime.now()
         rt = self.memory.llm
         before = rt.usage.snapshot() if rt is not None else None
         if rt is not None:
             rt.begin_input()
         try:
-            self.pipeline.run(state)
+            run_input(self, path, result, allow_relearn=allow_relearn)  # a chat export: once per conversation
         finally:
             if rt is not None and before is not None:
                 result.llm = LLMReport.from_usage(rt.usage.delta_since(before))
-        if result.status == "processed":
-            self.memory.journal.mark_done(state["digest"], result.name, result.resource or "")
         result.seconds = (datetime.now() - t0).total_seconds()
         return result

@@ -1,6 +1,7 @@
 """Readers: turn one inbox file (bytes + file name) into a ParsedSource, or refuse it.
 
-``read_source`` is the only entry point. It never guesses: input it cannot read with
+``read_source`` reads one input. (A chat export, which holds many conversations, is first
+cut into one input per conversation by ``memfs.readers.unpack.unpack``.) It never guesses: input it cannot read with
 confidence raises ReadError with one line saying why, which the daemon stores beside
 the file in ``inbox/failed/``. No other exception escapes, whatever the bytes.
 Supported formats are documented in FORMATS.md next to this file.

@@ -118,3 +118,30 @@ def looks_like_markdown(text: str) -> bool:
         if _MD_LINE.match(line):
             return True
     return False
+
+
+# Chat exports, recognised from a prefix of their text: used only to name the format in
+# the refusal of a damaged file (a complete file is recognised by its parsed shape).
+_KEY = r'"{}"\s*:'
+_VALUE = r':\s*"{}"'
+_EXPORT_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
+    ((_KEY.format("mapping"), _KEY.format("parent"), _KEY.format("children")), "ChatGPT export"),
+    ((_KEY.format("chat_messages"),), "Claude.ai export"),
+    ((_KEY.format("prompt_template"), _KEY.format("docs")), "Claude.ai projects export"),
+    ((_KEY.format("currentId"), _KEY.format("history")), "Open WebUI export"),
+    ((_KEY.format("sessionId"), _KEY.format("parentUuid")), "Claude Code session"),
+    ((_VALUE.format("session_meta"), _KEY.format("payload")), "Codex session"),
+    ((_VALUE.format("response_item"), _KEY.format("payload")), "Codex session"),
+    ((_KEY.format("character_name"), _KEY.format("user_name")), "SillyTavern chat"),
+    ((_KEY.format("is_user"), _KEY.format("mes")), "SillyTavern chat"),
+)
+_HINT_CHARS = 65536
+
+
+def export_hint(text: str) -> str | None:
+    """The export format a (possibly damaged) text looks like, from its first 64 KB."""
+    head = text[:_HINT_CHARS]
+    for patterns, label in _EXPORT_HINTS:
+        if all(re.search(pattern, head) for pattern in patterns):
+            return label
+    return None

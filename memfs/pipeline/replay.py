@@ -1,0 +1,129 @@
+"""Replays reinforce nothing: a message already memorized is not processed again.
+
+A re-exported chat, a log sent twice, a JSONL transcript that grew: each repeats
+messages memfs has already turned into items. Counting them again would make ``seen``
+count copies instead of independent mentions, so the segment step drops every message
+whose fingerprint is already known and only the new ones are extracted.
+
+A message's fingerprint is its speaker, time and text. A message without a time is
+fingerprinted with the one before it (a hash chain from the start of the conversation),
+so the same untimed words said again in another conversation still count, while a file
+that only grew repeats its prefix exactly.
+
+The ledger of known fingerprints is a cache in ``.memfs/`` derived from ``resources/``
+only: each archived conversation is read once and its fingerprints recorded; after
+``rm -rf .memfs`` (or a crash between archiving an input and recording it) the archived
+conversations not yet in the ledger are simply read again. A resource removed by hand
+takes its fingerprints with it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memfs.core.segment import ParsedSource
+
+if TYPE_CHECKING:
+    from memfs.api import Memory
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS replay_messages (fp TEXT NOT NULL, resource TEXT NOT NULL, PRIMARY KEY (fp, resource));
+CREATE TABLE IF NOT EXISTS replay_resources (resource TEXT PRIMARY KEY);
+"""
+#: Archived conversations: memfs reads conversations from JSON and JSONL only.
+CONVERSATION_EXTS = (".json", ".jsonl")
+
+
+def fingerprints(source: ParsedSource) -> list[str]:
+    """One fingerprint per segment of a conversation (none for a document)."""
+    if source.kind != "conversation":
+        return []
+    out: list[str] = []
+    previous = ""
+    for seg in source.segments:
+        if seg.time is not None:
+            key = f"t\x1f{seg.speaker or ''}\x1f{seg.time.isoformat()}\x1f{seg.text}"
+        else:
+            key = f"c\x1f{seg.speaker or ''}\x1f{seg.text}\x1f{previous}"
+        previous = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        out.append(previous)
+    return out
+
+
+class MessageLedger:
+    """Which messages are already memorized; reconciled with resources/ once per process."""
+
+    def __init__(self, memory: "Memory") -> None:
+        self.memory = memory
+        self._ready = False
+
+    def _conversation_resources(self) -> set[str]:
+        root = self.memory.ws.resources
+        found: set[str] = set()
+        for folder, dirs, files in os.walk(root):  # os.walk does not follow symlinked folders
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            for name in files:
+                if name.endswith(CONVERSATION_EXTS) and not name.startswith("."):
+                    found.add(self.memory.ws.rel(Path(folder) / name))
+        return found
+
+    def _prepare(self) -> None:
+        if self._ready:
+            return
+        from memfs.readers import ReadError, read_source
+
+        db = self.memory.indexer.db
+        db.conn.executescript(_SCHEMA)
+        on_disk = self._conversation_resources()
+        known = {row[0] for row in db.conn.execute("SELECT resource FROM replay_resources")}
+        gone, new = known - on_disk, sorted(on_disk - known)
+        rows: list[tuple[str, str]] = []
+        for rel in new:
+            path = self.memory.ws.root / rel
+            try:
+                if path.is_symlink():
+                    continue
+                rows.extend((fp, rel) for fp in fingerprints(read_source(path.read_bytes(), path.name)))
+            except (OSError, ReadError):
+                pass  # unreadable: it holds no messages memfs could have memorized
+        with db.transaction() as c:
+            for rel in gone:
+                c.execute("DELETE FROM replay_messages WHERE resource=?", (rel,))
+                c.execute("DELETE FROM replay_resources WHERE resource=?", (rel,))
+            c.executemany("INSERT OR IGNORE INTO replay_messages(fp, resource) VALUES(?,?)", rows)
+            c.executemany("INSERT OR IGNORE INTO replay_resources(resource) VALUES(?)", [(r,) for r in new])
+        self._ready = True
+
+    def split(self, source: ParsedSource, resource: str) -> tuple[ParsedSource, list[str], int]:
+        """(the source with only its new messages, fingerprints of all of them, how many
+        were dropped as already memorized). Messages of ``resource`` itself do not count:
+        replaying the same input after a crash must reproduce its own items."""
+        fps = fingerprints(source)
+        if not fps:
+            return source, fps, 0
+        self._prepare()
+        conn = self.memory.indexer.db.conn
+        known: set[str] = set()
+        unique = list(dict.fromkeys(fps))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            known.update(row[0] for row in conn.execute(
+                f"SELECT fp FROM replay_messages WHERE fp IN ({marks}) AND resource != ?", (*chunk, resource)))
+        if not known:
+            return source, fps, 0
+        kept = [seg for seg, fp in zip(source.segments, fps) if fp not in known]
+        return source.model_copy(update={"segments": kept}), fps, len(fps) - len(kept)
+
+    def record(self, resource: str, fps: list[str]) -> None:
+        """Remember an archived conversation's messages (after it is in resources/)."""
+        if not fps:
+            return
+        self._prepare()
+        with self.memory.indexer.db.transaction() as c:
+            c.executemany("INSERT OR IGNORE INTO replay_messages(fp, resource) VALUES(?,?)",
+                          [(fp, resource) for fp in dict.fromkeys(fps)])
+            c.execute("INSERT OR IGNORE INTO replay_resources(resource) VALUES(?)", (resource,))
