@@ -78,6 +78,7 @@ class Status(BaseModel):
     warnings: list[str]
     redactions: int = 0
     redaction_kinds: dict[str, int] = {}
+    llm_state: list[str] = []
 
 
 class Memory:
@@ -147,12 +148,22 @@ class Memory:
         return WriterLock(self.ws.state / "write.lock", timeout=timeout, purpose=purpose, anchor=self.ws.root)
 
     def close(self) -> None:
+        self.save_llm_usage()
         if self._indexer is not None:
             self._indexer.close()
             self._indexer = None
         if self._searcher is not None:
             self._searcher.db.close()
             self._searcher = None
+
+    def save_llm_usage(self) -> None:
+        """Add this process's LLM calls to `.memfs/llm-usage.json` (every command that called a
+        model: add, forget, sync, recall --mode llm, ingest, the daemon)."""
+        if self._llm:
+            try:
+                self._llm.persist_usage()  # type: ignore[union-attr]
+            except OSError:  # derived state: never fail a command over it
+                pass
 
     def __enter__(self) -> "Memory":
         return self
@@ -180,7 +191,7 @@ class Memory:
             self.indexer.sync(only=split)
         after_split(self.indexer.db)
         return regenerate_root_files(self.ws, self.indexer.db, self.config,
-                                     summarize=rt.summarize_memory if rt else None)
+                                     summarize=rt.try_summarize_memory if rt else None)
 
     def _after_write(self, rels: list[str]) -> SyncReport:
         report = self.indexer.sync(only=rels)
@@ -538,6 +549,9 @@ class Memory:
         lc = self.config.llm
         llm = f"{lc.provider}:{lc.model}" if lc.provider != "local" else "local (offline extractor)"
         usage = load_usage(self.ws.state).model_dump() if self.ws.state.exists() else {}
+        from memfs.llm.endpoint import STATE_FILE, describe_state
+
+        llm_state = describe_state(self.ws.state / STATE_FILE) if (self.ws.state / STATE_FILE).exists() else []
         from memfs.redact import load_counts
 
         redacted = load_counts(self.ws.state)
@@ -545,7 +559,7 @@ class Memory:
                       resources=_count_files(self.ws.resources), inbox_pending=_count_inbox(self.ws.inbox),
                       failed=_count_failed(self.ws.failed), embedder=recorded or _configured_name(self.config),
                       index_bytes=size, llm=llm, llm_usage=usage, failures=failures(self.ws), warnings=warnings,
-                      redactions=sum(redacted.values()), redaction_kinds=redacted)
+                      redactions=sum(redacted.values()), redaction_kinds=redacted, llm_state=llm_state)
 
     def context(self) -> str:
         """What an agent reads first: index.md's map and memory.md's salient facts."""

@@ -257,6 +257,8 @@ def status(as_json: bool = typer.Option(False, "--json")) -> None:
 
         for line in Usage.model_validate(st.llm_usage).summary_lines():
             typer.echo(f"llm usage  {line}")
+    for line in st.llm_state:
+        typer.echo(f"llm state  {line}")
     if st.redactions:
         kinds = ", ".join(f"{k} {n}" for k, n in st.redaction_kinds.items())
         typer.echo(f"redacted   {st.redactions} secrets ({kinds})")
@@ -293,10 +295,13 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
             elif r.status == "waiting":
                 typer.echo(f"{r.name}: not taken yet: {r.error}")
             else:
+                from memfs.pipeline.summary import counts, llm_line
+
                 export = f" from {r.conversations} conversations" if r.conversations else ""
                 replayed = f", {r.replayed} messages already memorized" if r.replayed else ""
-                typer.echo(f"{r.name}: +{len(r.added)} added, {len(r.reinforced)} reinforced{export}{replayed} → "
-                           f"{', '.join(r.files) or 'no items'}")
+                typer.echo(f"{r.name}: {counts(r)}{export}{replayed} → {', '.join(r.files) or 'no items'}")
+                if llm_line(r):
+                    typer.echo(f"  {llm_line(r)}")
                 for note in r.notes:
                     typer.echo(f"  note: {note}")
             for w in r.warnings:

@@ -195,8 +195,12 @@ class Daemon:
                 self.log(f"memfs daemon: {name}: already processed ({result.resource})")
                 self._refresh_root_files()  # its first run may have died before the views
             else:
-                self.log(f"memfs daemon: {name}: +{len(result.added)} added, {len(result.reinforced)} reinforced "
-                         f"→ {', '.join(result.files) or 'no items'} ({result.seconds:.2f}s)")
+                from memfs.pipeline.summary import counts, llm_line
+
+                self.log(f"memfs daemon: {name}: {counts(result)} → {', '.join(result.files) or 'no items'} "
+                         f"({result.seconds:.2f}s)")
+                if llm_line(result):
+                    self.log(f"memfs daemon: {name}: {llm_line(result)}")
             for warning in result.warnings:
                 self.log(f"memfs daemon: {name}: warning: {warning}")
         with self._lock:

@@ -134,8 +134,11 @@ def commit_ingest(ws: Workspace, result: "IngestResult") -> bool:
                 return False
         # 2. memfs' own change: only the paths it wrote for this input.
         _git(ws, "add", "--", *paths, index=index)
-        lines = [f"memfs: ingest {result.name}", "",
-                 f"added {len(result.added)}, reinforced {len(result.reinforced)}"]
+        from memfs.pipeline.summary import commit_counts, llm_line
+
+        lines = [f"memfs: ingest {result.name}", "", commit_counts(result)]
+        if llm_line(result):
+            lines.append(llm_line(result) or "")
         if result.resource:
             lines.append(f"resource: {result.resource}")
         lines += [f"changed: {f}" for f in paths if f != result.resource]

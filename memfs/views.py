@@ -22,7 +22,9 @@ from memfs.store import title_of
 from memfs.workspace import Workspace
 
 log = logging.getLogger(__name__)
-MemorySummarizer = Callable[[list[str], int], str]
+#: (lines, token budget) -> the model's summary, or None when it fell back (then the offline
+#: body is written and the summary is asked for again at the next regeneration).
+MemorySummarizer = Callable[[list[str], int], "str | None"]
 _PAGES_STAMP = "entry_pages_stamp"
 _PAGE_BODY = "entry_page:"
 
@@ -103,6 +105,8 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
             if not bullets:
                 continue
             summary = _llm_summary(db, name, bullets, max(50, budget // 4), summarize)
+            if summary is None:
+                continue
             rest = max(50, budget - approx_tokens(summary))
             bodies[name] = (render_memory(items, people, rest, ref, half_life, summary=summary, cache=lines)
                             if name == "memory.md" else _with_summary(render_skill(items, rest, ref, half_life),
@@ -136,7 +140,8 @@ def _with_summary(body: str, summary: str) -> str:
     return f"{head}\n\n{first}\n\n## In short\n\n{summary.strip()}\n\n{tail}" if sep and sep2 else body
 
 
-def _llm_summary(db: IndexDB, name: str, bullets: list[str], budget: int, summarize: MemorySummarizer) -> str:
+def _llm_summary(db: IndexDB, name: str, bullets: list[str], budget: int,
+                 summarize: MemorySummarizer) -> str | None:
     """Ask the model again only when the lines it summarises changed (cached in the index)."""
     digest = hashlib.sha1("\n".join(bullets).encode()).hexdigest()
     key = f"llm_summary:{name}"
@@ -146,7 +151,10 @@ def _llm_summary(db: IndexDB, name: str, bullets: list[str], budget: int, summar
         cached = {}
     if isinstance(cached, dict) and cached.get("digest") == digest and isinstance(cached.get("text"), str):
         return cached["text"]
-    text = summarize(bullets, budget).strip()
+    text = summarize(bullets, budget)
+    if text is None or not text.strip():
+        return None  # the model fell back: nothing recorded, so it is asked again next time
+    text = text.strip()
     with db.transaction():
         db.set_meta(key, json.dumps({"digest": digest, "text": text}))
     return text

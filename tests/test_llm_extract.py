@@ -54,7 +54,10 @@ GOOD = facts_answer(("Caroline went to an LGBTQ support group on 2023-05-07.", "
 
 
 def extractor(fake: FakeOpenAI, **kw: Any) -> LLMExtractor:
+    """An extractor on the fake; coverage filling is off unless asked for (these tests check
+    what the model's answer becomes; tests/test_llm_grounding.py checks the filling)."""
     client_kw = {k: kw.pop(k) for k in ("timeout", "retries", "budget") if k in kw}
+    kw.setdefault("min_turn_coverage", 0.0)
     return LLMExtractor(make_client(fake, **client_kw), **kw)
 
 
@@ -155,8 +158,8 @@ def test_document_source(fake: FakeOpenAI) -> None:
 
 def test_low_coverage_splits_the_batch(fake: FakeOpenAI) -> None:
     fake.push(facts_answer(("Caroline went to a support group.", "event", [1])),  # 1 of 12 turns
-              facts_answer(*[(f"First half fact {i}.", "profile", [i]) for i in range(1, 7)]),
-              facts_answer(*[(f"Second half fact {i}.", "profile", [i]) for i in range(1, 7)]))
+              facts_answer(*[(f"{LINES[i - 1][0]} said: {LINES[i - 1][1]}", "profile", [i]) for i in range(1, 7)]),
+              facts_answer(*[(f"{LINES[i + 5][0]} said: {LINES[i + 5][1]}", "profile", [i]) for i in range(1, 7)]))
     ex = extractor(fake)
     facts = ex(conversation(12))
     assert len(fake.requests) == 3
@@ -176,10 +179,12 @@ def test_split_depth_is_bounded(fake: FakeOpenAI) -> None:
     fake.responder = lambda body: facts_answer(("Caroline went to a support group.", "event", [1]))
     ex = extractor(fake)
     facts = ex(conversation(12))
-    # 12 -> 6 + 6 (still long, still uncovered) -> 3+3+3+3 (short: accepted): 1 + 2 + 4 calls
-    assert len(fake.requests) == 7
-    assert ex.usage.events["extract"]["coverage-split"] == 3
-    assert len(facts) == 1  # the same text from four batches is one fact
+    # 12 -> 6 + 6 -> the first half (its turn 1 is Caroline's support group) splits again into
+    # 3 + 3 (short: accepted); in the second half the same text cites a turn about a cat, so it
+    # is ungrounded, nothing is covered and that half is not split: 1 + 2 + 2 calls.
+    assert len(fake.requests) == 5
+    assert ex.usage.events["extract"]["coverage-split"] == 2
+    assert len(facts) == 1  # the same text from two batches is one fact
 
 
 # -- faults: every one ends with facts, none raises ------------------------------------------
@@ -189,7 +194,7 @@ def offline_anchors(src: ParsedSource) -> list[str]:
 
 
 @pytest.mark.parametrize("first", [
-    fail(429, "slow down"), fail(500, "boom"), slow(1.0),
+    fail(429, "slow down"), fail(500, "boom"),
     ok('{"facts": [{"text": "Caroline went'),       # malformed JSON, then valid after the repair
     ok({"facts": [{"text": "no turns"}]}),          # schema-invalid, then valid
     ok({"items": []}),                               # wrong shape, then valid

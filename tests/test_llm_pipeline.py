@@ -112,7 +112,7 @@ def test_llm_merge_update_supersedes_and_llm_recall_descends_to_sources(fake: Fa
                             "turns": [1]}]}
         fake.responder = _dispatch({"facts": moved, "decisions": {"decisions": [
             {"fact": 0, "action": "UPDATE", "target": 0, "text": "Omar moved from Porto to Lisbon."}]},
-            "summary": {"summary": "Where Omar lives."}})
+            "summary": {"summary": "Omar moved from Porto to Lisbon."}})
         (tmp_path / "b.json").write_text(json.dumps(
             [{"role": "user", "name": "Omar", "content": "I moved to Lisbon, still at the harbour office."}]))
         second = mem.ingest_file(tmp_path / "b.json")

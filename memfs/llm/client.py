@@ -1,15 +1,26 @@
 """A chat client for any OpenAI-compatible endpoint that returns validated pydantic objects.
 
 Why not the SDK's own retries and `parse()`: local servers (Ollama, vLLM, llama.cpp,
-LM Studio) differ in what they accept. This client
-- retries 429/5xx/timeouts/connection errors itself with exponential backoff (honouring
-  Retry-After), so each retry is counted in `Usage`;
-- asks for `json_schema` structured output, and steps down to `json_object` mode when the
-  server rejects it (a 400 naming response_format/json_schema), then to plain text; the
-  schema is always in the prompt too, so every mode can work;
+LM Studio) differ in what they accept, and a small model misbehaves in ways a hosted one
+does not. This client
+- retries 429/5xx/connection errors itself with exponential backoff (honouring
+  Retry-After), so each retry is counted in `Usage`; a timeout is *not* retried (a
+  single-slot server may still be generating the abandoned answer: a retry would queue
+  behind it);
+- bounds every request: `max_tokens` (a default per step) and a wall-clock deadline of
+  `timeout` seconds over the whole answer, enforced while the body is read, after which
+  the connection is closed (a trickling or never-ending answer cannot hold memfs);
+- asks for `json_schema` structured output, and steps down to `json_object` mode, then to
+  plain text, when the server *rejects* it: any 4xx/5xx whose body names response_format /
+  json_schema (llama-cpp-python answers HTTP 500 "Input should be 'text' or 'json_object'")
+  is a rejection, not an outage, and is never retried. The working mode is remembered per
+  endpoint and model (`EndpointState`, persisted in `.memfs/llm-state.json`); the schema is
+  always in the prompt too, so every mode can work;
 - parses answers tolerantly (fences, prose, trailing commas), validates with pydantic and
-  gives the model one repair turn with the validation error before raising LLMOutputError;
-- checks the shared `Budget` before every request;
+  gives the model one repair turn with the validation error before raising LLMOutputError
+  (no repair after an answer cut at max_tokens: that is LLMTruncated, the caller splits);
+- checks the shared `Budget` and the endpoint's circuit breaker before every request, and
+  reports each call's success or failure to the breaker;
 - optionally caches validated answers on disk, keyed by model and prompt, so replaying an
   input after a crash yields the same facts (the same item ids: ingestion stays idempotent).
 
@@ -37,7 +48,10 @@ from pydantic import BaseModel, ValidationError
 from memfs.errors import ConfigError
 from memfs.fsutil import atomic_write
 from memfs.llm.config import ProfileConfig
-from memfs.llm.errors import BudgetExceeded, LLMOutputError, LLMUnavailable
+from memfs.llm.endpoint import MODES, EndpointState, endpoint_key
+from memfs.llm.errors import (
+    BudgetExceeded, CircuitOpen, LLMError, LLMOutputError, LLMTimeout, LLMTruncated, LLMUnavailable,
+)
 from memfs.llm.jsonparse import parse_json_lenient
 from memfs.llm.usage import Budget, Usage, estimate_tokens
 
@@ -46,11 +60,37 @@ log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
 Message = dict[str, str]
 
-MODES = ("json_schema", "json_object", "text")
 _REJECT_WORDS = ("response_format", "response format", "json_schema", "json schema", "json_object",
                  "structured output", "guided_json", "grammar")
 _RETRY_STATUS = {408, 409, 429}
 _MAX_RETRY_AFTER = 30.0
+MAX_BODY_BYTES = 4_000_000  # an answer larger than this is a runaway, whatever max_tokens said
+
+
+class _FormatRejected(Exception):
+    """Internal: the server refused the response_format (any status); the caller steps down."""
+
+    def __init__(self, status: int | None) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class _Deadline(Exception):
+    """Internal: the whole answer did not arrive within the timeout (or grew too large)."""
+
+
+def _is_timeout(err: BaseException) -> bool:
+    return isinstance(err, (TimeoutError, openai.APITimeoutError)) or "timeout" in type(err).__name__.lower()
+
+
+def _names_token_param(err: BaseException) -> bool:
+    body = f"{getattr(err, 'message', '')} {getattr(err, 'body', '')}".lower()
+    return "max_tokens" in body and "max_completion_tokens" in body
+
+
+def _names_format(err: BaseException) -> bool:
+    body = f"{getattr(err, 'message', '')} {getattr(err, 'body', '')}".lower()
+    return any(w in body for w in _REJECT_WORDS)
 
 
 def _host(url: str | None) -> str:
@@ -89,6 +129,12 @@ class ResponseCache:
         except (OSError, ValueError):
             return None
 
+    def discard(self, key: str) -> None:
+        try:
+            self._path(key).unlink()
+        except OSError:
+            pass
+
     def put(self, key: str, value: Any) -> None:
         try:
             atomic_write(self._path(key), json.dumps(value, ensure_ascii=False))
@@ -101,7 +147,8 @@ class ChatClient:
 
     def __init__(self, profile: ProfileConfig, usage: Usage | None = None, *, budget: Budget | None = None,
                  environ: Mapping[str, str] | None = None, backoff_base: float = 1.0,
-                 sleep: Callable[[float], None] = time.sleep, cache: ResponseCache | None = None) -> None:
+                 sleep: Callable[[float], None] = time.sleep, cache: ResponseCache | None = None,
+                 state: EndpointState | None = None) -> None:
         env = os.environ if environ is None else environ
         key = (env.get(profile.api_key_env) or "").strip()
         if not key:
@@ -116,12 +163,14 @@ class ChatClient:
         self.cache = cache
         self._sleep = sleep
         self._secrets = tuple(sorted({s for s in (key, key[-12:]) if len(s) >= 8}, key=len, reverse=True))
-        self._mode = MODES[0]
+        self.state = state if state is not None else EndpointState()
+        self._token_param = "max_tokens"
+        self.key = endpoint_key(profile.base_url, profile.model)
         self._sdk = openai.OpenAI(api_key=key, base_url=profile.base_url, timeout=profile.timeout, max_retries=0)
         self.host = _host(profile.base_url or str(self._sdk.base_url))
 
     def __repr__(self) -> str:
-        return f"ChatClient(model={self.profile.model!r}, host={self.host!r}, mode={self._mode!r})"
+        return f"ChatClient(model={self.profile.model!r}, host={self.host!r}, mode={self.mode!r})"
 
     @property
     def model(self) -> str:
@@ -129,8 +178,8 @@ class ChatClient:
 
     @property
     def mode(self) -> str:
-        """The structured-output mode this server accepts, as learned so far."""
-        return self._mode
+        """The structured-output mode this server and model accept, as learned so far."""
+        return self.state.mode(self.key)
 
     def scrub(self, text: str) -> str:
         """Remove the key (and its tail) from any text we are about to log or raise."""
@@ -150,25 +199,72 @@ class ChatClient:
                 pass
         return delay
 
-    def _request(self, messages: list[Message], step: str, response_format: dict[str, Any] | None) -> str:
-        """One answer's text; retries transient failures. BadRequestError passes through to the caller."""
+    def _post(self, kwargs: dict[str, Any]) -> tuple[str, str | None, dict[str, Any] | None]:
+        """(content, finish_reason, usage) of one request, read against a wall-clock deadline.
+
+        The body is read chunk by chunk so that a server trickling bytes (or never ending
+        its answer) is cut off at `timeout`: leaving the `with` closes the connection."""
+        deadline = time.monotonic() + self.profile.timeout
+        body = bytearray()
+        with self._sdk.chat.completions.with_streaming_response.create(**kwargs) as raw:
+            try:
+                for chunk in raw.iter_bytes():
+                    body += chunk
+                    if time.monotonic() > deadline or len(body) > MAX_BODY_BYTES:
+                        raise _Deadline()
+            except _Deadline:
+                raise
+            except Exception as err:
+                if _is_timeout(err):
+                    raise _Deadline() from None
+                raise
+        doc = json.loads(bytes(body))
+        choice = (doc.get("choices") or [{}])[0] or {}
+        message = choice.get("message") or {}
+        content = message.get("content")
+        return (content if isinstance(content, str) else ""), choice.get("finish_reason"), doc.get("usage")
+
+    def _request(self, messages: list[Message], step: str, response_format: dict[str, Any] | None) -> tuple[str, str | None]:
+        """(answer text, finish_reason); retries transient failures.
+
+        Raises _FormatRejected (the caller steps down a mode), BadRequestError /
+        UnprocessableEntityError (the caller decides), LLMTimeout, LLMUnavailable,
+        CircuitOpen or BudgetExceeded."""
         p = self.profile
         estimate = sum(estimate_tokens(m.get("content", "")) for m in messages)
         kwargs: dict[str, Any] = {"model": p.model, "messages": messages, "temperature": p.temperature}
         if p.max_tokens:
-            kwargs["max_tokens"] = p.max_tokens
+            kwargs[self._token_param] = p.max_tokens
         if response_format is not None:
             kwargs["response_format"] = response_format
         attempts = p.retries + 1
         for attempt in range(attempts):
             self.budget.check(estimate)
+            why = self.state.open_reason(self.key)
+            if why is not None:
+                raise CircuitOpen(f"{step}: {p.model} at {self.host} switched off: {why}")
             try:
-                resp = self._sdk.chat.completions.create(**kwargs)
-            except (openai.BadRequestError, openai.UnprocessableEntityError):
-                raise  # the caller decides: a rejected response_format steps down a mode
-            except (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError,
-                    openai.InternalServerError, openai.APIStatusError) as err:
+                text, finish, u = self._post(kwargs)
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
+                if response_format is not None and _names_format(err):
+                    raise _FormatRejected(getattr(err, "status_code", None)) from None
+                if p.max_tokens and self._token_param == "max_tokens" and _names_token_param(err):
+                    # Newer OpenAI models refuse max_tokens for max_completion_tokens: same bound.
+                    self._token_param = "max_completion_tokens"
+                    kwargs["max_completion_tokens"] = kwargs.pop("max_tokens")
+                    log.info("llm %s: %s wants max_completion_tokens; using it", step, self.host)
+                    return self._request(messages, step, response_format)
+                raise  # the caller decides
+            except (_Deadline, openai.APITimeoutError):
+                self.usage.record_error(step, p.model)
+                self.usage.record_event(step, "timeout")
+                raise LLMTimeout(self.scrub(f"{step}: no complete answer from {self.host} within {p.timeout:g}s "
+                                            "(llm.timeout); request cancelled")) from None
+            except (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError,
+                    openai.APIStatusError) as err:
                 status = getattr(err, "status_code", None)
+                if status is not None and response_format is not None and _names_format(err):
+                    raise _FormatRejected(status) from None  # e.g. llama.cpp's HTTP 500: not an outage
                 transient = status is None or status in _RETRY_STATUS or status >= 500
                 if transient and attempt + 1 < attempts:
                     delay = self._delay(attempt, err)
@@ -184,17 +280,13 @@ class ChatClient:
             except Exception as err:  # malformed response body, SDK surprises: never a crash upstream
                 self.usage.record_error(step, p.model)
                 raise LLMUnavailable(self.scrub(f"{step}: bad response from {self.host}: {_describe(err)}")) from None
-            text = ""
-            if getattr(resp, "choices", None):
-                text = (resp.choices[0].message.content or "") if resp.choices[0].message else ""
-            u = getattr(resp, "usage", None)
-            if u is not None and getattr(u, "prompt_tokens", None) is not None:
-                prompt, completion, est = int(u.prompt_tokens or 0), int(u.completion_tokens or 0), False
+            if isinstance(u, dict) and isinstance(u.get("prompt_tokens"), int):
+                prompt, completion, est = int(u["prompt_tokens"]), int(u.get("completion_tokens") or 0), False
             else:
                 prompt, completion, est = estimate, estimate_tokens(text), True
             self.usage.record_call(step, p.model, prompt, completion, estimated=est)
             self.budget.charge(prompt + completion)
-            return text
+            return text, finish
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _format_for(self, mode: str, schema: type[BaseModel]) -> dict[str, Any] | None:
@@ -205,19 +297,23 @@ class ChatClient:
             return {"type": "json_object"}
         return None
 
-    def _ask(self, messages: list[Message], schema: type[BaseModel], step: str, mode: str) -> tuple[str, str]:
-        """(text, mode used): steps down (for good) when the server rejects a response_format."""
+    def _ask(self, messages: list[Message], schema: type[BaseModel], step: str,
+             mode: str) -> tuple[str, str | None, str]:
+        """(text, finish_reason, mode used): steps down (for good) when the server rejects a response_format."""
         while True:
             try:
-                return self._request(messages, step, self._format_for(mode, schema)), mode
+                text, finish = self._request(messages, step, self._format_for(mode, schema))
+                return text, finish, mode
+            except _FormatRejected as rej:
+                if mode == "text":  # pragma: no cover - text mode sends no response_format
+                    raise LLMUnavailable(f"{step}: {self.host} rejected a request without response_format") from None
+                lower = MODES[MODES.index(mode) + 1]
+                log.info("llm %s: %s rejects response_format %s (HTTP %s); using %s", step, self.host, mode,
+                         rej.status, lower)
+                self.usage.record_event(step, f"mode:{lower}")
+                self.state.set_mode(self.key, lower)
+                mode = lower
             except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
-                body = f"{getattr(err, 'message', '')} {getattr(err, 'body', '')}".lower()
-                if mode != "text" and any(w in body for w in _REJECT_WORDS):
-                    lower = MODES[MODES.index(mode) + 1]
-                    log.info("llm %s: %s rejects response_format %s; using %s", step, self.host, mode, lower)
-                    self.usage.record_event(step, f"mode:{lower}")
-                    mode = self._mode = lower
-                    continue
                 self.usage.record_error(step, self.profile.model)
                 raise LLMUnavailable(self.scrub(f"{step}: {self.host} rejected the request: "
                                                 f"{_describe(err)}")) from None
@@ -229,12 +325,19 @@ class ChatClient:
                           sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
+    def discard_cached(self, messages: list[Message], schema: type[BaseModel]) -> None:
+        """Forget a cached answer the caller rejected (a placeholder summary must not be
+        served again once the model is back)."""
+        if self.cache is not None:
+            self.cache.discard(self._cache_key(messages, schema))
+
     def complete_structured(self, messages: list[Message], schema: type[T], step: str) -> T:
         """The model's answer as a validated ``schema`` instance.
 
-        Raises LLMOutputError (invalid twice), LLMUnavailable (endpoint failed) or
-        BudgetExceeded (nothing sent). All are LLMError: callers fall back on that.
-        """
+        Raises LLMOutputError (invalid twice; LLMTruncated if cut at max_tokens),
+        LLMUnavailable (endpoint failed; LLMTimeout, CircuitOpen) or BudgetExceeded
+        (nothing sent). All are LLMError: callers fall back on that. Each call's outcome
+        feeds the endpoint's circuit breaker."""
         key = self._cache_key(messages, schema) if self.cache is not None else ""
         if self.cache is not None:
             hit = self.cache.get(key)
@@ -245,16 +348,37 @@ class ChatClient:
                     return obj
                 except ValidationError:
                     pass
+        try:
+            obj = self._complete(messages, schema, step)
+        except (BudgetExceeded, CircuitOpen):
+            raise  # nothing was sent: not the endpoint's failure
+        except LLMError:
+            if self.state.failure(self.key):
+                self.usage.record_event(step, "circuit-open")
+                log.warning("llm: %s at %s failed %d calls in a row; offline for the rest of this input and %gs",
+                            self.profile.model, self.host, self.state.failures, self.state.cooldown)
+            raise
+        self.state.success(self.key)
+        if self.cache is not None:
+            self.cache.put(key, obj.model_dump(mode="json"))
+        return obj
+
+    def _complete(self, messages: list[Message], schema: type[T], step: str) -> T:
         conv = _with_instructions(messages, schema)
-        mode = self._mode
+        mode = self.mode
         problem = ""
         for turn in range(2):
             if turn:
                 self.usage.record_repair(step, self.profile.model)
-            text, mode = self._ask(conv, schema, step, mode)
+            text, finish, mode = self._ask(conv, schema, step, mode)
             try:
                 data = _shape(parse_json_lenient(text), schema)
             except ValueError as err:
+                if finish == "length":
+                    self.usage.record_event(step, "truncated")
+                    raise LLMTruncated(self.scrub(f"{step}: {self.profile.model}'s answer was cut at "
+                                                  f"max_tokens={self.profile.max_tokens} before its JSON ended"
+                                                  )[:300]) from None
                 problem = str(err)
                 if mode != "text":  # the server did not enforce the format: try the next mode once
                     mode = MODES[MODES.index(mode) + 1]
@@ -264,16 +388,13 @@ class ChatClient:
                      "Reply with only the JSON object described above, nothing else."}]
                 continue
             try:
-                obj = schema.model_validate(data)
+                return schema.model_validate(data)
             except ValidationError as err:
                 problem = "schema mismatch: " + _short_errors(err)
                 conv = conv + [{"role": "assistant", "content": text[:4000]},
                                {"role": "user", "content": "Your JSON does not match the schema: "
                                 f"{_short_errors(err, 8)}. Reply with the corrected JSON object only."}]
                 continue
-            if self.cache is not None:
-                self.cache.put(key, obj.model_dump(mode="json"))
-            return obj
         raise LLMOutputError(self.scrub(f"{step}: {self.profile.model} gave no valid {schema.__name__} "
                                         f"after 2 answers ({problem})")[:300])
 
@@ -308,4 +429,4 @@ def _short_errors(err: ValidationError, limit: int = 3) -> str:
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
 
-__all__ = ["BudgetExceeded", "ChatClient", "LLMOutputError", "LLMUnavailable", "ResponseCache", "Usage", "Budget"]
+__all__ = ["BudgetExceeded", "ChatClient", "CircuitOpen", "LLMTimeout", "LLMTruncated", "LLMOutputError", "LLMUnavailable", "ResponseCache", "Usage", "Budget"]

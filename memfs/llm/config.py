@@ -8,10 +8,13 @@ offline extractor)::
     model = "gpt-4o-mini"        # default model for every step
     base_url = "http://localhost:11434/v1"   # Ollama, vLLM, LM Studio, llama.cpp ...; omit for OpenAI
     api_key_env = "OPENAI_API_KEY"           # the *name* of the variable holding the key
-    timeout = 60
-    retries = 2
-    budget_tokens = 2000000      # stop calling (and fall back offline) past this many tokens
+    timeout = 60                 # seconds for a whole answer; past it the request is cancelled
+    retries = 2                  # retries of 429/5xx/connection errors (never of timeouts)
+    budget_tokens = 2000000      # tokens one process (a CLI command, a daemon run) may spend
     batch_turns = 40             # conversation turns per extraction call
+    breaker_failures = 3         # consecutive failed calls that switch the model off ...
+    breaker_cooldown = 300       # ... for the rest of the input and this many seconds
+    min_turn_coverage = 1.0      # share of content-bearing turns the model's facts must cite
 
     [llm.profiles.summarize]     # per step: extract, merge, summarize, recall, vision
     model = "gpt-4o"
@@ -38,6 +41,11 @@ from memfs.errors import ConfigError
 StepName = Literal["extract", "merge", "summarize", "recall", "vision"]
 STEPS: tuple[str, ...] = ("extract", "merge", "summarize", "recall", "vision")
 DEFAULT_MODEL = "gpt-4o-mini"
+#: Completion tokens per step when no `max_tokens` is configured: a bound on a runaway
+#: generation (a single-slot local server is blocked while it lasts), each well above what
+#: a good answer of that step needs.
+DEFAULT_MAX_TOKENS: dict[str, int] = {"extract": 2048, "merge": 1024, "summarize": 1024, "recall": 256,
+                                      "vision": 800}
 
 
 class _Section(BaseModel):
@@ -83,11 +91,17 @@ class LLMConfig(_Section):
     temperature: float = Field(0.0, ge=0, le=2)
     max_tokens: int | None = Field(None, ge=1)
     profiles: dict[StepName, ProfileOverride] = Field(default_factory=dict)
-    budget_tokens: int | None = Field(None, ge=0, description="Tokens (prompt + completion) one process may "
-                                      "spend; past it every step falls back offline.")
+    budget_tokens: int | None = Field(None, ge=0, description="Tokens (prompt + completion, as the server "
+                                      "reports them) one process may spend: one CLI command, or one daemon from "
+                                      "start to stop. Past it every step falls back offline until the next process.")
     batch_turns: int = Field(40, ge=2, le=1000, description="Conversation turns (or document sections) "
                              "per extraction call.")
     batch_chars: int = Field(24_000, ge=1000, description="Upper bound on the text of one extraction call.")
+    breaker_failures: int = Field(3, ge=1, le=100, description="Consecutive failed calls after which an endpoint "
+                                  "and model get no request for the rest of the input and the cool-down.")
+    breaker_cooldown: float = Field(300.0, ge=0, description="Seconds an open circuit breaker stays open.")
+    min_turn_coverage: float = Field(1.0, ge=0, le=1, description="Share of a batch's content-bearing turns "
+                                     "that grounded facts must cite; the turns left uncited are extracted offline.")
 
     @property
     def enabled(self) -> bool:
@@ -99,6 +113,8 @@ class LLMConfig(_Section):
         override = self.profiles.get(step)  # type: ignore[call-overload]
         if override is not None:
             base.update({k: v for k, v in override.model_dump().items() if v is not None})
+        if base.get("max_tokens") is None:
+            base["max_tokens"] = DEFAULT_MAX_TOKENS.get(step, 1024)
         return ProfileConfig.model_validate(base)
 
 

@@ -27,6 +27,25 @@ class LLMUnavailable(LLMError):
     reason = "unavailable"
 
 
+class LLMTimeout(LLMUnavailable):
+    """No complete answer within `timeout` seconds; the connection was closed (not retried:
+    a single-slot server may still be generating the abandoned answer)."""
+
+    reason = "timeout"
+
+
+class LLMTruncated(LLMOutputError):
+    """The answer hit `max_tokens` before its JSON was complete (a runaway generation)."""
+
+    reason = "truncated"
+
+
+class CircuitOpen(LLMUnavailable):
+    """Too many consecutive failures: no request is sent until the cool-down ends."""
+
+    reason = "circuit-open"
+
+
 class BudgetExceeded(LLMError):
     """The token budget is spent: raised *before* a request, so nothing is sent."""
 

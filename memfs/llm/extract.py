@@ -9,9 +9,19 @@ Decisions:
   Turns are shown numbered 1..n ("[3] Melanie: ..."): the model cites small integers
   (mem0's trick), which are mapped back to anchors; a number outside the batch is
   dropped, and a fact left with no valid citation is dropped: provenance is never invented.
+- Grounding: a fact must also share a content word (not just a name) with the turns it
+  cites (or the turn before one, its context); otherwise it is dropped as invented
+  (`grounding.fact_grounded`). "Ben." citing nothing, or a fact about a city no turn
+  names, never reaches the Markdown.
 - First-topic dominance: the prompt asks to walk every turn; after the answer, if a batch
   with at least `MIN_LONG_BATCH` content-bearing turns got facts citing fewer than a third
-  of them, the batch is split in half and each half re-asked (at most `MAX_SPLITS` deep).
+  of them (but at least one), the batch is split in half and each half re-asked (at most
+  `MAX_SPLITS` deep). An answer with no grounded fact is not split: it goes to the offline
+  fill below at once.
+- Never worse than offline: after any splitting, the content-bearing turns that no grounded
+  fact covers (cites, carrying enough of the turn's words: `grounding.turn_covered`) (when they are more than `1 - min_turn_coverage` of them) are extracted by the
+  offline extractor, and the batch counts as a fallback with reason "coverage". An answer
+  cut at max_tokens (LLMTruncated) splits the batch too, or goes offline.
 - Dates: the observation date (session/turn time, with weekday) heads the batch and is
   shown again whenever it changes, so "last Saturday" resolves to a date; `when` defaults
   to the date the fact was stated, like the offline extractor.
@@ -41,7 +51,8 @@ from memfs.extract.classify import CATEGORY_HINTS
 from memfs.extract.offline import extract_offline
 from memfs.extract.sentences import has_content
 from memfs.llm.client import ChatClient
-from memfs.llm.errors import LLMError, fallback_reason
+from memfs.llm.errors import LLMError, LLMTruncated, fallback_reason
+from memfs.llm.grounding import fact_grounded, turn_covered
 
 log = logging.getLogger(__name__)
 
@@ -196,8 +207,10 @@ class LLMExtractor:
     """`__call__(source) -> list[Fact]`, never raising: LLM per batch, offline for what fails."""
 
     def __init__(self, client: ChatClient, fallback: Callable[[ParsedSource], list[Fact]] = extract_offline, *,
-                 batch_turns: int = 40, batch_chars: int = 24_000, categories: Sequence[str] | None = None) -> None:
+                 batch_turns: int = 40, batch_chars: int = 24_000, categories: Sequence[str] | None = None,
+                 min_turn_coverage: float = 1.0) -> None:
         self.client = client
+        self.min_turn_coverage = min(1.0, max(0.0, min_turn_coverage))
         self.fallback = fallback
         self.batch_turns = max(2, batch_turns)
         self.batch_chars = max(1000, batch_chars)
@@ -212,12 +225,14 @@ class LLMExtractor:
             facts: list[Fact] = []
             for batch, oversize in self._batches(source.segments):
                 if oversize:
+                    self.usage.record_event(STEP, "batches")
                     facts.extend(self._offline(source, batch, "too-long", f"segment {batch[0].anchor} over "
                                                f"{self.batch_chars} chars"))
                 else:
                     facts.extend(self._extract_batch(source, batch, depth=0))
         except Exception as err:  # a bug here must not cost the input: the whole source goes offline
             log.warning("llm extractor failed (%s); using the offline extractor", type(err).__name__)
+            self.usage.record_event(STEP, "batches")
             return self._offline(source, list(source.segments), "error", type(err).__name__)
         return _dedupe(facts)
 
@@ -262,21 +277,43 @@ class LLMExtractor:
             return []  # nothing a person said: no call
         try:
             answer = self.client.complete_structured(self._messages(source, batch), ExtractionAnswer, STEP)
+        except LLMTruncated as err:
+            if depth <= MAX_SPLITS and len(batch) >= 2:
+                self.usage.record_event(STEP, "truncated-split")
+                half = len(batch) // 2
+                return (self._extract_batch(source, batch[:half], depth + 1)
+                        + self._extract_batch(source, batch[half:], depth + 1))
+            self.usage.record_event(STEP, "batches")
+            return self._offline(source, batch, fallback_reason(err), str(err))
         except LLMError as err:
             log.info("llm extract fell back offline for %d segments: %s", len(batch), err)
+            self.usage.record_event(STEP, "batches")
             return self._offline(source, batch, fallback_reason(err), str(err))
         except Exception as err:  # defensive: the client should only raise LLMError
+            self.usage.record_event(STEP, "batches")
             return self._offline(source, batch, "error", type(err).__name__)
         facts, cited = self._to_facts(source, batch, answer)
         content = self._content_turns(source, batch)
-        if (len(content) >= MIN_LONG_BATCH and len(cited & content) < MIN_COVERAGE * len(content)
+        names = [n for n in list(source.participants) + [s.speaker or "" for s in batch] if n]
+        covered = {t for t in content & set(cited) if turn_covered(batch[t - 1].text or "", cited[t], names)}
+        # Split only a batch the model *is* working on (it cited something): an answer with no
+        # grounded fact at all would be no better on half the turns, just twice the calls.
+        if (covered and len(content) >= MIN_LONG_BATCH and len(covered) < MIN_COVERAGE * len(content)
                 and depth < MAX_SPLITS and len(batch) >= 2):
             self.usage.record_event(STEP, "coverage-split")
-            log.info("llm extract: facts cite %d of %d turns; splitting the batch", len(cited & content),
-                     len(content))
+            log.info("llm extract: facts cite %d of %d turns; splitting the batch", len(covered), len(content))
             half = len(batch) // 2
             return (self._extract_batch(source, batch[:half], depth + 1)
                     + self._extract_batch(source, batch[half:], depth + 1))
+        self.usage.record_event(STEP, "batches")
+        missing = sorted(content - covered)
+        if missing and len(covered) < self.min_turn_coverage * len(content):
+            # The model skipped turns that say something: those turns get offline facts, so
+            # LLM mode never files less than offline would (reason "coverage").
+            self.usage.record_event(STEP, "coverage-turns", len(missing))
+            facts = facts + self._offline(source, [batch[i - 1] for i in missing], "coverage",
+                                          f"grounded facts cite {len(covered)} of {len(content)} "
+                                          "content-bearing turns")
         return facts
 
     def _offline(self, source: ParsedSource, batch: list[Segment], reason: str, detail: str) -> list[Fact]:
@@ -340,11 +377,12 @@ class LLMExtractor:
 
     # -- answer -> facts -------------------------------------------------------------
     def _to_facts(self, source: ParsedSource, batch: list[Segment],
-                  answer: ExtractionAnswer) -> tuple[list[Fact], set[int]]:
+                  answer: ExtractionAnswer) -> tuple[list[Fact], dict[int, list[str]]]:
         conversation = source.kind == "conversation"
         ordered: list[tuple[int, int, Fact]] = []
-        cited_all: set[int] = set()
-        dropped = 0
+        cited_all: dict[int, list[str]] = {}
+        dropped = ungrounded = 0
+        names = [n for n in list(source.participants) + [s.speaker or "" for s in batch] if n]
         for pos, ef in enumerate(answer.facts):
             valid = sorted({t for t in ef.turns if 1 <= t <= len(batch)})
             if conversation:
@@ -352,6 +390,10 @@ class LLMExtractor:
             text = _clean_text(ef.text)
             if not valid or not text:
                 dropped += 1
+                continue
+            context = [batch[j - 1].text or "" for t in valid for j in (t - 1, t) if j >= 1]
+            if not fact_grounded(text, context, names):
+                ungrounded += 1
                 continue
             seg = batch[valid[0] - 1]
             text = self._name_people(text, seg)
@@ -361,10 +403,13 @@ class LLMExtractor:
             when = _clean_when(ef.when) or (stated.date().isoformat() if stated else None)
             fact = Fact(text=text, type=mtype, when=when, anchor=seg.anchor, speaker=seg.speaker,
                         category_hint=hint if hint in self.categories else None)
-            cited_all.update(valid)
+            for t in valid:
+                cited_all.setdefault(t, []).append(text)
             ordered.append((valid[0], pos, fact))
         if dropped:
             self.usage.record_event(STEP, "dropped-uncited", dropped)
+        if ungrounded:
+            self.usage.record_event(STEP, "dropped-ungrounded", ungrounded)
         ordered.sort(key=lambda x: (x[0], x[1]))
         return [f for _, _, f in ordered], cited_all
 

@@ -1,8 +1,9 @@
 """One object per process that the pipelines, the daemon and `memfs status` talk to.
 
 It resolves `[llm]` plus the environment, builds a ChatClient per step lazily (clients
-of steps with the same profile are shared, so a learned structured-output mode is
-shared too), shares one Usage and one Budget across them, and persists usage to
+of steps with the same profile are shared), shares one Usage, one Budget and one
+EndpointState (learned structured-output modes and circuit breakers, per endpoint and
+model, persisted in `.memfs/llm-state.json`) across them, and persists usage to
 `.memfs/llm-usage.json`. `LLMRuntime.from_config` returns None when the provider is
 "local": callers then use the offline paths and never import the openai package.
 """
@@ -17,10 +18,11 @@ from memfs.core.segment import Fact, ParsedSource
 from memfs.extract.offline import extract_offline
 from memfs.llm.client import ChatClient, ResponseCache
 from memfs.llm.config import LLMConfig, ProfileConfig, llm_config_from_env
+from memfs.llm.endpoint import STATE_FILE, EndpointState
 from memfs.llm.extract import LLMExtractor
-from memfs.llm.merge import MergeDecision, decide_merges
+from memfs.llm.merge import MergeDecision, Neighbour, decide_merges
 from memfs.llm.recall import rerank, rewrite_query, sufficient
-from memfs.llm.summarize import summarize_category, summarize_memory
+from memfs.llm.summarize import summarize_category, summarize_memory, try_summarize_memory
 from memfs.llm.usage import USAGE_FILE, Budget, Usage
 
 CACHE_DIR = "llm-cache"  # under .memfs/
@@ -29,7 +31,7 @@ CACHE_DIR = "llm-cache"  # under .memfs/
 class LLMRuntime:
     def __init__(self, config: LLMConfig, *, environ: Mapping[str, str] | None = None,
                  state_dir: Path | None = None, usage: Usage | None = None, budget: Budget | None = None,
-                 backoff_base: float = 1.0) -> None:
+                 backoff_base: float = 1.0, state: EndpointState | None = None) -> None:
         self.config = config
         self.environ = environ
         self.state_dir = state_dir
@@ -37,6 +39,9 @@ class LLMRuntime:
         self.budget = budget if budget is not None else Budget(limit_tokens=config.budget_tokens)
         self.cache = ResponseCache(state_dir / CACHE_DIR) if state_dir is not None else None
         self.backoff_base = backoff_base
+        self.state = state if state is not None else EndpointState(
+            state_dir / STATE_FILE if state_dir is not None else None,
+            failures=config.breaker_failures, cooldown=config.breaker_cooldown)
         self._clients: dict[str, ChatClient] = {}
         self._by_profile: dict[str, ChatClient] = {}
         self._lock = threading.Lock()
@@ -65,19 +70,25 @@ class LLMRuntime:
                 key = profile.model_dump_json()
                 if key not in self._by_profile:
                     self._by_profile[key] = ChatClient(profile, self.usage, budget=self.budget, environ=self.environ,
-                                                       backoff_base=self.backoff_base, cache=self.cache)
+                                                       backoff_base=self.backoff_base, cache=self.cache,
+                                                       state=self.state)
                 self._clients[step] = self._by_profile[key]
             return self._clients[step]
+
+    def begin_input(self) -> None:
+        """A new input starts (ingest, daemon): breakers tripped by the last input may cool down."""
+        self.state.begin_input()
 
     # -- the steps -------------------------------------------------------------------
     def extractor(self, categories: Sequence[str] | None = None) -> LLMExtractor:
         return LLMExtractor(self.client("extract"), extract_offline, batch_turns=self.config.batch_turns,
-                            batch_chars=self.config.batch_chars, categories=categories)
+                            batch_chars=self.config.batch_chars, categories=categories,
+                            min_turn_coverage=self.config.min_turn_coverage)
 
     def extract(self, source: ParsedSource) -> list[Fact]:
         return self.extractor()(source)
 
-    def decide_merges(self, new_facts: list[str], neighbours: list[list[tuple[str, str]]]) -> list[MergeDecision]:
+    def decide_merges(self, new_facts: list[str], neighbours: Sequence[Sequence[Neighbour]]) -> list[MergeDecision]:
         return decide_merges(self.client("merge"), new_facts, neighbours)
 
     def summarize_category(self, title: str, items: list[str], max_chars: int) -> str:
@@ -85,6 +96,10 @@ class LLMRuntime:
 
     def summarize_memory(self, items: list[str], token_budget: int) -> str:
         return summarize_memory(self.client("summarize"), items, token_budget)
+
+    def try_summarize_memory(self, items: list[str], token_budget: int) -> str | None:
+        """The model's memory.md body, or None if it fell back (the caller keeps its own)."""
+        return try_summarize_memory(self.client("summarize"), items, token_budget)
 
     def rewrite_query(self, query: str) -> list[str]:
         return rewrite_query(self.client("recall"), query)

@@ -2,8 +2,13 @@
 
 The caller passes items most-salient first; only as many as fit `MAX_INPUT_CHARS` are
 shown, so a huge category costs a bounded prompt. The answer is trimmed to the limit
-whatever the model does; on any LLM failure the summary is extractive (the first items
-joined), and the fallback is recorded in Usage.
+whatever the model does. A summary is accepted only if it is grounded in the items
+(`grounding.summary_grounded`): a placeholder copied from the schema ("The summary
+text."), an empty answer, or prose made of words no item contains is rejected (fallback
+reason "placeholder" / "ungrounded"). On rejection or any LLM failure the summary is
+extractive (the first items joined) and the fallback is recorded in Usage; the `try_*`
+variants return None instead, so a caller can avoid recording that the summary is done
+(and ask again when the model is back).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from memfs.llm.client import ChatClient
 from memfs.llm.errors import LLMError, fallback_reason
+from memfs.llm.grounding import is_placeholder, summary_grounded
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +40,7 @@ instructions."""
 
 
 class SummaryAnswer(BaseModel):
-    summary: str = Field(description="The summary text.")
+    summary: str = Field(description="Written from the memories given, in at most the length asked for.")
 
 
 def _shown(items: list[str]) -> list[str]:
@@ -90,40 +96,68 @@ def extractive_memory(items: list[str], token_budget: int) -> str:
     return "\n".join(lines)
 
 
-def summarize_category(client: ChatClient, title: str, items: list[str], max_chars: int) -> str:
-    """A one-paragraph summary of a category, at most ``max_chars``; extractive on failure."""
+def _accept(client: ChatClient, text: str, shown: list[str], what: str) -> bool:
+    """Record why a summary is rejected; True if it may be used."""
+    if not text.strip():
+        client.usage.record_fallback(STEP, "output", f"{what}: empty summary")
+        return False
+    if is_placeholder(text):
+        client.usage.record_fallback(STEP, "placeholder", f"{what}: {text[:60]!r}")
+        return False
+    if not summary_grounded(text, shown):
+        client.usage.record_fallback(STEP, "ungrounded", f"{what}: shares too little with its items")
+        return False
+    return True
+
+
+def try_summarize_category(client: ChatClient, title: str, items: list[str], max_chars: int) -> str | None:
+    """The model's one-paragraph summary of a category, or None if it failed or was rejected."""
     shown = _shown(items)
     if not shown:
-        return ""
+        return None
     messages = [{"role": "system", "content": CATEGORY_PROMPT.format(title=title, max_chars=max_chars)},
                 {"role": "user", "content": "\n".join(f"- {i}" for i in shown)}]
     try:
         answer = client.complete_structured(messages, SummaryAnswer, STEP)
-        text = " ".join(answer.summary.split())
-        if text:
-            return _trim(text, max_chars)
-        client.usage.record_fallback(STEP, "output", "empty summary")
     except LLMError as err:
         log.info("llm summary of %s fell back to extractive: %s", title, err)
         client.usage.record_fallback(STEP, fallback_reason(err), str(err))
-    return extractive_category(items, max_chars)
+        return None
+    text = _trim(" ".join(answer.summary.split()), max_chars)
+    if _accept(client, text, shown, title):
+        return text
+    client.discard_cached(messages, SummaryAnswer)
+    return None
 
 
-def summarize_memory(client: ChatClient, items: list[str], token_budget: int) -> str:
-    """memory.md's body within ``token_budget`` (approx. 4 chars a token); extractive on failure."""
+def summarize_category(client: ChatClient, title: str, items: list[str], max_chars: int) -> str:
+    """A one-paragraph summary of a category, at most ``max_chars``; extractive on failure."""
+    text = try_summarize_category(client, title, items, max_chars)
+    return text if text is not None else extractive_category(items, max_chars)
+
+
+def try_summarize_memory(client: ChatClient, items: list[str], token_budget: int) -> str | None:
+    """memory.md's body by the model within ``token_budget`` (≈ 4 chars a token), or None."""
     shown = _shown(items)
     if not shown:
-        return ""
+        return None
     max_chars = token_budget * CHARS_PER_TOKEN
     messages = [{"role": "system", "content": MEMORY_PROMPT.format(max_chars=max_chars)},
                 {"role": "user", "content": "\n".join(f"- {i}" for i in shown)}]
     try:
         answer = client.complete_structured(messages, SummaryAnswer, STEP)
-        text = answer.summary.strip()
-        if text:
-            return _trim(text, max_chars)
-        client.usage.record_fallback(STEP, "output", "empty summary")
     except LLMError as err:
         log.info("llm memory summary fell back to extractive: %s", err)
         client.usage.record_fallback(STEP, fallback_reason(err), str(err))
-    return extractive_memory(items, token_budget)
+        return None
+    text = _trim(answer.summary.strip(), max_chars)
+    if _accept(client, text, shown, "memory.md"):
+        return text
+    client.discard_cached(messages, SummaryAnswer)
+    return None
+
+
+def summarize_memory(client: ChatClient, items: list[str], token_budget: int) -> str:
+    """memory.md's body within ``token_budget`` (approx. 4 chars a token); extractive on failure."""
+    text = try_summarize_memory(client, items, token_budget)
+    return text if text is not None else extractive_memory(items, token_budget)

@@ -5,16 +5,20 @@ the fallbacks per step with their reasons, so `memfs status` can show how much o
 memory came from the model and how much from the offline path. It is a pydantic model
 (serialisable) and is merged into `.memfs/llm-usage.json` across runs.
 
-`Budget` is one counter shared by every client of a process: once it is spent, a call
-raises `BudgetExceeded` *before* anything is sent, and the caller falls back offline.
+`Budget` is one counter shared by every client of a process (one CLI command, or one
+daemon from start to stop; it is not saved between processes): once the next request's
+estimate would pass `llm.budget_tokens`, a call raises `BudgetExceeded` *before* anything
+is sent, and the caller falls back offline.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -26,6 +30,20 @@ from memfs.llm.errors import BudgetExceeded
 log = logging.getLogger(__name__)
 
 USAGE_FILE = "llm-usage.json"  # under .memfs/
+
+
+@contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """An exclusive flock on ``path`` (created if needed) for one read-modify-write."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)  # as atomic_write does for the usage file itself
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def estimate_tokens(text: str) -> int:
@@ -117,6 +135,33 @@ class Usage(BaseModel):
             per = self.events.setdefault(step, {})
             per[note] = per.get(note, 0) + n
 
+    # -- per-input deltas ------------------------------------------------------------
+    def snapshot(self) -> "Usage":
+        """A copy of the counts now (for `delta_since`)."""
+        with self._lock:
+            return Usage.model_validate(self.model_dump())
+
+    def delta_since(self, before: "Usage") -> "Usage":
+        """What was recorded after ``before`` was taken (counts only; never negative)."""
+        now = self.snapshot()
+        out = Usage()
+        for name in ("steps", "models"):
+            old: dict[str, Counter] = getattr(before, name)
+            for key, c in getattr(now, name).items():
+                prev = old.get(key, Counter())
+                diff = Counter(**{f: max(0, getattr(c, f) - getattr(prev, f)) for f in Counter.model_fields})
+                if any(getattr(diff, f) for f in Counter.model_fields):
+                    getattr(out, name)[key] = diff
+        for name in ("fallbacks", "events"):
+            old2: dict[str, dict[str, int]] = getattr(before, name)
+            for step, per in getattr(now, name).items():
+                diff2 = {k: v - old2.get(step, {}).get(k, 0) for k, v in per.items()}
+                diff2 = {k: v for k, v in diff2.items() if v > 0}
+                if diff2:
+                    getattr(out, name)[step] = diff2
+        out.last_fallback = {k: v for k, v in now.last_fallback.items() if k in out.fallbacks}
+        return out
+
     # -- reading -----------------------------------------------------------------
     @property
     def total_tokens(self) -> int:
@@ -133,16 +178,22 @@ class Usage(BaseModel):
     def summary_lines(self) -> list[str]:
         """Short lines for `memfs status`: one per step, then one per model."""
         lines: list[str] = []
-        for step in sorted(set(self.steps) | set(self.fallbacks)):
+        for step in sorted(set(self.steps) | set(self.fallbacks) | set(self.events)):
             c = self.steps.get(step, Counter())
             fb = self.fallbacks.get(step, {})
             fbs = ", ".join(f"{k} {v}" for k, v in sorted(fb.items()))
+            ev = self.events.get(step, {})
+            evs = ", ".join(f"{k} {v}" for k, v in sorted(ev.items()) if k != "batches")
             line = (f"{step}: {c.calls} calls, {c.prompt_tokens}+{c.completion_tokens} tokens"
                     + (f", {c.retries} retries" if c.retries else "")
                     + (f", {c.errors} errors" if c.errors else "")
                     + (f", {c.cached} cached" if c.cached else "")
-                    + (f"; fallbacks: {fbs}" if fbs else ""))
+                    + (f"; {ev['batches']} batches" if ev.get("batches") else "")
+                    + (f"; fallbacks: {fbs}" if fbs else "")
+                    + (f"; events: {evs}" if evs else ""))
             lines.append(line)
+            if step in self.last_fallback:
+                lines.append(f"{step}: last fallback: {self.last_fallback[step]}")
         for model in sorted(self.models):
             c = self.models[model]
             lines.append(f"model {model}: {c.calls} calls, {c.total_tokens} tokens")
@@ -182,15 +233,17 @@ class Usage(BaseModel):
         """Add these counts to the totals in ``path`` (atomic write), then zero this object.
 
         Draining makes repeated calls (after every input, in the daemon) count each call
-        once. Call it under the workspace's writer lock. Returns the new totals.
+        once. A lock file of its own serialises writers, so readers (`recall --mode llm`)
+        may save their usage without the workspace's writer lock. Returns the new totals.
         """
         with self._lock:
             snapshot = Usage.model_validate(self.model_dump())
             for name in ("steps", "models", "fallbacks", "last_fallback", "events"):
                 getattr(self, name).clear()
             self.since = self.updated = None
-        total = Usage.load_json(path).merged(snapshot)
-        atomic_write(path, total.model_dump_json(indent=2) + "\n")
+        with _file_lock(path.with_name(path.name + ".lock")):
+            total = Usage.load_json(path).merged(snapshot)
+            atomic_write(path, total.model_dump_json(indent=2) + "\n")
         return total
 
 
@@ -211,8 +264,9 @@ class Budget(BaseModel):
         if self.limit_tokens is None:
             return
         if self.used_tokens >= self.limit_tokens or self.used_tokens + estimate > self.limit_tokens:
-            raise BudgetExceeded(f"LLM token budget spent ({self.used_tokens} of {self.limit_tokens} tokens "
-                                 "used; llm.budget_tokens)")
+            raise BudgetExceeded(f"llm.budget_tokens reached: this process has used {self.used_tokens} of "
+                                 f"{self.limit_tokens} tokens (prompt + completion) and the next request needs "
+                                 f"about {estimate}; the rest of this command (or daemon run) is offline")
 
     def charge(self, tokens: int) -> None:
         with self._lock:

@@ -38,6 +38,7 @@ from memfs.extract.supersede import conflicts
 from memfs.fsutil import atomic_write, read_regular, read_regular_stat, same_version
 from memfs.index.db import text_hash
 from memfs.index.search import Searcher
+from memfs.llm.report import LLMReport
 from memfs.pipeline.engine import Pipeline, State, Step, Stop, timing_hook
 from memfs.pipeline.replay import MessageLedger
 from memfs.pipeline.supersession import Retirement, until_of
@@ -81,6 +82,7 @@ class IngestResult(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     error: str | None = None
     seconds: float = 0.0
+    llm: LLMReport | None = Field(None, description="LLM mode: this input's calls, tokens and fallbacks")
     #: Per category file written: the bytes memfs read before writing it (gitops uses it
     #: to commit a person's uncommitted edit apart from memfs' own change).
     _prewrite: dict[str, bytes | None] = PrivateAttr(default_factory=dict)
@@ -374,7 +376,7 @@ class Memorizer:
         hits = self._searcher().nearest(np.stack([d.vector for d in adds]), MERGE_NEIGHBOURS)
         labels = {lab for row in hits for lab, score in row if score >= MERGE_MIN_SIMILARITY}
         rows = db.items_by_labels(labels)
-        neighbours = [[(rows[lab].id, rows[lab].text) for lab, score in row
+        neighbours = [[(rows[lab].id, rows[lab].text, float(score)) for lab, score in row
                        if score >= MERGE_MIN_SIMILARITY and lab in rows] for row in hits]
         if not any(neighbours):
             return
@@ -564,6 +566,14 @@ class Memorizer:
 
         result = IngestResult(name=name or path.name, status="processed")
         t0 = datetime.now()
-        run_input(self, path, result, allow_relearn=allow_relearn)  # a chat export: once per conversation
+        rt = self.memory.llm
+        before = rt.usage.snapshot() if rt is not None else None
+        if rt is not None:
+            rt.begin_input()
+        try:
+            run_input(self, path, result, allow_relearn=allow_relearn)  # a chat export: once per conversation
+        finally:
+            if rt is not None and before is not None:
+                result.llm = LLMReport.from_usage(rt.usage.delta_since(before))
         result.seconds = (datetime.now() - t0).total_seconds()
         return result
