@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/ingest.py [--data DIR] [--conversations 26,41] [--latency-trials 10] [--json OUT]
 
-1. Throughput: each LoCoMo conversation in DIR (default ../shared/bench/locomo) as ONE
+1. Throughput: each LoCoMo conversation in DIR (default $MEMFS_BENCH_LOCOMO) as ONE
    multi-session memfs.conversation/1 file ("a long multi-session chat"), ingested through
    the real pipeline (read, extract, embed, write, index, root files) with the default
    MiniLM embedder and, in the same run, the hashing embedder (the baseline). Reports
@@ -122,7 +122,7 @@ def latency(trials: int, tmp: Path, source: Path) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, default=HERE.parent.parent / "shared" / "bench" / "locomo")
+    ap.add_argument("--data", type=Path, default=os.environ.get("MEMFS_BENCH_LOCOMO"), required="MEMFS_BENCH_LOCOMO" not in os.environ)
     ap.add_argument("--conversations", default="26", help="comma-separated file stems in --data")
     ap.add_argument("--latency-trials", type=int, default=10)
     ap.add_argument("--json", type=Path)

@@ -25,6 +25,7 @@ evidence turns, what memfs extracted and stored from them) for miss analysis.
 from __future__ import annotations
 
 import argparse
+import os
 import json
 import sys
 import tempfile
@@ -34,7 +35,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-DEFAULT_DATA = (REPO / ".." / "shared" / "bench" / "locomo").resolve()
+#: The LoCoMo sample files (one JSON per conversation): --data, or $MEMFS_BENCH_LOCOMO.
+DEFAULT_DATA = Path(os.environ.get("MEMFS_BENCH_LOCOMO", "bench-data/locomo")).resolve()
 sys.path.insert(0, str(HERE))
 
 from locomo_metric import (  # noqa: E402

@@ -1,4 +1,4 @@
-"""Atomic writes and the one-writer lock (DESIGN §3, invariants 2 and 6)."""
+"""Atomic writes and the one-writer lock (invariants 2 and 6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Writing category files without ever overwriting a person's edit (DESIGN invariant 4).
+"""Writing category files without ever overwriting a person's edit (invariant 4, docs/architecture.md).
 
 Every change is a function applied to a freshly parsed file, read only once it has
 settled (an in-place save's empty moment is never the truth). Just before the atomic

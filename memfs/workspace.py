@@ -23,7 +23,7 @@ def slugify(text: str, max_len: int = 60) -> str:
     """An allow-listed file-name stem: lowercase ASCII letters, digits and '-'.
 
     Category and resource names always go through this, never straight from input, so no
-    name from a file or a model can climb out of the workspace (DESIGN invariant 8).
+    name from a file or a model can climb out of the workspace (invariant 8, docs/architecture.md).
     """
     norm = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", norm.lower()).strip("-")
@@ -57,8 +57,8 @@ class Workspace:
         return path.relative_to(self.root).as_posix()
 
     def safe_target(self, rel: str) -> Path:
-        """The path for writing `rel`, refusing any symlinked folder on the way (DESIGN
-        invariant 8: nothing memfs writes may land outside the workspace)."""
+        """The path for writing `rel`, refusing any symlinked folder on the way (invariant
+        8, docs/architecture.md: nothing memfs writes may land outside the workspace)."""
         path = self.root / rel
         folder = self.root
         for part in Path(rel).parts[:-1]:

@@ -15,7 +15,7 @@ sys.path.insert(0, str(BENCH))
 
 import locomo_metric as lm  # noqa: E402
 
-# A tiny LoCoMo sample in the flat layout of /work/shared/bench/locomo/*.json:
+# A tiny LoCoMo sample in the flat layout of the LoCoMo sample files:
 # 2 sessions, 6 turns, 3 scored questions (+ one adversarial, + one without evidence).
 TINY = {
     "speaker_a": "Caroline",

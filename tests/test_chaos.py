@@ -1,4 +1,4 @@
-"""Crashes and full disks (DESIGN §3, invariants 2, 3 and 7).
+"""Crashes and full disks (invariants 2, 3 and 7).
 
 - SIGKILL the real daemon at random points while it ingests, 50+ times, then let a clean
   daemon finish: the memory must equal a clean reference run of the same inputs, every

@@ -5,7 +5,7 @@
   `x.md.tmp` then rename, in-place rewrites, and Obsidian (`.obsidian/`, `.trash/`) and
   `.git/` beside the store: the daemon indexes each final content once, never a temp,
   swap or backup file, never anything under a hidden folder, and never rewrites the
-  person's file (DESIGN invariant 5).
+  person's file (invariant 5, docs/architecture.md).
 - A person who saves a category file while memfs is writing it keeps their edit, and
   memfs' change is re-applied on top (invariant 4): in-process at every instrumented
   point of CategoryStore.edit, and end to end against the real daemon.

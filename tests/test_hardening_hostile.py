@@ -1,4 +1,4 @@
-"""Hostile input (DESIGN invariants 7 and 8): nothing from an input is executed or followed.
+"""Hostile input (invariants 7 and 8, docs/architecture.md): nothing from an input is executed or followed.
 
 - Property-based fuzzing (hypothesis) of every reader through `read_source` and of the
   category-file parser: no crash, only a one-line ReadError saying why.

@@ -1,4 +1,4 @@
-"""Secrets (DESIGN invariant 9): the API key comes from the environment and never reaches
+"""Secrets (invariant 9, docs/architecture.md): the API key comes from the environment and never reaches
 disk, logs, errors, `status`, git history or the Markdown.
 
 The daemon runs in LLM mode (`--commit`, logging at INFO) against a hostile fake

@@ -1,4 +1,4 @@
-"""Many writers and many readers against one workspace (DESIGN invariant 6).
+"""Many writers and many readers against one workspace (invariant 6, docs/architecture.md).
 
 - CLI writers (`add`, `forget`, `ingest`) in other processes while the daemon ingests:
   serialised by the writer lock, none lost, none applied twice.

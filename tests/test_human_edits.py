@@ -1,4 +1,4 @@
-"""A person edits the Markdown; sync makes the index follow (DESIGN §1 rules)."""
+"""A person edits the Markdown; sync makes the index follow (the on-disk rules in docs/architecture.md)."""
 
 from __future__ import annotations
 

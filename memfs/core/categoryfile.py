@@ -3,7 +3,7 @@
 Parsing keeps every byte it does not understand: the front-matter block and every body
 line that is not an item are carried verbatim, and an item line memfs wrote is re-emitted
 as it was unless the item changed. So rendering a file that was only read gives back the
-same bytes, and a write touches only the lines whose meaning changed (DESIGN §3.5).
+same bytes, and a write touches only the lines whose meaning changed (invariant 5, docs/architecture.md).
 
 The body's structure comes from mistune's block AST: a subclassed block parser records
 where each top-level block starts and ends, so item lines inside code fences, quotes or

@@ -13,7 +13,7 @@ MEMORY_TYPES: tuple[str, ...] = ("profile", "event", "knowledge", "behavior", "s
 Kind = Literal["memory", "index", "skill"]
 KINDS: tuple[str, ...] = ("memory", "index", "skill")
 
-#: Which folder (kind) a memory type is filed under by default (DESIGN §1).
+#: Which folder (kind) a memory type is filed under by default (docs/architecture.md).
 KIND_OF_TYPE: dict[str, str] = {
     "profile": "memory",
     "event": "memory",

@@ -4,7 +4,7 @@ A reply like "It was Matt Patterson, he is so talented!" is a fine fact but shar
 word with "Who performed at the concert?" — the question's words are in the turn before.
 The index stores that context in a low-weight BM25 column (never in the Markdown), and
 dates as words ("10 July 2022"), so "in July" can match. It is rebuilt from resources/,
-so `.memfs/` stays a cache (DESIGN invariant 1).
+so `.memfs/` stays a cache (invariant 1, docs/architecture.md).
 """
 
 from __future__ import annotations
