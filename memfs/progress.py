@@ -38,9 +38,15 @@ class Progress:
         self._t0 = time.monotonic()
         return self
 
-    def update(self, done: int, total: int | None, **counts: int) -> None:
+    def update(self, done: int, total: int | None, unit: str | None = None, **counts: int) -> None:
+        """`unit` switches what is counted (a sync scans files, then embeds texts)."""
         if not self.enabled:
             return
+        if unit is not None and unit != self.unit:
+            self.unit = unit
+            self._t0 = time.monotonic() - self.delay  # a new stage: its own rate, shown at once
+            if self._bar is not None:
+                self._bar.reset(self._task, total=total, info="")
         elapsed = time.monotonic() - self._t0
         if self._bar is None:
             if elapsed < self.delay:
@@ -49,7 +55,7 @@ class Progress:
         rate = done / elapsed if elapsed > 0 else 0.0
         extra = "  ".join(f"{v} {k}" for k, v in counts.items())
         self._bar.update(self._task, completed=done, total=total,
-                         info=f"{extra}  {rate:.1f} {self.unit}/s".strip())
+                         info=f"{self.unit}  {extra}  {rate:.1f}/s".strip())
 
     def _start(self, total: int | None) -> None:
         from rich.console import Console
@@ -58,7 +64,7 @@ class Progress:
 
         console = Console(file=self.stream, stderr=self.stream is sys.stderr)
         self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn(self.unit), TimeElapsedColumn(), TextColumn("{task.fields[info]}"),
+                                 TimeElapsedColumn(), TextColumn("{task.fields[info]}"),
                                  console=console, transient=False)
         self._bar.start()
         self._task = self._bar.add_task(self.label, total=total, info="")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,12 +33,10 @@ def _ws(tmp_path: Path) -> Path:
     return tmp_path / "mem"
 
 
-def test_progress_shows_on_a_terminal(tmp_path: Path) -> None:
-    ws = _ws(tmp_path)
-    paths = _inputs(tmp_path, 4)
+def _on_a_terminal(args: list[str], cwd: Path) -> str:
+    """Run the CLI with stderr on a pseudo-terminal; what it drew there."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen(MEMFS + ["ingest", *paths], cwd=ws, env=_env(TERM="xterm"), stdout=subprocess.PIPE,
-                            stderr=slave)
+    proc = subprocess.Popen(MEMFS + args, cwd=cwd, env=_env(TERM="xterm"), stdout=subprocess.PIPE, stderr=slave)
     os.close(slave)
     out = b""
     while True:
@@ -51,8 +50,18 @@ def test_progress_shows_on_a_terminal(tmp_path: Path) -> None:
     proc.wait(timeout=120)
     os.close(master)
     assert proc.returncode == 0
-    text = out.decode(errors="replace")
-    assert "memorizing" in text and "4/4" in text and "files/s" in text
+    return out.decode(errors="replace")
+
+
+def test_progress_shows_on_a_terminal(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    text = _on_a_terminal(["ingest", *_inputs(tmp_path, 4)], ws)
+    assert "memorizing" in text and "4/4" in text and "files" in text and "/s" in text
+    # A rebuild is mostly embedding: the bar follows the texts embedded, not only the files
+    # (the cache goes first, or every vector would come from it).
+    shutil.rmtree(ws / ".memfs")
+    text = _on_a_terminal(["sync", "--rebuild"], ws)
+    assert "rebuilding" in text and "texts embedded" in text
 
 
 def test_no_progress_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:

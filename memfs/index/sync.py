@@ -94,6 +94,10 @@ def read_category(path: Path, rel: str) -> tuple[CategoryDoc, bytes]:
     return doc, data
 
 
+#: Texts per embedding call when progress is shown (about a second of MiniLM on 2 cores).
+EMBED_CHUNK = 256
+
+
 class Indexer:
     """Owns the index of one workspace for one process (a writer, or a warm reader)."""
 
@@ -128,8 +132,10 @@ class Indexer:
         self._sidecar = None
         return recorded is not None
 
-    def embed_texts(self, by_hash: dict[str, str]) -> tuple[dict[str, np.ndarray], list[tuple[str, np.ndarray]]]:
-        """Vectors for these texts: cached ones from SQLite, the rest embedded in one batch.
+    def embed_texts(self, by_hash: dict[str, str], progress: Callable[..., None] | None = None,
+                    ) -> tuple[dict[str, np.ndarray], list[tuple[str, np.ndarray]]]:
+        """Vectors for these texts: cached ones from SQLite, the rest embedded in one batch
+        (in chunks when someone watches `progress`: a rebuild's embedding is most of its time).
 
         Returns (all vectors by text hash, the freshly computed pairs to cache)."""
         if not self._embedder_checked:
@@ -139,14 +145,17 @@ class Indexer:
         have = self.db.cached_vectors(hashes)
         missing = [h for h in hashes if h not in have]
         fresh: list[tuple[str, np.ndarray]] = []
-        if missing:
-            mat = self.embedder.embed([by_hash[h] for h in missing])
-            fresh = list(zip(missing, mat))
-            have.update(fresh)
+        step = EMBED_CHUNK if progress else max(1, len(missing))
+        for start in range(0, len(missing), step):
+            chunk = missing[start:start + step]
+            fresh.extend(zip(chunk, self.embedder.embed([by_hash[h] for h in chunk])))
+            if progress:
+                progress(start + len(chunk), len(missing), unit="texts embedded")
+        have.update(fresh)
         return have, fresh
 
     # -- the sync ---------------------------------------------------------------
-    def sync(self, rebuild: bool = False, progress: Callable[[int, int], None] | None = None,
+    def sync(self, rebuild: bool = False, progress: Callable[..., None] | None = None,
              only: list[str] | None = None) -> SyncReport:
         t0 = time.perf_counter()
         report = SyncReport()
@@ -195,6 +204,8 @@ class Indexer:
                 continue
             parsed.append(_Parsed(rel, st.st_size, st.st_mtime_ns, digest, doc, doc.front_raw.count("\n")))
             report.warnings.extend(doc.warnings)
+        if progress:
+            progress(len(rels), len(rels))
         indexed = set(self.db.file_stats()) if rebuild else set(stats)
         scope = indexed if only is None else set(only) & indexed
         removed_files = sorted(scope - set(present))
@@ -205,7 +216,7 @@ class Indexer:
         if reembed:
             for row in self.db.all_items():
                 plan.need_vectors.setdefault(text_hash(row.text), row.text)
-        vectors, fresh = self.embed_texts(plan.need_vectors) if plan.need_vectors else ({}, [])
+        vectors, fresh = self.embed_texts(plan.need_vectors, progress) if plan.need_vectors else ({}, [])
         report.embedded = len(fresh)
 
         with self.db.transaction() as c:
