@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import socketserver
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,31 +25,43 @@ def socket_path(state_dir: Path) -> Path:
     return state_dir / SOCKET_NAME
 
 
-class _Handler(socketserver.StreamRequestHandler):
-    def handle(self) -> None:
-        line = self.rfile.readline(MAX_REQUEST)
-        try:
-            req = json.loads(line)
-            if req.get("verb") == "ping":  # `memfs doctor`: is anyone answering?
-                self.wfile.write(b'{"ok": true}\n')
-                return
-            if req.get("verb") != "recall":
-                raise ValueError("only recall and ping are served")
-            server: Any = self.server
-            with server.lock:
-                hits = server.memory.recall(str(req["query"]), k=req.get("k"),
-                                            types=set(req["types"]) if req.get("types") else None,
-                                            categories=set(req["categories"]) if req.get("categories") else None)
-            out = {"ok": True, "hits": [h.model_dump() for h in hits]}
-        except Exception as err:  # noqa: BLE001 - reported to the client, which falls back
-            out = {"ok": False, "error": f"{type(err).__name__}: {err}"}
-        self.wfile.write(json.dumps(out).encode() + b"\n")
+def _answer(server: Any, line: bytes) -> bytes:
+    """One request line in, one answer line out (the server side of the protocol)."""
+    try:
+        req = json.loads(line)
+        if req.get("verb") == "ping":  # `memfs doctor`: is anyone answering?
+            return b'{"ok": true}\n'
+        if req.get("verb") != "recall":
+            raise ValueError("only recall and ping are served")
+        with server.lock:
+            hits = server.memory.recall(str(req["query"]), k=req.get("k"),
+                                        types=set(req["types"]) if req.get("types") else None,
+                                        categories=set(req["categories"]) if req.get("categories") else None)
+        out = {"ok": True, "hits": [h.model_dump() for h in hits]}
+    except Exception as err:  # noqa: BLE001 - reported to the client, which falls back
+        out = {"ok": False, "error": f"{type(err).__name__}: {err}"}
+    return json.dumps(out).encode() + b"\n"
+
+
+def _handler_class() -> type:
+    # socketserver and threading are the server's: the thin client (memfs.console) that
+    # imports this module for try_warm_recall does not pay for them.
+    import socketserver
+
+    class _Handler(socketserver.StreamRequestHandler):
+        def handle(self) -> None:
+            self.wfile.write(_answer(self.server, self.rfile.readline(MAX_REQUEST)))
+
+    return _Handler
 
 
 class WarmServer:
     """Serves recall from a reader Memory of its own (own SQLite connection, shared model)."""
 
     def __init__(self, memory: "Memory") -> None:
+        import socketserver
+        import threading
+
         from memfs.api import Memory
 
         self.path = socket_path(memory.ws.state)
@@ -60,7 +70,7 @@ class WarmServer:
             self.path.unlink()
         except FileNotFoundError:
             pass
-        self.server = socketserver.ThreadingUnixStreamServer(str(self.path), _Handler)
+        self.server = socketserver.ThreadingUnixStreamServer(str(self.path), _handler_class())
         os.chmod(self.path, 0o600)
         self.server.memory = reader  # type: ignore[attr-defined]
         self.server.lock = threading.Lock()  # type: ignore[attr-defined]

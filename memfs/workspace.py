@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,6 +141,8 @@ def init_workspace_report(target: Path, git: bool = True) -> InitResult:
         raise MemfsError(f"{target} is already a memfs workspace")
     if target.exists() and not target.is_dir():
         raise MemfsError(f"{target} exists and is not a folder")
+    import shutil
+
     target.mkdir(parents=True, exist_ok=True)
     for src in sorted(TEMPLATE_DIR.rglob("*")):
         rel = src.relative_to(TEMPLATE_DIR)
@@ -162,6 +162,9 @@ def init_workspace_report(target: Path, git: bool = True) -> InitResult:
 
 def _first_commit(target: Path) -> str:
     """`git init` and commit the template under the person's own identity, or say why not."""
+    import shutil
+    import subprocess
+
     if not shutil.which("git"):
         return "git: not installed; the workspace is not a repository"
 
