@@ -1,11 +1,6 @@
 """Times as agents send them (`7d`, `2 weeks`, `yesterday`, an ISO date or datetime) turned
-into dates for `Memory.recall(since=, until=, as_of=)`, which does the filtering.
-
-A `when` of `2026-03` is the whole of March: it passes `since=2026-03-15` (it ends after)
-and `until=2026-03-02` (it starts before). Undated items have no place in time: a
-`since`/`until` filter drops them, `as_of` keeps them (a timeless fact holds at any date).
-An item that carries `until` (a supersession end, when that metadata lands) is dropped by
-`as_of` at or after that date.
+into dates for `Memory.recall(since=, until=, as_of=)`, which does the filtering
+(memfs/index/timefilter.py: a `when` of `2026-03` is the whole of March).
 """
 
 from __future__ import annotations
@@ -13,20 +8,12 @@ from __future__ import annotations
 import calendar
 import re
 from datetime import date, datetime, timedelta
-from typing import Protocol, TypeVar
 
 from memfs.errors import MemfsError
+from memfs.index.timefilter import stamp_range as when_span  # one parser of `when` stamps
 
 _RELATIVE = re.compile(r"^\s*(\d{1,5})\s*(d|day|days|w|week|weeks|m|month|months|y|year|years|h|hour|hours)\s*$",
                        re.IGNORECASE)
-_WHEN = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
-
-
-class _Dated(Protocol):
-    when: str | None
-
-
-H = TypeVar("H", bound=_Dated)
 
 
 def parse_time(spec: str | None, today: date | None = None) -> date | None:
@@ -58,23 +45,3 @@ def parse_time(spec: str | None, today: date | None = None) -> date | None:
         return datetime.fromisoformat(text.replace("Z", "+00:00")).date()
     except ValueError:
         raise MemfsError(f"bad time {spec!r}: use 7d, 2w, 3m, 1y, YYYY, YYYY-MM, YYYY-MM-DD or an ISO datetime") from None
-
-
-def when_span(when: str | None) -> tuple[date, date] | None:
-    """The first and last day a `when` (YYYY, YYYY-MM, YYYY-MM-DD) covers; None if undated or malformed."""
-    if not when:
-        return None
-    m = _WHEN.match(when.strip())
-    if not m:
-        return None
-    try:
-        y = int(m.group(1))
-        if m.group(3):
-            d = date(y, int(m.group(2)), int(m.group(3)))
-            return d, d
-        if m.group(2):
-            mo = int(m.group(2))
-            return date(y, mo, 1), date(y, mo, calendar.monthrange(y, mo)[1])
-        return date(y, 1, 1), date(y, 12, 31)
-    except ValueError:
-        return None
