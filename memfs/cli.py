@@ -84,9 +84,11 @@ def init(path: Path = typer.Argument(Path("."), help="Folder to turn into a work
     from memfs.api import Memory
     from memfs.workspace import init_workspace_report
 
-    done = init_workspace_report(path, git=not no_git)
-    with Memory(done.workspace.root) as mem:
-        mem.sync()
+    def build_index(ws) -> None:  # type: ignore[no-untyped-def]
+        with Memory(ws.root) as mem:
+            mem.sync()
+
+    done = init_workspace_report(path, git=not no_git, prepare=build_index)
     typer.echo(f"initialised memfs workspace in {done.workspace.root}")
     typer.echo(done.git)
 

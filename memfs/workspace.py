@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -130,8 +131,11 @@ def init_workspace(target: Path, git: bool = True) -> Workspace:
     return init_workspace_report(target, git=git).workspace
 
 
-def init_workspace_report(target: Path, git: bool = True) -> InitResult:
-    """`init_workspace`, also saying what happened to git (a first commit, or why not)."""
+def init_workspace_report(target: Path, git: bool = True,
+                          prepare: Callable[[Workspace], None] | None = None) -> InitResult:
+    """`init_workspace`, also saying what happened to git (a first commit, or why not).
+    `prepare` runs before the commit (the CLI builds the index and the root files there, so
+    the first commit is the workspace as memfs leaves it and `git status` starts clean)."""
     missing = [name for name in TEMPLATE_REQUIRED if not (TEMPLATE_DIR / name).is_file()]
     if missing:
         raise MemfsError(f"the installed memfs has no workspace template ({TEMPLATE_DIR / missing[0]} is missing); "
@@ -154,6 +158,8 @@ def init_workspace_report(target: Path, git: bool = True) -> InitResult:
         elif not dest.exists():
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dest)
+    if prepare is not None:
+        prepare(Workspace(target))
     note = "git: not asked for (--no-git)"
     if git:
         note = _first_commit(target)

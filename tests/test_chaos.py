@@ -259,16 +259,27 @@ def test_cli_retry_heals_root_files_after_a_failed_view_write(tmp_path: Path, mo
     (ref / "inbox" / "chat.json").write_text(data)
     _process_like_daemon(ref, "chat.json")
 
+    # Where is the first root-file write? Count the writes of the same ingest once, unharmed.
+    probe = init_workspace(tmp_path / "probe", git=False).root
+    _seed(probe)
+    (probe / "inbox" / "chat.json").write_text(data)
+    counter = DiskFull(probe)
+    monkeypatch.setattr(os, "fsync", counter)
+    with hashing_memory(probe) as m:
+        assert m.ingest_file(probe / "inbox" / "chat.json").status == "processed"
+    monkeypatch.setattr(os, "fsync", counter._real)
+    first_root = next(n for n, p in enumerate(counter.paths) if p.startswith(".index.md."))
+
     root = init_workspace(tmp_path / "w", git=False).root
     _seed(root)
     (root / "inbox" / "chat.json").write_text(data)
     disk = DiskFull(root)
-    disk.fail_from = 7  # the first root-file write (after 5 category files and the resource)
+    disk.fail_from = first_root + 1  # the first root-file write (after the category files and the resource)
     monkeypatch.setattr(os, "fsync", disk)
     mem = hashing_memory(root)
     try:
         assert mem.ingest_file(root / "inbox" / "chat.json").status == "failed"
-        assert disk.paths[6].startswith(".index.md."), disk.paths  # the fault hit a root file
+        assert disk.paths[first_root].startswith(".index.md."), disk.paths  # the fault hit a root file
     finally:
         mem.close()
         monkeypatch.setattr(os, "fsync", disk._real)
