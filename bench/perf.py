@@ -1139,7 +1139,7 @@ def bench_ingest(ctx: Ctx) -> None:
     MiniLM beside hashing; and a running daemon timed from rename-into-inbox to recall."""
     import ingest as ing
 
-    data_dir = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo"
+    data_dir = Path(os.environ.get("MEMFS_BENCH_LOCOMO", "bench-data/locomo")).resolve()
     if not (data_dir / "26.json").exists():
         ctx.note("ingest", f"skipped: no LoCoMo data at {data_dir}")
         return

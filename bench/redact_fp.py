@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -22,7 +23,8 @@ sys.path.insert(0, str(REPO))
 
 from memfs.redact import redact  # noqa: E402
 
-DEFAULT_DATA = (REPO / ".." / "shared" / "bench" / "locomo").resolve()
+#: The LoCoMo sample files: --data, or $MEMFS_BENCH_LOCOMO (as bench/locomo.py).
+DEFAULT_DATA = Path(os.environ.get("MEMFS_BENCH_LOCOMO", "bench-data/locomo")).resolve()
 
 PLANTED = {
     "openai-key": "sk-proj-Q2b8xV0pLr4mN7tK1sD9fG3hJ6wE5yU8iO2aZx",
