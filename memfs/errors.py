@@ -1,4 +1,12 @@
-"""Errors a user can cause and fix; the CLI prints them as one line, never a traceback."""
+"""Errors a user can cause and fix; the CLI prints them as one line, never a traceback.
+
+`MemfsError` is the one root: the LLM errors (`memfs.llm.errors`), the readers'
+`ReadError`, `fsutil.ChangedMeanwhile` and `pipeline.engine.PipelineError` all derive from
+it, so a caller that catches `MemfsError` catches every failure memfs means to report.
+Not derived from it, on purpose: control-flow signals that never leave memfs
+(`pipeline.engine.Stop`, `fsutil.Unsettled`, `index.heal.IndexDamaged`, the LLM client's
+private `_FormatRejected`/`_Deadline`); `tests/test_architecture.py` keeps that list closed.
+"""
 
 
 class MemfsError(Exception):

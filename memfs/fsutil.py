@@ -17,7 +17,7 @@ from types import TracebackType
 from memfs.errors import LockedError, MemfsError
 
 
-class ChangedMeanwhile(Exception):
+class ChangedMeanwhile(MemfsError):
     """`atomic_write`'s precondition failed: the target changed; nothing was written."""
 
 

@@ -14,10 +14,12 @@ from collections.abc import Callable, Iterable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from memfs.errors import MemfsError
+
 State = MutableMapping[str, Any]
 
 
-class PipelineError(Exception):
+class PipelineError(MemfsError):
     """The pipeline's shape is wrong (a programming error, found before anything runs)."""
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from memfs.errors import MemfsError
 
-class ReadError(Exception):
+
+class ReadError(MemfsError):
     """An input that cannot be read; the message is one human-readable line.
 
     The daemon writes this message beside the file it moves to ``inbox/failed/``,
