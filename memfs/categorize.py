@@ -43,6 +43,10 @@ class Categorizer:
             self._vectors = self.embedder.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
         return self._vectors
 
+    def prepare(self) -> None:
+        """Embed the category descriptions now (a daemon warming up), not on first use."""
+        self._spec_vectors()
+
     def choose(self, vector: np.ndarray | None, type_: str, hint: str | None = None) -> CategorySpec:
         kind = KIND_OF_TYPE.get(type_, "memory")
         pool = [i for i, s in enumerate(self.specs) if s.kind == kind]

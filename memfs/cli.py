@@ -103,7 +103,7 @@ def add(text: str = typer.Argument(..., help="The fact, as it should read on its
     """Add one fact (an identical one is reinforced instead)."""
     with _memory() as mem:
         item = mem.add(text, category=category, type=type, when=when)
-        row = mem.indexer.db.items_by_ids([item.id]).get(item.id)
+        row = mem.items([item.id]).get(item.id)
     path = row.path if row else "?"
     if as_json:
         _echo_json({"id": item.id, "text": item.text, "type": item.type, "path": path, "seen": item.seen})
@@ -129,21 +129,11 @@ def recall(query: str = typer.Argument(...),
 
     With a daemon running, the query is answered by it over `.memfs/daemon.sock` (warm
     model and index); otherwise this process does the work."""
+    from memfs.api import Memory
     from memfs.render import render_recall_markdown
-    from memfs.warm import try_warm_recall
-    from memfs.workspace import find_workspace
 
-    ws = find_workspace(explicit=_state["dir"])
-    rows = None
-    timed = bool(since or until or as_of or history)
-    if query.strip() and mode == "fast" and not sources and not timed and not os.environ.get("MEMFS_NO_WARM"):
-        rows = try_warm_recall(ws.state, query, k, type, category)
-    if rows is None:
-        with _memory() as mem:
-            rows = [h.model_dump() for h in mem.recall(query, k=k, types=set(type) if type else None,
-                                                       categories=set(category) if category else None,
-                                                       mode=mode, sources=sources, since=since, until=until,
-                                                       as_of=as_of, history=history)]
+    rows = Memory.recall_rows(_state["dir"], query, k=k, types=type, categories=category, mode=mode,
+                              sources=sources, since=since, until=until, as_of=as_of, history=history)
     if as_json:
         _echo_json(rows)
     else:
@@ -279,13 +269,9 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
     """Run files through the memorize pipeline now, without a daemon."""
     from memfs.progress import Progress
 
-    results = []
     with _memory() as mem, Progress("memorizing") as bar:
-        added = 0
-        for n, p in enumerate(paths, start=1):
-            results.append(mem.ingest_file(p, allow_relearn=allow_relearn))
-            added += len(results[-1].added)
-            bar.update(n, len(paths), items=added)
+        results = mem.ingest(paths, progress=lambda n, total, added: bar.update(n, total, items=added),
+                             allow_relearn=allow_relearn)
     if as_json:
         _echo_json([r.model_dump() for r in results])
     else:
@@ -318,9 +304,7 @@ def daemon(commit: bool = typer.Option(False, "--commit", help="git commit each 
     from memfs.daemon import Daemon
 
     with _memory() as mem:
-        if commit:
-            mem.config.git.autocommit = True
-        code = Daemon(mem).run()
+        code = Daemon(mem, commit=True if commit else None).run()
     raise typer.Exit(code)
 
 
@@ -363,105 +347,9 @@ def context() -> None:
         typer.echo(mem.context(), nl=False)
 
 
-def _agent_memory(dir: Optional[str]):  # type: ignore[no-untyped-def]
-    """A Memory for the agent commands (`--dir` after the command wins over the global one)."""
-    from memfs.agents.tools import AgentMemory
-    from memfs.workspace import find_workspace
+from memfs.cli_agents import register as _register_agent_commands  # noqa: E402
 
-    return AgentMemory(find_workspace(explicit=dir or _state["dir"]).root)
-
-
-@app.command()
-def mcp(dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace folder."),
-        http: Optional[int] = typer.Option(None, "--http", help="Serve streamable HTTP on 127.0.0.1:PORT "
-                                           "(path /mcp) instead of stdio.")) -> None:
-    """Serve the workspace to agents over MCP (stdio by default; needs the `mcp` extra of memfs)."""
-    from memfs.agents.mcp_server import serve
-
-    with _agent_memory(dir) as mem:
-        serve(mem, http_port=http)
-
-
-@app.command()
-def proxy(upstream: str = typer.Option(..., "--upstream", help="The OpenAI-compatible server to forward to, "
-                                       "e.g. http://127.0.0.1:11434/v1 or https://api.openai.com/v1."),
-          port: int = typer.Option(8787, "--port", help="Port to listen on."),
-          host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (keep it local)."),
-          dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace folder.")) -> None:
-    """OpenAI-compatible proxy: injects recalled memory into chat completions, files each exchange."""
-    from memfs.agents.proxy import serve
-    from memfs.agents.tools import AgentTools
-
-    with _agent_memory(dir) as mem:
-        serve(AgentTools(mem), upstream, host=host, port=port)
-
-
-hooks_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help="Agent-host hooks: `memfs context` at session start, the "
-                        "transcript into inbox/ at session end (Claude Code, Codex).")
-app.add_typer(hooks_app, name="hooks")
-
-
-def _hook_plan(host: str, scope: str, config: Optional[Path], dir: Optional[str], remove: bool):  # type: ignore[no-untyped-def]
-    from memfs.agents.hooks import config_path, plan
-    from memfs.workspace import find_workspace
-
-    root = find_workspace(explicit=dir or _state["dir"]).root
-    return plan(host, root, config or config_path(host, scope), remove=remove)
-
-
-def _show_plan(p, write: bool) -> None:  # type: ignore[no-untyped-def]
-    from memfs.agents.hooks import apply
-
-    if not p.changed:
-        typer.echo(f"{p.path}: already up to date")
-        return
-    typer.echo(p.diff(), nl=False)
-    if write:
-        apply(p)
-        typer.echo(f"wrote {p.path}")
-    else:
-        typer.echo(f"(dry run: nothing written; add --write to write {p.path})")
-
-
-@hooks_app.command("install")
-def hooks_install(host: str = typer.Argument(..., help="claude-code or codex"),
-                  scope: str = typer.Option("user", "--scope", help="user (~/.claude, ~/.codex) or project (./)."),
-                  config: Optional[Path] = typer.Option(None, "--config", help="The host's config file, if elsewhere."),
-                  write: bool = typer.Option(False, "--write", help="Write it (default: show the diff only)."),
-                  dir: Optional[str] = typer.Option(None, "--dir", "-C", help="Workspace folder.")) -> None:
-    """Add memfs' session-start and session-end hooks to the host's config (dry run by default)."""
-    _show_plan(_hook_plan(host, scope, config, dir, remove=False), write)
-
-
-@hooks_app.command("uninstall")
-def hooks_uninstall(host: str = typer.Argument(..., help="claude-code or codex"),
-                    scope: str = typer.Option("user", "--scope"),
-                    config: Optional[Path] = typer.Option(None, "--config"),
-                    write: bool = typer.Option(False, "--write", help="Write it (default: show the diff only)."),
-                    dir: Optional[str] = typer.Option(None, "--dir", "-C")) -> None:
-    """Remove memfs' hooks from the host's config (dry run by default); other hooks stay."""
-    _show_plan(_hook_plan(host, scope, config, dir, remove=True), write)
-
-
-@hooks_app.command("run")
-def hooks_run(event: str = typer.Argument(..., help="session-start or session-end"),
-              host: str = typer.Option("claude-code", "--host", help="claude-code or codex")) -> None:
-    """What the host runs (payload JSON on stdin). Never fails the host: errors go to stderr, exit 0."""
-    from memfs.agents import hooks
-
-    try:
-        payload = hooks.read_payload(sys.stdin)
-        with _memory() as mem:
-            if event == "session-start":
-                typer.echo(hooks.session_start(mem.context()))
-            elif event == "session-end":
-                copied = hooks.session_end(mem.ws, host, payload, mem.config.ingest.max_file_bytes)
-                typer.echo(f"memfs: {'queued ' + mem.ws.rel(copied) if copied else 'transcript unchanged'}",
-                           err=True)
-            else:
-                raise MemfsError(f"unknown hook event {event!r}: expected session-start or session-end")
-    except Exception as err:  # noqa: BLE001 - a hook must never break the agent's session
-        typer.echo(f"memfs hooks: {err}", err=True)
+_register_agent_commands(app, lambda: _state["dir"])
 
 
 def main() -> None:

@@ -35,8 +35,10 @@ RESCAN_SECONDS = 2.0
 
 
 class Daemon:
-    def __init__(self, memory: "Memory", log: Callable[[str], None] | None = None, poll: float = 0.05) -> None:
+    def __init__(self, memory: "Memory", log: Callable[[str], None] | None = None, poll: float = 0.05,
+                 commit: bool | None = None) -> None:
         self.memory = memory
+        self.commit = commit  # git commit each processed input (None: as `[git] autocommit` says)
         self.ws = memory.ws
         self.poll = poll
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
@@ -156,25 +158,17 @@ class Daemon:
         try:
             # One batch of a large input per turn: SIGTERM and the inputs behind it wait at
             # most one batch (ingest.batch_segments), never the whole input.
-            result = self.memory.ingest_file(path, max_batches=1)
+            result = self.memory.ingest_file(path, max_batches=1, autocommit=self.commit)
         except LockedError as err:  # a long CLI write: keep the file, try next round
             self.log(f"memfs daemon: {name}: {err}")
             return
         except Exception as err:  # noqa: BLE001 - the daemon must outlive any one input
-            from memfs.inbox import move_to_failed
-
-            reason = f"internal error: {type(err).__name__}: {err}"
-            if isinstance(err, OSError) and err.strerror:  # e.g. a full disk: say so plainly
-                reason = f"{err.strerror} ({type(err).__name__})"
+            reason, filed = self.memory.file_failure(path, err)
             self.log(f"memfs daemon: failed {name}: {reason}")
-            try:
-                if path.exists() or path.is_symlink():
-                    move_to_failed(self.ws, path, reason)
-            except OSError:
+            if not filed and (path.exists() or path.is_symlink()):
                 # Not even the reason could be written (disk still full): the input stays in
                 # inbox/ and the periodic rescan tries it again (hardening fix: say so).
-                if path.exists() or path.is_symlink():
-                    self.log(f"memfs daemon: {name} left in inbox/; will retry")
+                self.log(f"memfs daemon: {name} left in inbox/; will retry")
         else:
             if result.status == "failed":
                 self.log(f"memfs daemon: failed {name}: {result.error} (moved to inbox/failed/)")
@@ -264,13 +258,7 @@ class Daemon:
         """Load the embedder and the category vectors now, so the first input dropped in
         the inbox is as quick to become recallable as the rest (~0.5 s saved)."""
         try:
-            self.memory.embedder.embed(["warm up"])
-            from memfs.categorize import Categorizer
-
-            specs = self.memory.category_specs()
-            ctx = self.memory.memorizer.ctx
-            ctx.categorizer, ctx.categorizer_key = Categorizer(self.memory.embedder, specs), tuple(specs)
-            ctx.categorizer._spec_vectors()
+            self.memory.warm_up()
         except Exception as err:  # noqa: BLE001 - warming up is an optimisation only
             self.log(f"memfs daemon: warm-up skipped ({type(err).__name__}: {err})")
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import errno
 import os
 import re
-import time
 from pathlib import Path
 
 from memfs.fsutil import atomic_write
+from memfs.index import repository
 from memfs.index.db import IndexDB
 from memfs.workspace import Workspace
 
@@ -22,12 +22,6 @@ _IGNORED = re.compile(r"(^\.|~$|\.(swp|swo|swx|tmp|part|partial|crdownload|downl
                       re.IGNORECASE)
 _DIGEST_IN_NAME = re.compile(r"-([0-9a-f]{16})\.[a-z]+$")
 
-_JOURNAL = """
-CREATE TABLE IF NOT EXISTS journal (
-    digest TEXT PRIMARY KEY, name TEXT NOT NULL, resource TEXT NOT NULL, finished REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS progress (digest TEXT PRIMARY KEY, segments INTEGER NOT NULL);
-"""
 
 
 def is_candidate(name: str) -> bool:
@@ -51,7 +45,7 @@ class Journal:
     def __init__(self, ws: Workspace, db: IndexDB) -> None:
         self.ws = ws
         self.db = db
-        db.conn.executescript(_JOURNAL)
+        repository.ensure_journal(db)
         self._archived: dict[str, str] | None = None
 
     def _scan_resources(self) -> dict[str, str]:
@@ -66,12 +60,11 @@ class Journal:
         return self._archived
 
     def is_done(self, digest: str) -> bool:
-        row = self.db.conn.execute("SELECT 1 FROM journal WHERE digest=?", (digest,)).fetchone()
-        return row is not None or digest[:16] in self._scan_resources()
+        return repository.journal_resource(self.db, digest) is not None or digest[:16] in self._scan_resources()
 
     def resource_of(self, digest: str) -> str | None:
-        row = self.db.conn.execute("SELECT resource FROM journal WHERE digest=?", (digest,)).fetchone()
-        return row[0] if row else self._scan_resources().get(digest[:16])
+        resource = repository.journal_resource(self.db, digest)
+        return resource if resource is not None else self._scan_resources().get(digest[:16])
 
     def resources_named(self, like: str) -> list[str]:
         """Archived resources of inputs with the same (slugged) name and extension as the
@@ -88,22 +81,17 @@ class Journal:
 
         Only a shortcut: were it lost with `.memfs/`, the batches done replay as no-ops
         (their item ids derive from the input's content)."""
-        row = self.db.conn.execute("SELECT segments FROM progress WHERE digest=?", (digest,)).fetchone()
-        return int(row[0]) if row else 0
+        return repository.journal_progress(self.db, digest)
 
     def set_progress(self, digest: str, segments: int) -> None:
-        with self.db.transaction() as c:
-            c.execute("INSERT OR REPLACE INTO progress(digest, segments) VALUES(?, ?)", (digest, segments))
+        repository.set_journal_progress(self.db, digest, segments)
 
     def mark_done(self, digest: str, name: str, resource: str) -> None:
         # Hardening fix: a file name need not be UTF-8 (Linux allows any bytes); SQLite
         # refused the undecodable name *after* the input was filed and archived, which
         # sent a processed input to failed/. The journal keeps a readable form.
         name = os.fsencode(name).decode("utf-8", "replace")
-        with self.db.transaction() as c:
-            c.execute("INSERT OR REPLACE INTO journal(digest, name, resource, finished) VALUES(?,?,?,?)",
-                      (digest, name, resource, time.time()))
-            c.execute("DELETE FROM progress WHERE digest=?", (digest,))
+        repository.journal_done(self.db, digest, name, resource)
         self._scan_resources()[digest[:16]] = resource
 
 

@@ -16,6 +16,7 @@ from memfs.entry.memoryfile import render_memory, render_skill
 from memfs.entry.pages import render_and_write
 from memfs.entry.people import PEOPLE_DIR, find_people, read_pages
 from memfs.entry.pool import EntryItem, load_items, parse_day, save_history
+from memfs.index import repository
 from memfs.index.db import IndexDB
 from memfs.rootwrite import write_root_file
 from memfs.store import title_of
@@ -33,8 +34,7 @@ def category_rows(ws: Workspace, db: IndexDB, config: Config) -> list[CategoryRo
     """The indexed category files, plus any on disk the index has not read yet (an ingest
     syncs only the files it touched, so untouched template files may be unindexed)."""
     out = {}
-    for path, kind, title, description, summary in db.conn.execute(
-            "SELECT path, kind, title, description, summary FROM files ORDER BY path"):
+    for path, kind, title, description, summary in repository.file_rows(db):
         name = path.rsplit("/", 1)[-1][:-3]
         out[path] = CategoryRow(path=path, kind=kind, title=title or title_of(name), description=description or "",
                                 summary=summary or "")
@@ -55,8 +55,7 @@ def split_oversized(ws: Workspace, db: IndexDB, config: Config) -> list[str]:
     from memfs.entry.split import parents_to_check
 
     limit = config.memory.split_items
-    if limit <= 0 or not (db.conn.execute("SELECT 1 FROM items GROUP BY path HAVING count(*) > ? LIMIT 1",
-                                          (limit,)).fetchone() or parents_to_check(db)):
+    if limit <= 0 or not (repository.has_file_over(db, limit) or parents_to_check(db)):
         return []
     with db.snapshot():
         items, _ = load_items(ws, db)
@@ -85,8 +84,7 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
         version = db.get_meta("index_version") or "0"
         items, history_cache = load_items(ws, db)
         cats = category_rows(ws, db, config)
-        previous = {k[len(_PAGE_BODY):]: v for k, v in db.conn.execute(
-            "SELECT key, value FROM meta WHERE key LIKE ?", (_PAGE_BODY + "%",))}
+        previous = repository.meta_with_prefix(db, _PAGE_BODY)
     save_history(db, history_cache)
     ref = today or reference_day(items)
     half_life = config.recall.recency_half_life_days
@@ -130,7 +128,7 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
             if previous.get(rel) != body:
                 db.set_meta(_PAGE_BODY + rel, body)
         for rel in set(previous) - set(page_bodies):
-            db.conn.execute("DELETE FROM meta WHERE key=?", (_PAGE_BODY + rel,))
+            repository.delete_meta(db, _PAGE_BODY + rel)
     return written
 
 

@@ -20,7 +20,7 @@ def test_memorize_with_llm_extractor_and_usage(fake: FakeOpenAI, ws_path: Path, 
                                     environ={"OPENAI_API_KEY": SECRET}, state_dir=mem.ws.state, backoff_base=0.01)
         assert rt is not None
         names = [s.name for s in mem.category_specs()]
-        mem._memorizer = Memorizer(mem, extractor=rt.extractor(categories=names))
+        mem.runtime.memorizer = Memorizer(mem.runtime, extractor=rt.extractor(categories=names))
         fake.responder = lambda body: ok({"facts": [
             {"text": "To release, run make release and push the tag.", "type": "skill", "turns": [1],
              "category": "procedures"},

@@ -299,11 +299,11 @@ def test_a_reader_never_runs_schema_changes(tmp_path: Path) -> None:
     statements: list[str] = []
     try:
         assert mem.recall("cats planets")
-        mem._searcher.db.conn.set_trace_callback(statements.append)  # type: ignore[union-attr]
+        mem.runtime.searcher.db.conn.set_trace_callback(statements.append)  # type: ignore[union-attr]
         assert mem.recall("cats planets")
-        mem._searcher.db.conn.set_trace_callback(None)  # type: ignore[union-attr]
+        mem.runtime.searcher.db.conn.set_trace_callback(None)  # type: ignore[union-attr]
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
-            mem._searcher.db.conn.execute("CREATE TABLE x (y)")  # type: ignore[union-attr]
+            mem.runtime.searcher.db.conn.execute("CREATE TABLE x (y)")  # type: ignore[union-attr]
     finally:
         mem.close()
     ddl = [s for s in statements if s.split()[0].upper() in ("CREATE", "DROP", "ALTER", "INSERT", "UPDATE",

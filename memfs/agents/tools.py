@@ -8,6 +8,7 @@ the daemon holds it.
 from __future__ import annotations
 
 import json
+import os
 import logging
 import tempfile
 import threading
@@ -24,9 +25,9 @@ if TYPE_CHECKING:
 from memfs.agents.timefilter import parse_time
 from memfs.agents.why import Why, why
 from memfs.api import Memory, Status
+from memfs.config import Config
 from memfs.core.model import MEMORY_TYPES
 from memfs.errors import MemfsError, NotFoundError
-from memfs.fsutil import WriterLock
 from memfs.workspace import slugify
 
 log = logging.getLogger("memfs.agents")
@@ -36,21 +37,16 @@ MAX_READ_BYTES = 1_000_000
 MAX_INGEST_BYTES = 5_000_000
 FORMATS = ("auto", "markdown", "text", "json", "jsonl", "conversation")
 _EXT = {"markdown": ".md", "text": ".txt", "json": ".json", "jsonl": ".jsonl", "conversation": ".json"}
-#: When an item was last touched: `updated` (added by hand or reinforced), else the day its
-#: input was processed (the journal), else the day in its resource's name, else its `when`.
-_ACTIVITY = ("COALESCE(i.updated, date(j.finished, 'unixepoch', 'localtime'), "
-             "CASE WHEN i.src GLOB 'resources/[0-9][0-9][0-9][0-9]/[0-9][0-9]/[0-9][0-9]-*' "
-             "THEN substr(i.src, 11, 4) || '-' || substr(i.src, 16, 2) || '-' || substr(i.src, 19, 2) END, "
-             "i.\"when\", '')")
 #: Never served by `read`: the cache (sockets, locks, SQLite) and git's internals.
 _PRIVATE = (".memfs", ".git")
 
 
 class AgentMemory(Memory):
-    """A Memory whose writes wait at most `lock_timeout` seconds for the writer lock."""
+    """A Memory whose writes wait at most `[agents] lock_timeout` seconds for the writer lock."""
 
-    def lock(self, purpose: str = "write", timeout: float | None = None) -> WriterLock:  # type: ignore[override]
-        return super().lock(purpose, timeout=self.config.agents.lock_timeout if timeout is None else timeout)
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, config: Config | None = None) -> None:
+        super().__init__(path, config=config)
+        self.runtime.lock_timeout = self.config.agents.lock_timeout
 
 
 class ItemOut(BaseModel):
@@ -120,14 +116,6 @@ class CategoriesOut(BaseModel):
     categories: list[CategoryOut]
 
 
-def ensure_index(memory: Memory) -> None:
-    """Build the index from the Markdown if there is none yet (or one of an older layout)."""
-    from memfs.api import _index_ready
-
-    if not _index_ready(memory.ws.state / "index.sqlite3"):
-        memory.sync()
-
-
 def _check_types(types: list[str] | None) -> set[str] | None:
     if not types:
         return None
@@ -165,7 +153,6 @@ class AgentTools:
         # Agents may say "7d" or a datetime: turned into dates, the window is Memory.recall's own.
         s, u, a = (d.isoformat() if d else None for d in (parse_time(since), parse_time(until), parse_time(as_of)))
         with self._serial():
-            ensure_index(self.memory)
             hits = self.memory.recall(query, k=k, types=want_types, categories=set(categories) if categories else None,
                                       since=s, until=u, as_of=a)
         return RecallOut(query=query, items=[ItemOut(id=h.id, text=h.text, when=h.when, category=h.category,
@@ -182,17 +169,9 @@ class AgentTools:
         limit = max(1, min(int(limit), 500))
         cutoff = (start.isoformat() if start else "0000")
         with self._serial():
-            ensure_index(self.memory)
-            self.memory.journal  # noqa: B018 - creates the journal table if this index has none yet
-            db = self.memory.indexer.db
-            with db.snapshot() as conn:
-                rows = conn.execute(
-                    f"SELECT i.id, i.text, i.\"when\", i.category, i.path, i.line, i.src, i.type, i.seen, "
-                    f"{_ACTIVITY} AS at FROM items i LEFT JOIN journal j "
-                    "ON j.resource = substr(i.src, 1, instr(i.src, '#') - 1) "
-                    "WHERE at >= ? ORDER BY at DESC, i.id LIMIT ?", (cutoff, limit)).fetchall()
-        items = [ItemOut(id=r[0], text=r[1], when=r[2], category=r[3], path=r[4], line=r[5], source=r[6],
-                         type=r[7], seen=r[8], updated=r[9]) for r in rows]
+            rows = self.memory.recent(cutoff, limit)
+        items = [ItemOut(id=r.id, text=r.text, when=r.when, category=r.category, path=r.path, line=r.line,
+                         source=r.src, type=r.type, seen=r.seen, updated=r.updated) for r in rows]
         return RecentOut(since=cutoff, items=items)
 
     def read(self, path: str) -> ReadOut:
@@ -229,20 +208,13 @@ class AgentTools:
 
     def categories(self) -> CategoriesOut:
         with self._serial():
-            ensure_index(self.memory)
-            db = self.memory.indexer.db
-            with db.snapshot() as conn:
-                rows = {r[0]: r for r in conn.execute(
-                    "SELECT path, kind, title, description, summary, items FROM files ORDER BY path")}
-            specs = self.memory.category_specs()
+            pairs = self.memory.category_rows()
         out = []
-        for spec in specs:
-            rel = f"{spec.kind}/{spec.name}.md"
-            row = rows.get(rel)
-            out.append(CategoryOut(path=rel, kind=spec.kind, name=spec.name,
-                                   title=row[2] if row else None,
-                                   description=(row[3] if row and row[3] else spec.description) or None,
-                                   summary=row[4] if row else None, items=row[5] if row else 0))
+        for spec, row in pairs:
+            out.append(CategoryOut(path=spec.rel, kind=spec.kind, name=spec.name,
+                                   title=row.title if row else None,
+                                   description=(row.description if row and row.description else spec.description)
+                                   or None, summary=row.summary if row else None, items=row.items if row else 0))
         return CategoriesOut(categories=out)
 
     def status(self) -> Status:
@@ -254,14 +226,14 @@ class AgentTools:
                  when: str | None = None) -> RememberOut:
         with self._serial():
             item = self.memory.add(text, category=category, type=type, when=when)
-            row = self.memory.indexer.db.items_by_ids([item.id]).get(item.id)
+            row = self.memory.items([item.id]).get(item.id)
         return RememberOut(id=item.id, text=item.text, when=item.when, category=row.category if row else "?",
                            path=row.path if row else "?", line=row.line if row else None, source=item.src,
                            type=item.type, seen=item.seen, updated=item.updated, reinforced=item.seen > 1)
 
     def forget(self, item_id: str) -> ForgetOut:
         with self._serial():
-            row = self.memory.indexer.db.items_by_ids([item_id]).get(item_id)
+            row = self.memory.items([item_id]).get(item_id)
             item = self.memory.forget(item_id)
         return ForgetOut(id=item.id, text=item.text, path=row.path if row else "?")
 
@@ -288,7 +260,7 @@ class AgentTools:
                 path = Path(tmp) / f"{name}{ext}"
                 path.write_text(data, encoding="utf-8")
                 result = self.memory.ingest_file(path, lock_timeout=self.memory.config.agents.lock_timeout)
-            rows = self.memory.indexer.db.items_by_ids([*result.added, *result.reinforced])
+            rows = self.memory.items([*result.added, *result.reinforced])
 
         def brief(ids: list[str]) -> list[ItemOut]:
             return [ItemOut(id=r.id, text=r.text, when=r.when, category=r.category, path=r.path, line=r.line,

@@ -1,9 +1,8 @@
 """`why(id)`: an item, the passage it came from and the commits that touched it.
 
-`Memory.why` is being added on another branch for the CLI; this is the agent layer's
-version over what exists today (the index row, `ContextResolver.passage`, `git log`), in
-one function, so the merger can route it to `Memory.why` once that lands. A forgotten
-item is still explained from git history: its line is gone from the Markdown, not from git.
+The agents' form of provenance (`Memory.why`, memfs/export.py, is the CLI's): the index
+row, `ContextResolver.passage` and `git log`, in one function. A forgotten item is still
+explained from git history: its line is gone from the Markdown, not from git.
 """
 
 from __future__ import annotations
@@ -51,13 +50,10 @@ def why(memory: "Memory", item_id: str) -> Why:
     """Explain one item; raises NotFoundError if neither the index nor git knows the id."""
     from memfs.index.context import ContextResolver
 
-    from memfs.agents.tools import ensure_index
-
     item_id = item_id.strip()
     if not _ID.match(item_id):
         raise NotFoundError(f"no item with id {item_id!r} (ids are letters and digits, see recall)")
-    ensure_index(memory)
-    row = memory.indexer.db.items_by_ids([item_id]).get(item_id)
+    row = memory.items([item_id]).get(item_id)
     paths = [row.path] if row is not None else [p for p in STORE if (memory.root / p).is_dir()]
     commits = _commits(memory, item_id, paths)
     if row is None:

@@ -43,18 +43,18 @@ def _candidate(path: Path, max_bytes: int, max_export_bytes: int) -> bool:
 
 def run_input(memorizer: "Memorizer", path: Path, result: "IngestResult", allow_relearn: bool = False) -> None:
     """Run ``path`` through the pipeline: as it is, or one conversation at a time."""
-    limits = memorizer.memory.config.ingest
+    limits = memorizer.rt.config.ingest
     if path.is_symlink() or not _candidate(path, limits.max_file_bytes, limits.max_export_bytes):
         run_one(memorizer, path, result, None, allow_relearn=allow_relearn)
         return
     from memfs.fsutil import read_regular
 
     data = read_regular(path)  # never blocks on a FIFO
-    journal = memorizer.memory.journal
+    journal = memorizer.rt.journal
     digest = hashlib.sha256(data).hexdigest()
     from memfs.forgotten import guard
 
-    guard(memorizer.memory.ws, digest, allow_relearn)  # before the journal: see step_ingest
+    guard(memorizer.rt.ws, digest, allow_relearn)  # before the journal: see step_ingest
     unpacked = unpack(data, max_bytes=limits.max_file_bytes, max_export_bytes=limits.max_export_bytes)
     if unpacked is None:  # not an export: the pipeline reads it itself (settled, never a FIFO) and
         run_one(memorizer, path, result, None, allow_relearn=allow_relearn)  # handles a repeat
@@ -84,7 +84,7 @@ def run_input(memorizer: "Memorizer", path: Path, result: "IngestResult", allow_
     result.status = "processed" if fresh else "duplicate"
     result.resource = result.resources[0] if result.resources else None
     if fresh:
-        memorizer.memory.regenerate_views()
+        memorizer.rt.regenerate_views()
     journal.mark_done(digest, result.name, result.resource or "")
 
 
@@ -102,4 +102,4 @@ def run_one(memorizer: "Memorizer", path: Path, result: "IngestResult", data: by
         if not result.added:
             result.status = "duplicate"
     if result.status == "processed":
-        memorizer.memory.journal.mark_done(state["digest"], result.name, result.resource or "")
+        memorizer.rt.journal.mark_done(state["digest"], result.name, result.resource or "")

@@ -36,6 +36,7 @@ from memfs.errors import MemfsError
 from memfs.extract.docdate import date_document
 from memfs.extract.supersede import conflicts
 from memfs.fsutil import atomic_write, read_regular, read_regular_stat, same_version
+from memfs.index import repository
 from memfs.index.db import text_hash
 from memfs.index.search import Searcher
 from memfs.llm.report import LLMReport
@@ -47,7 +48,7 @@ from memfs.store import CategoryStore, ProtectedError
 from memfs.workspace import slugify
 
 if TYPE_CHECKING:
-    from memfs.api import Memory
+    from memfs.pipeline.runtime import PipelineRuntime
 
 VIA_KEY = "via"
 MERGE_NEIGHBOURS = 5
@@ -137,17 +138,17 @@ def resource_rel(name: str, digest: str, when: datetime | None) -> str:
 
 
 class Memorizer:
-    """Builds and runs the memorize pipeline against one Memory (the writer)."""
+    """Builds and runs the memorize pipeline against one workspace's runtime (the writer)."""
 
-    def __init__(self, memory: "Memory", extractor: Callable[[ParsedSource], list[Fact]] | None = None) -> None:
-        self.memory = memory
+    def __init__(self, rt: "PipelineRuntime", extractor: Callable[[ParsedSource], list[Fact]] | None = None) -> None:
+        self.rt = rt
         self.ctx = MemorizeContext()
         if extractor is None:
             from memfs.extract import extract_offline
 
             extractor = extract_offline
         self.extractor = extractor
-        self.ledger = MessageLedger(memory)
+        self.ledger = MessageLedger(rt)
         self.pipeline = self.build()
         self.pipeline.hooks.after.append(timing_hook(self.ctx.stage_seconds))
 
@@ -168,7 +169,7 @@ class Memorizer:
     # -- steps -------------------------------------------------------------------
     def step_ingest(self, state: State) -> None:
         path: Path = state["path"]
-        limit = self.memory.config.ingest.max_file_bytes
+        limit = self.rt.config.ingest.max_file_bytes
         preset = state.get("data")  # one conversation of an export (see pipeline/exports.py)
         size = len(preset) if preset is not None else path.lstat().st_size
         if size > limit:
@@ -190,9 +191,9 @@ class Memorizer:
         from memfs.forgotten import guard
         from memfs.redact import redact_bytes
 
-        guard(self.memory.ws, digest, bool(state.get("allow_relearn")))
-        if self.memory.journal.is_done(digest):
-            state["result"].resource = resource = self.memory.journal.resource_of(digest)
+        guard(self.rt.ws, digest, bool(state.get("allow_relearn")))
+        if self.rt.journal.is_done(digest):
+            state["result"].resource = resource = self.rt.journal.resource_of(digest)
             if not self._worth_restoring(resource):
                 state["result"].status = "duplicate"
                 raise Stop()
@@ -208,12 +209,9 @@ class Memorizer:
         with an LLM, only when none of its items is left (each replay costs tokens)."""
         if resource is None:
             return False
-        if self.memory.llm is None:
+        if self.rt.llm is None:
             return True
-        like = resource.replace("%", r"\%").replace("_", r"\_") + "#%"
-        row = self.memory.indexer.db.conn.execute(
-            "SELECT 1 FROM items WHERE src LIKE ? ESCAPE '\\' LIMIT 1", (like,)).fetchone()
-        return row is None
+        return not repository.has_item_from(self.rt.indexer.db, resource)
 
     def step_segment(self, state: State) -> None:
         from memfs.readers import read_source
@@ -222,7 +220,7 @@ class Memorizer:
         if cached is not None and cached[0] == state["digest"]:
             source = cached[1]  # the next batch of the same large input: parsed once
         else:
-            source = read_source(state["data"], state["name"], max_bytes=self.memory.config.ingest.max_file_bytes)
+            source = read_source(state["data"], state["name"], max_bytes=self.rt.config.ingest.max_file_bytes)
             source = date_document(source, state["name"])  # a dated header line or file name
         # A restore keeps the resource the input was first archived as (its items cite it).
         state["resource"] = ((state["result"].resource if state.get("restoring") else None)
@@ -240,13 +238,13 @@ class Memorizer:
         and takes the other inputs. The archive is written after the last batch only."""
         source = state["source"]
         total = len(source.segments)
-        size = self.memory.config.ingest.batch_segments
+        size = self.rt.config.ingest.batch_segments
         if total <= size or state.get("restoring"):
             state["batch"] = (0, total, total)
             self.ctx.parsed = None
             return
         self.ctx.parsed = (state["digest"], source)
-        start = 0 if state.get("restoring") else min(self.memory.journal.progress(state["digest"]), total)
+        start = 0 if state.get("restoring") else min(self.rt.journal.progress(state["digest"]), total)
         end = min(start + size, total)
         lead = max(0, start - BATCH_CONTEXT)  # a few turns before, for who-said-what context only
         state["overlap"] = {seg.anchor for seg in source.segments[lead:start]}
@@ -268,9 +266,9 @@ class Memorizer:
         from memfs.readers import ReadError, read_source
 
         best = b""
-        for rel in self.memory.journal.resources_named(resource_rel(name, "0" * 16, None)):
+        for rel in self.rt.journal.resources_named(resource_rel(name, "0" * 16, None)):
             try:
-                old = read_regular(self.memory.ws.root / rel)
+                old = read_regular(self.rt.ws.root / rel)
             except OSError:
                 continue
             if len(best) < len(old) < len(data) and old.endswith(b"\n") and data.startswith(old):
@@ -294,18 +292,23 @@ class Memorizer:
             facts = [f for f in facts if f.anchor not in earlier]
         state["facts"] = facts
 
+    def warm_up(self, specs: list) -> None:  # type: ignore[type-arg]
+        """Compute the category descriptions' vectors now, not on the first input."""
+        self.ctx.categorizer, self.ctx.categorizer_key = Categorizer(self.rt.embedder, specs), tuple(specs)
+        self.ctx.categorizer.prepare()
+
     def _searcher(self) -> Searcher:
         if self.ctx.searcher is None:
-            m = self.memory
+            m = self.rt
             self.ctx.searcher = Searcher(m.indexer.db, m.embedder, m.ws.state, m.config.recall)
         return self.ctx.searcher
 
     def step_dedupe(self, state: State) -> None:
         facts: list[Fact] = state["facts"]
         digest: str = state["digest"]
-        indexer = self.memory.indexer
+        indexer = self.rt.indexer
         db = indexer.db
-        threshold = self.memory.config.ingest.dedupe_threshold
+        threshold = self.rt.config.ingest.dedupe_threshold
         texts = {text_hash(normalize_text(f.text)): normalize_text(f.text) for f in facts}
         vectors, fresh = indexer.embed_texts(texts) if texts else ({}, [])
         if fresh:
@@ -330,12 +333,12 @@ class Memorizer:
                 decisions.append(Decision(fact, vec, "replay", item_id))
                 continue
             if row is not None:  # an unrelated item owns this id: salt until free
-                item_id = self.memory.fresh_id(fact.text, salt_base + fact.anchor)
+                item_id = self.rt.fresh_id(fact.text, salt_base + fact.anchor)
             h = text_hash(text)
             if h in by_hash:  # the same fact twice in this input
                 decisions[by_hash[h]].extra_seen += 1
                 continue
-            same = db.conn.execute("SELECT id, src FROM items WHERE text_hash=? LIMIT 1", (h,)).fetchone()
+            same = repository.id_and_src(db, h)
             if same is not None:
                 # An item this very input added (a replay after a crash): its twin already
                 # counted there as extra_seen; reinforcing it again would count it twice.
@@ -368,11 +371,11 @@ class Memorizer:
         """LLM mode: for each new fact, the model sees its nearest existing items and says
         ADD, REINFORCE, UPDATE (supersede) or NONE. Offline, or on any failure, the
         threshold decisions above stand."""
-        rt = self.memory.llm
+        rt = self.rt.llm
         adds = [d for d in decisions if d.action == "add"]
         if rt is None or not adds:
             return
-        db = self.memory.indexer.db
+        db = self.rt.indexer.db
         hits = self._searcher().nearest(np.stack([d.vector for d in adds]), MERGE_NEIGHBOURS)
         labels = {lab for row in hits for lab, score in row if score >= MERGE_MIN_SIMILARITY}
         rows = db.items_by_labels(labels)
@@ -393,13 +396,13 @@ class Memorizer:
 
     def step_categorize(self, state: State) -> None:
         decisions: list[Decision] = state["decisions"]
-        specs = self.memory.category_specs()
+        specs = self.rt.category_specs()
         key = tuple(specs)
         if self.ctx.categorizer is None or self.ctx.categorizer_key != key:
             # The descriptions' vectors are computed once per set of categories, not per input.
-            self.ctx.categorizer, self.ctx.categorizer_key = Categorizer(self.memory.embedder, specs), key
+            self.ctx.categorizer, self.ctx.categorizer_key = Categorizer(self.rt.embedder, specs), key
         categorizer = self.ctx.categorizer
-        db = self.memory.indexer.db
+        db = self.rt.indexer.db
         targets = db.items_by_ids([d.target_id for d in decisions if d.target_id])
         for d in decisions:
             if d.action == "add":
@@ -429,7 +432,7 @@ class Memorizer:
         resource: str = state["resource"]
         via = state["digest"][:12]
         result: IngestResult = state["result"]
-        store = CategoryStore(self.memory.ws, self.memory.config, summarizer=self._summarizer())
+        store = CategoryStore(self.rt.ws, self.rt.config, summarizer=self._summarizer())
         by_rel: dict[str, list[Decision]] = {}
         for d in placed:
             by_rel.setdefault(d.rel or "", []).append(d)
@@ -499,7 +502,7 @@ class Memorizer:
         result.skipped_replay = sum(1 for d in state["decisions"] if d.action == "replay")
         # Only now that the items are on disk: archive the input (content-addressed),
         # once its last batch is on disk.
-        target = self.memory.ws.safe_target(resource)
+        target = self.rt.ws.safe_target(resource)
         if result.status != "partial" and not target.exists():
             atomic_write(target, state["data"])
         result.resource = resource
@@ -512,7 +515,7 @@ class Memorizer:
 
     def _summarizer(self) -> Callable[[str, list[Item]], str] | None:
         """LLM mode: category summaries by the model (most reinforced items first)."""
-        rt = self.memory.llm
+        rt = self.rt.llm
         if rt is None:
             return None
 
@@ -525,16 +528,16 @@ class Memorizer:
     def step_index(self, state: State) -> None:
         touched: list[str] = state["touched"]
         if touched:
-            self.memory.indexer.sync(only=touched)
+            self.rt.indexer.sync(only=touched)
         if state["result"].status == "partial":  # checkpoint: this batch is filed and indexed
-            self.memory.journal.set_progress(state["digest"], state["batch"][1])
+            self.rt.journal.set_progress(state["digest"], state["batch"][1])
         state["indexed"] = True
 
     def step_summarize(self, state: State) -> None:
         if state.get("defer_views") or state["result"].status == "partial":
             state["root_files"] = []  # an export's conversation or a batch: views once, at the end
             return
-        state["root_files"] = self.memory.regenerate_views()
+        state["root_files"] = self.rt.regenerate_views()
         state["result"].root_files = list(state["root_files"] or [])
 
     # -- running -------------------------------------------------------------------
@@ -566,7 +569,7 @@ class Memorizer:
 
         result = IngestResult(name=name or path.name, status="processed")
         t0 = datetime.now()
-        rt = self.memory.llm
+        rt = self.rt.llm
         before = rt.usage.snapshot() if rt is not None else None
         if rt is not None:
             rt.begin_input()

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from memfs.core.segment import ParsedSource
 
 if TYPE_CHECKING:
-    from memfs.api import Memory
+    from memfs.pipeline.runtime import PipelineRuntime
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS replay_messages (fp TEXT NOT NULL, resource TEXT NOT NULL, PRIMARY KEY (fp, resource));
@@ -56,18 +56,18 @@ def fingerprints(source: ParsedSource) -> list[str]:
 class MessageLedger:
     """Which messages are already memorized; reconciled with resources/ once per process."""
 
-    def __init__(self, memory: "Memory") -> None:
-        self.memory = memory
+    def __init__(self, rt: "PipelineRuntime") -> None:
+        self.rt = rt
         self._ready = False
 
     def _conversation_resources(self) -> set[str]:
-        root = self.memory.ws.resources
+        root = self.rt.ws.resources
         found: set[str] = set()
         for folder, dirs, files in os.walk(root):  # os.walk does not follow symlinked folders
             dirs[:] = [d for d in dirs if not d.startswith(".")]
             for name in files:
                 if name.endswith(CONVERSATION_EXTS) and not name.startswith("."):
-                    found.add(self.memory.ws.rel(Path(folder) / name))
+                    found.add(self.rt.ws.rel(Path(folder) / name))
         return found
 
     def _prepare(self) -> None:
@@ -75,14 +75,14 @@ class MessageLedger:
             return
         from memfs.readers import ReadError, read_source
 
-        db = self.memory.indexer.db
+        db = self.rt.indexer.db
         db.conn.executescript(_SCHEMA)
         on_disk = self._conversation_resources()
         known = {row[0] for row in db.conn.execute("SELECT resource FROM replay_resources")}
         gone, new = known - on_disk, sorted(on_disk - known)
         rows: list[tuple[str, str]] = []
         for rel in new:
-            path = self.memory.ws.root / rel
+            path = self.rt.ws.root / rel
             try:
                 if path.is_symlink():
                     continue
@@ -105,7 +105,7 @@ class MessageLedger:
         if not fps:
             return source, fps, 0
         self._prepare()
-        conn = self.memory.indexer.db.conn
+        conn = self.rt.indexer.db.conn
         known: set[str] = set()
         unique = list(dict.fromkeys(fps))
         for start in range(0, len(unique), 500):
@@ -123,7 +123,7 @@ class MessageLedger:
         if not fps:
             return
         self._prepare()
-        with self.memory.indexer.db.transaction() as c:
+        with self.rt.indexer.db.transaction() as c:
             c.executemany("INSERT OR IGNORE INTO replay_messages(fp, resource) VALUES(?,?)",
                           [(fp, resource) for fp in dict.fromkeys(fps)])
             c.execute("INSERT OR IGNORE INTO replay_resources(resource) VALUES(?)", (resource,))

@@ -1,0 +1,183 @@
+"""The index's queries that its users need beyond `IndexDB`'s own methods.
+
+SQL lives in the index package only (`tests/test_architecture.py` checks): the writer
+(`Memory`'s services), the views, the inbox journal and the pipeline ask here instead of
+writing SQL against `db.conn`. The journal's two tables are owned here too: they live in
+the index file, a rebuildable cache like everything else in it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+from memfs.index.db import SCHEMA_VERSION, IndexDB, connect_readonly
+from memfs.index.heal import IndexDamaged
+
+_JOURNAL = """
+CREATE TABLE IF NOT EXISTS journal (
+    digest TEXT PRIMARY KEY, name TEXT NOT NULL, resource TEXT NOT NULL, finished REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS progress (digest TEXT PRIMARY KEY, segments INTEGER NOT NULL);
+"""
+
+
+def index_ready(db_path: Path) -> bool:
+    """True if `db_path` holds a synced index of the current layout (checked read-only,
+    without DDL: works on a read-only `.memfs/`)."""
+    if not db_path.exists():
+        return False
+    try:
+        conn = connect_readonly(db_path)
+        try:
+            rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('schema', 'embedder')").fetchall())
+        finally:
+            conn.close()
+    except (sqlite3.Error, IndexDamaged):
+        return False  # the writer's open heals it
+    return rows.get("schema") == SCHEMA_VERSION and "embedder" in rows
+
+
+# -- items ----------------------------------------------------------------------------
+def has_item(db: IndexDB, item_id: str) -> bool:
+    return db.conn.execute("SELECT 1 FROM items WHERE id=?", (item_id,)).fetchone() is not None
+
+
+def id_and_path(db: IndexDB, text_hash: str) -> tuple[str, str] | None:
+    """(id, path) of an item whose text has this hash (`db.text_hash`), if any."""
+    row = db.conn.execute("SELECT id, path FROM items WHERE text_hash=? LIMIT 1", (text_hash,)).fetchone()
+    return (row[0], row[1]) if row is not None else None
+
+
+def id_and_src(db: IndexDB, text_hash: str) -> tuple[str, str | None] | None:
+    """(id, src) of an item whose text has this hash, if any."""
+    row = db.conn.execute("SELECT id, src FROM items WHERE text_hash=? LIMIT 1", (text_hash,)).fetchone()
+    return (row[0], row[1]) if row is not None else None
+
+
+def has_item_from(db: IndexDB, resource: str) -> bool:
+    """True if any item cites `resource` (its `src` is `resource#...`)."""
+    like = resource.replace("%", r"\%").replace("_", r"\_") + "#%"
+    return db.conn.execute("SELECT 1 FROM items WHERE src LIKE ? ESCAPE '\\' LIMIT 1", (like,)).fetchone() is not None
+
+
+def has_file_over(db: IndexDB, limit: int) -> bool:
+    """True if some category file holds more than `limit` items."""
+    return db.conn.execute("SELECT 1 FROM items GROUP BY path HAVING count(*) > ? LIMIT 1",
+                           (limit,)).fetchone() is not None
+
+
+#: When an item was last touched: `updated` (added by hand or reinforced), else the day its
+#: input was processed (the journal), else the day in its resource's name, else its `when`.
+_ACTIVITY = ("COALESCE(i.updated, date(j.finished, 'unixepoch', 'localtime'), "
+             "CASE WHEN i.src GLOB 'resources/[0-9][0-9][0-9][0-9]/[0-9][0-9]/[0-9][0-9]-*' "
+             "THEN substr(i.src, 11, 4) || '-' || substr(i.src, 16, 2) || '-' || substr(i.src, 19, 2) END, "
+             "i.\"when\", '')")
+
+
+class RecentRow(NamedTuple):
+    id: str
+    text: str
+    when: str | None
+    category: str
+    path: str
+    line: int | None
+    src: str | None
+    type: str
+    seen: int
+    updated: str  # the day it was last touched
+
+
+def recent_items(db: IndexDB, cutoff: str, limit: int) -> list[RecentRow]:
+    """Items last touched (see `_ACTIVITY`) on or after `cutoff`, newest first; each row's
+    `updated` is that day. Needs the journal table (`ensure_journal`)."""
+    with db.snapshot() as conn:
+        rows = conn.execute(
+            f"SELECT i.id, i.text, i.\"when\", i.category, i.path, i.line, i.src, i.type, i.seen, "
+            f"{_ACTIVITY} AS at FROM items i LEFT JOIN journal j "
+            "ON j.resource = substr(i.src, 1, instr(i.src, '#') - 1) "
+            "WHERE at >= ? ORDER BY at DESC, i.id LIMIT ?", (cutoff, limit)).fetchall()
+    return [RecentRow(*r) for r in rows]
+
+
+# -- files ----------------------------------------------------------------------------
+def file_rows(db: IndexDB) -> list[tuple[str, str, str, str, str]]:
+    """(path, kind, title, description, summary) of every indexed category file, by path."""
+    return [tuple(r) for r in db.conn.execute(  # type: ignore[misc]
+        "SELECT path, kind, title, description, summary FROM files ORDER BY path")]
+
+
+class CategoryFileRow(NamedTuple):
+    """One indexed category file, as `memfs_categories` reports it."""
+
+    path: str
+    kind: str
+    title: str | None
+    description: str | None
+    summary: str | None
+    items: int
+
+
+def category_files(db: IndexDB) -> dict[str, CategoryFileRow]:
+    """Every indexed category file with its item count, by path (one snapshot)."""
+    with db.snapshot() as conn:
+        return {r[0]: CategoryFileRow(*r) for r in conn.execute(
+            "SELECT path, kind, title, description, summary, items FROM files ORDER BY path")}
+
+
+def count_files(db: IndexDB) -> int:
+    return int(db.conn.execute("SELECT count(*) FROM files").fetchone()[0])
+
+
+def file_warnings(db: IndexDB) -> list[str]:
+    """The parse warnings the index recorded per category file, in path order."""
+    out: list[str] = []
+    for (w,) in db.conn.execute("SELECT warnings FROM files WHERE warnings != '' ORDER BY path"):
+        out.extend(w.splitlines())
+    return out
+
+
+# -- meta -----------------------------------------------------------------------------
+def meta_with_prefix(db: IndexDB, prefix: str) -> dict[str, str]:
+    """Every meta value whose key starts with `prefix`, keyed by the rest of the key."""
+    like = prefix.replace("%", r"\%").replace("_", r"\_") + "%"
+    return {k[len(prefix):]: v for k, v in db.conn.execute(
+        "SELECT key, value FROM meta WHERE key LIKE ? ESCAPE '\\'", (like,))}
+
+
+def delete_meta(db: IndexDB, key: str) -> None:
+    """Remove one meta key (call inside `db.transaction()`)."""
+    db.conn.execute("DELETE FROM meta WHERE key=?", (key,))
+
+
+# -- the inbox journal ----------------------------------------------------------------
+def ensure_journal(db: IndexDB) -> None:
+    """Create the journal tables if this index has none yet (a writer's handle only)."""
+    db.conn.executescript(_JOURNAL)
+
+
+def journal_resource(db: IndexDB, digest: str) -> str | None:
+    """The resource an input with this content digest was archived as; None if not journaled
+    (an empty string if journaled without one)."""
+    row = db.conn.execute("SELECT resource FROM journal WHERE digest=?", (digest,)).fetchone()
+    return row[0] if row else None
+
+
+def journal_progress(db: IndexDB, digest: str) -> int:
+    row = db.conn.execute("SELECT segments FROM progress WHERE digest=?", (digest,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def set_journal_progress(db: IndexDB, digest: str, segments: int) -> None:
+    with db.transaction() as c:
+        c.execute("INSERT OR REPLACE INTO progress(digest, segments) VALUES(?, ?)", (digest, segments))
+
+
+def journal_done(db: IndexDB, digest: str, name: str, resource: str) -> None:
+    """Record an input as processed (and drop its checkpoint) in one transaction."""
+    with db.transaction() as c:
+        c.execute("INSERT OR REPLACE INTO journal(digest, name, resource, finished) VALUES(?,?,?,?)",
+                  (digest, name, resource, time.time()))
+        c.execute("DELETE FROM progress WHERE digest=?", (digest,))

@@ -1,0 +1,170 @@
+"""The composition root: one workspace's config, embedder, index, journal, LLM, lock and caches.
+
+Every service takes a `Runtime`; the memorize pipeline takes it too, through the narrow
+`memfs.pipeline.runtime.PipelineRuntime` protocol it satisfies. Everything heavy is built
+on first use, so opening a workspace to print `status` loads no model.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memfs.categorize import CategorySpec
+from memfs.config import Config
+from memfs.core.itemline import text_id
+from memfs.fsutil import WriterLock
+from memfs.index import repository
+from memfs.index.heal import move_aside
+from memfs.index.sync import Indexer, SyncReport
+from memfs.providers.embedding import Embedder, make_embedder
+from memfs.views import after_split, regenerate_root_files, split_oversized
+from memfs.workspace import Workspace, slugify
+
+if TYPE_CHECKING:
+    from memfs.inbox import Journal
+    from memfs.index.search import Searcher
+    from memfs.llm.runtime import LLMRuntime
+    from memfs.pipeline.memorize import Memorizer
+
+
+class Runtime:
+    """What the services share for one workspace; built lazily, closed once."""
+
+    def __init__(self, ws: Workspace, config: Config, embedder: Embedder | None = None,
+                 lock_timeout: float = 60.0) -> None:
+        self.ws = ws
+        self.config = config
+        self.lock_timeout = lock_timeout
+        self._embedder = embedder
+        self._indexer: Indexer | None = None
+        self.searcher: "Searcher | None" = None  # the read-only recall handle (services.recall)
+        self._journal: "Journal | None" = None
+        self._memorizer: "Memorizer | None" = None
+        self._llm_loaded = False  # the LLM runtime is read from config once, on first use
+        self._llm: "LLMRuntime | None" = None
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = make_embedder(self.config.embedder)
+        return self._embedder
+
+    @property
+    def indexer(self) -> Indexer:
+        if self._indexer is None:
+            self._indexer = Indexer(self.ws, self.config, self.embedder)
+        return self._indexer
+
+    @property
+    def journal(self) -> "Journal":
+        if self._journal is None:
+            from memfs.inbox import Journal
+
+            self._journal = Journal(self.ws, self.indexer.db)
+        return self._journal
+
+    @property
+    def llm(self) -> "LLMRuntime | None":
+        """The LLM runtime when `[llm] provider` (or MEMFS_LLM) is openai; None offline."""
+        if not self._llm_loaded:
+            from memfs.llm.runtime import LLMRuntime
+
+            self._llm = LLMRuntime.from_config(self.config.llm, state_dir=self.ws.state)
+            self._llm_loaded = True
+        return self._llm
+
+    @property
+    def llm_used(self) -> "LLMRuntime | None":
+        """The LLM runtime if this process built one (never builds it)."""
+        return self._llm if self._llm_loaded else None
+
+    @property
+    def memorizer(self) -> "Memorizer":
+        if self._memorizer is None:
+            from memfs.pipeline.memorize import Memorizer
+
+            rt = self.llm
+            extractor = rt.extractor(categories=[s.name for s in self.category_specs()]) if rt else None
+            self._memorizer = Memorizer(self, extractor=extractor)
+        return self._memorizer
+
+    @memorizer.setter
+    def memorizer(self, memorizer: "Memorizer") -> None:
+        """Use this pipeline instead (a test wiring its own extractor)."""
+        self._memorizer = memorizer
+
+    def lock(self, purpose: str = "write", timeout: float | None = None) -> WriterLock:
+        return WriterLock(self.ws.state / "write.lock", timeout=self.lock_timeout if timeout is None else timeout,
+                          purpose=purpose, anchor=self.ws.root)
+
+    def close(self) -> None:
+        self.save_llm_usage()
+        if self._indexer is not None:
+            self._indexer.close()
+            self._indexer = None
+        if self.searcher is not None:
+            self.searcher.db.close()
+            self.searcher = None
+
+    def save_llm_usage(self) -> None:
+        """Add this process's LLM calls to `.memfs/llm-usage.json` (every command that called a
+        model: add, forget, sync, recall --mode llm, ingest, the daemon)."""
+        if self.llm_used is not None:
+            try:
+                self.llm_used.persist_usage()
+            except OSError:  # derived state: never fail a command over it
+                pass
+
+    def reset_index(self, damaged: str | None = None) -> None:
+        """Forget every open handle on `.memfs/` (the next use reopens it); with `damaged`,
+        move the index file aside first (memfs.index.heal). Call under the writer lock."""
+        self.close()
+        self._journal = None
+        if self._memorizer is not None:
+            self._memorizer.ctx.searcher = None
+        if damaged is not None:
+            move_aside(self.ws.state / "index.sqlite3", damaged)
+
+    def category_specs(self) -> list[CategorySpec]:
+        """Configured categories plus every category file on disk, sorted by `kind/name`."""
+        specs: dict[str, CategorySpec] = {}
+        for name, cat in self.config.categories.items():
+            slug = slugify(name)
+            specs[f"{cat.kind}/{slug}"] = CategorySpec(cat.kind, slug, cat.description)
+        for path in self.ws.category_files():
+            rel = self.ws.rel(path)
+            kind, name = rel.split("/", 1)
+            specs.setdefault(f"{kind}/{name[:-3]}", CategorySpec(kind, name[:-3], ""))
+        return [specs[k] for k in sorted(specs)]
+
+    def warm_up(self) -> None:
+        """Load the embedder and the category vectors now (the daemon does, before the first
+        input arrives: ~0.5 s saved on it)."""
+        self.embedder.embed(["warm up"])
+        self.memorizer.warm_up(self.category_specs())
+
+    def fresh_id(self, text: str, salt: str) -> str:
+        """The text-derived id, salted further until no indexed item has it."""
+        db = self.indexer.db
+        candidate = text_id(text, salt)
+        while repository.has_item(db, candidate):
+            salt += "+"
+            candidate = text_id(text, salt)
+        return candidate
+
+    def regenerate_views(self) -> list[str]:
+        """Rewrite index.md / memory.md / skill.md where their content changes (the model
+        condenses memory.md and skill.md in LLM mode). Call under the writer lock."""
+        rt = self.llm
+        split = split_oversized(self.ws, self.indexer.db, self.config)  # files grown past memory.split_items
+        if split:
+            self.indexer.sync(only=split)
+        after_split(self.indexer.db)
+        return regenerate_root_files(self.ws, self.indexer.db, self.config,
+                                     summarize=rt.try_summarize_memory if rt else None)
+
+    def after_write(self, rels: list[str]) -> SyncReport:
+        """Index the files a writer changed, then refresh the views."""
+        report = self.indexer.sync(only=rels)
+        self.regenerate_views()
+        return report
