@@ -128,6 +128,10 @@ class Memory:
     def fresh_id(self, text: str, salt: str) -> str:
         return self.runtime.fresh_id(text, salt)
 
+    def ensure_index(self) -> None:
+        """Build the index from the Markdown if there is none on disk (or one of an older layout)."""
+        _status.ensure_index(self.runtime)
+
     def warm_up(self) -> None:
         """Load the embedder and the category vectors now (a daemon, before its first input)."""
         self.runtime.warm_up()

@@ -56,7 +56,7 @@ def _quick(argv: list[str]) -> bool:
         return False
     directory, query, k, as_json = parsed
     from memfs.errors import MemfsError
-    from memfs.warm import try_warm_recall
+    from memfs.warm_client import try_warm_recall
     from memfs.workspace import find_workspace
 
     try:

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from memfs import forgotten
+from memfs.history import words_of
+from memfs.index import repository
 from memfs.errors import MemfsError, NotFoundError
 from memfs.index.db import ItemRow
 from memfs.index.sync import read_category
@@ -105,7 +107,7 @@ def resources_mentioning(mem: "Memory", name: str, exclude: set[str] = frozenset
 def _journal_rows(mem: "Memory") -> list[tuple[str, str, str]]:
     """(digest, name, resource) of every input the journal knows."""
     mem.journal  # noqa: B018 - creates the journal table
-    return [tuple(r) for r in mem.indexer.db.conn.execute("SELECT digest, name, resource FROM journal")]  # type: ignore[misc]
+    return repository.journal_rows(mem.indexer.db)
 
 
 def find_resources(mem: "Memory", spec: str) -> list[str]:
@@ -286,9 +288,7 @@ def apply_forget(mem: "Memory", plan: ForgetPlan, purge_history: bool = False) -
     db = mem.indexer.db
     mem.journal  # noqa: B018 - the journal table exists
     if plan.inputs:
-        with db.transaction() as c:
-            for d in plan.inputs:
-                c.execute("DELETE FROM journal WHERE substr(digest, 1, 16) = ?", (d[:16],))
+        repository.journal_forget(db, plan.inputs)
         mem.journal._archived = None  # rescan resources/ (the forgotten ones are gone)
     touched = sorted(set(by_path) | set(back))
     mem.indexer.sync(only=touched) if touched else None
@@ -307,19 +307,6 @@ def apply_forget(mem: "Memory", plan: ForgetPlan, purge_history: bool = False) -
             report.history = purge(ws.root, words=words, item_ids=[it.id for it in plan.items],
                                    resource_digests=plan.inputs).model_dump()
     return report
-
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-#: Dates, versions, hosts and paths ("2025-03-02", "v1.2", "db.internal"): scrubbed whole,
-#: since their parts ("03", "02") are usually found elsewhere.
-_COMPOUND = re.compile(r"\w+(?:[-.:/@]\w+)+", re.UNICODE)
-_DATE = re.compile(r"\d{4}-\d\d(?:-\d\d)?")
-
-
-def words_of(text: str) -> set[str]:
-    """Lower-cased words of `text`, and its compound tokens (dates, paths) whole."""
-    return ({w.lower() for w in _WORD.findall(text)} | {w.lower() for w in _COMPOUND.findall(text)}
-            | set(_DATE.findall(text)))
 
 
 def forgotten_words(mem: "Memory", plan: ForgetPlan) -> set[str]:
@@ -341,10 +328,7 @@ def forgotten_words(mem: "Memory", plan: ForgetPlan) -> set[str]:
 
 def drop_unused_embeddings(mem: "Memory") -> int:
     """Delete cached vectors no item uses (the forgotten texts, and texts only ever compared)."""
-    db = mem.indexer.db
-    with db.transaction() as c:
-        cur = c.execute("DELETE FROM embeddings WHERE text_hash NOT IN (SELECT text_hash FROM items)")
-        return cur.rowcount or 0
+    return repository.drop_unused_embeddings(mem.indexer.db)
 
 
 def scrub_index(mem: "Memory") -> None:
@@ -361,16 +345,7 @@ def scrub_index(mem: "Memory") -> None:
             db.set_meta("hnsw_generation", "0")
         indexer._sidecar = None  # noqa: SLF001
         indexer._update_sidecar(_Plan(), {}, rebuild_all=True)  # noqa: SLF001
-    db.conn.execute("INSERT INTO items_fts(items_fts) VALUES('optimize')")
-    db.conn.execute("PRAGMA secure_delete=ON")
-    db.conn.execute("VACUUM")
-    for _ in range(20):
-        busy = db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-        if not busy:
-            break
-        import time
-
-        time.sleep(0.1)
+    repository.scrub_deleted(db)
 
 
 def _prune_empty_dirs(folder: Path, stop: Path) -> None:

@@ -26,7 +26,19 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from memfs.errors import MemfsError
-from memfs.forget import words_of
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+#: Dates, versions, hosts and paths ("2025-03-02", "v1.2", "db.internal"): scrubbed whole,
+#: since their parts ("03", "02") are usually found elsewhere.
+_COMPOUND = re.compile(r"\w+(?:[-.:/@]\w+)+", re.UNICODE)
+_DATE = re.compile(r"\d{4}-\d\d(?:-\d\d)?")
+
+
+def words_of(text: str) -> set[str]:
+    """Lower-cased words of `text`, and its compound tokens (dates, paths) whole."""
+    return ({w.lower() for w in _WORD.findall(text)} | {w.lower() for w in _COMPOUND.findall(text)}
+            | set(_DATE.findall(text)))
+
 
 REPLACEMENT = "[forgotten]"
 #: Objects read per `cat-file --batch` round trip.

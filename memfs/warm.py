@@ -10,19 +10,14 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from memfs.warm_client import MAX_REQUEST, SOCKET_NAME, ping, socket_path, try_warm_recall
 
 if TYPE_CHECKING:
     from memfs.api import Memory
 
-SOCKET_NAME = "daemon.sock"
-MAX_REQUEST = 1 << 20
-
-
-def socket_path(state_dir: Path) -> Path:
-    return state_dir / SOCKET_NAME
+__all__ = ["MAX_REQUEST", "SOCKET_NAME", "WarmServer", "ping", "socket_path", "try_warm_recall"]
 
 
 def _answer(server: Any, line: bytes) -> bytes:
@@ -88,44 +83,3 @@ class WarmServer:
         except FileNotFoundError:
             pass
         self.server.memory.close()  # type: ignore[attr-defined]
-
-
-def ping(state_dir: Path, timeout: float = 2.0) -> float | None:
-    """Milliseconds a running daemon takes to answer, or None if nobody answers."""
-    import time
-
-    path = socket_path(state_dir)
-    t0 = time.perf_counter()
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(timeout)
-            sock.connect(str(path))
-            sock.sendall(b'{"verb": "ping"}\n')
-            reply = json.loads(sock.makefile("rb").readline(MAX_REQUEST))
-    except (OSError, ValueError):
-        return None
-    return (time.perf_counter() - t0) * 1000 if reply.get("ok") else None
-
-
-def try_warm_recall(state_dir: Path, query: str, k: int | None, types: list[str] | None,
-                    categories: list[str] | None, timeout: float = 5.0) -> list[dict] | None:
-    """Ask a running daemon; None when there is none (or it failed): the caller works cold."""
-    path = socket_path(state_dir)
-    if not path.exists():
-        return None
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(timeout)
-            sock.connect(str(path))
-            sock.sendall(json.dumps({"verb": "recall", "query": query, "k": k, "types": types,
-                                     "categories": categories}).encode() + b"\n")
-            buf = b""
-            while not buf.endswith(b"\n"):
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                buf += chunk
-        reply = json.loads(buf)
-    except (OSError, ValueError):
-        return None
-    return reply["hits"] if reply.get("ok") else None

@@ -153,6 +153,7 @@ class AgentTools:
         # Agents may say "7d" or a datetime: turned into dates, the window is Memory.recall's own.
         s, u, a = (d.isoformat() if d else None for d in (parse_time(since), parse_time(until), parse_time(as_of)))
         with self._serial():
+            self.memory.ensure_index()  # checked on disk each time: a workspace gone away fails here
             hits = self.memory.recall(query, k=k, types=want_types, categories=set(categories) if categories else None,
                                       since=s, until=u, as_of=a)
         return RecallOut(query=query, items=[ItemOut(id=h.id, text=h.text, when=h.when, category=h.category,

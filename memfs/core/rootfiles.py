@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 import re
 
+from memfs.errors import MemfsError
+
 BEGIN = "<!-- memfs:begin generated: edit outside this block; memfs rewrites what is inside -->"
 END = "<!-- memfs:end generated -->"
 
@@ -34,7 +36,7 @@ def approx_tokens(text: str) -> int:
     return max(1, math.ceil(len(text) / 4))
 
 
-class MarkerError(ValueError):
+class MarkerError(MemfsError, ValueError):
     """The root file's generated block cannot be located unambiguously."""
 
 

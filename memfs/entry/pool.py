@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from memfs.core.itemline import split_item_text
+from memfs.index import repository
 from memfs.index.db import IndexDB
 from memfs.workspace import Workspace
 
@@ -109,8 +110,7 @@ def load_items(ws: Workspace, db: IndexDB, today: date | None = None) -> tuple[l
     Reads only (call it inside a snapshot); returns the refreshed history cache to store
     with `save_history` afterwards, or None when it did not change."""
     today = today or date.today()
-    rows = db.conn.execute('SELECT id, text, type, "when", src, seen, updated, path, COALESCE(line, 0) '
-                           "FROM items ORDER BY path, line, id").fetchall()
+    rows = repository.entry_rows(db)
     history, cache = _history(ws, db)
     learned = learned_dates([(r[4], r[6], r[3]) for r in rows], today)
     out: list[EntryItem] = []
@@ -132,7 +132,7 @@ def save_history(db: IndexDB, cache: str | None) -> None:
 
 def _history(ws: Workspace, db: IndexDB) -> tuple[dict[str, dict[str, list[str]]], str | None]:
     """{path: {id: [until, superseded_by]}} for every superseded line, cached by file hash."""
-    files = dict(db.conn.execute("SELECT path, hash FROM files").fetchall())
+    files = repository.file_hashes(db)
     raw = db.get_meta(_HISTORY_META) or "{}"
     try:
         cache = json.loads(raw)

@@ -29,6 +29,7 @@ from memfs.core.categoryfile import CategoryDoc, Slot
 from memfs.entry.indexfile import PART_SEP
 from memfs.entry.people import find_people, read_pages
 from memfs.entry.pool import EntryItem
+from memfs.index import repository
 from memfs.index.db import IndexDB
 from memfs.index.sync import read_category
 from memfs.store import CategoryStore, title_of
@@ -101,7 +102,7 @@ def parents_to_check(db: IndexDB) -> dict[str, str]:
     """{parent: signature} of files with parts whose bytes changed since they were last
     checked for items held twice (a split interrupted between writing a part and rewriting
     its parent leaves a copy in both; sync indexes one and warns)."""
-    hashes = dict(db.conn.execute("SELECT path, hash FROM files").fetchall())
+    hashes = repository.file_hashes(db)
     groups: dict[str, list[str]] = {}
     for path in sorted(hashes):
         folder, _, name = path.rpartition("/")

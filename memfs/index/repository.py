@@ -102,6 +102,39 @@ def recent_items(db: IndexDB, cutoff: str, limit: int) -> list[RecentRow]:
     return [RecentRow(*r) for r in rows]
 
 
+def entry_rows(db: IndexDB) -> list[tuple[str, str, str, str | None, str | None, int, str | None, str, int]]:
+    """(id, text, type, when, src, seen, updated, path, line) of every item, in (path, line) order."""
+    return db.conn.execute('SELECT id, text, type, "when", src, seen, updated, path, COALESCE(line, 0) '
+                           "FROM items ORDER BY path, line, id").fetchall()
+
+
+def current_matches(db: IndexDB, fts: str, limit: int) -> list[tuple[str, str, str | None, str]]:
+    """(id, text, when, path) of current (not superseded) items matching the FTS query `fts`."""
+    return db.conn.execute(
+        'SELECT i.id, i.text, i."when", i.path FROM items_fts JOIN items i ON i.label = items_fts.rowid '
+        "WHERE items_fts MATCH ? AND i.superseded_by IS NULL LIMIT ?", (fts, limit)).fetchall()
+
+
+def drop_unused_embeddings(db: IndexDB) -> int:
+    """Delete cached vectors no item uses; the number deleted."""
+    with db.transaction() as c:
+        cur = c.execute("DELETE FROM embeddings WHERE text_hash NOT IN (SELECT text_hash FROM items)")
+        return cur.rowcount or 0
+
+
+def scrub_deleted(db: IndexDB) -> None:
+    """Make deleted rows unrecoverable from the file: merge FTS segments, VACUUM with
+    secure_delete, truncate the WAL (retried while a reader holds it)."""
+    db.conn.execute("INSERT INTO items_fts(items_fts) VALUES('optimize')")
+    db.conn.execute("PRAGMA secure_delete=ON")
+    db.conn.execute("VACUUM")
+    for _ in range(20):
+        busy = db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        if not busy:
+            break
+        time.sleep(0.1)
+
+
 # -- files ----------------------------------------------------------------------------
 def file_rows(db: IndexDB) -> list[tuple[str, str, str, str, str]]:
     """(path, kind, title, description, summary) of every indexed category file, by path."""
@@ -125,6 +158,11 @@ def category_files(db: IndexDB) -> dict[str, CategoryFileRow]:
     with db.snapshot() as conn:
         return {r[0]: CategoryFileRow(*r) for r in conn.execute(
             "SELECT path, kind, title, description, summary, items FROM files ORDER BY path")}
+
+
+def file_hashes(db: IndexDB) -> dict[str, str]:
+    """{path: content hash} of every indexed category file."""
+    return dict(db.conn.execute("SELECT path, hash FROM files").fetchall())
 
 
 def count_files(db: IndexDB) -> int:
@@ -156,6 +194,18 @@ def delete_meta(db: IndexDB, key: str) -> None:
 def ensure_journal(db: IndexDB) -> None:
     """Create the journal tables if this index has none yet (a writer's handle only)."""
     db.conn.executescript(_JOURNAL)
+
+
+def journal_rows(db: IndexDB) -> list[tuple[str, str, str]]:
+    """(digest, name, resource) of every journaled input."""
+    return [tuple(r) for r in db.conn.execute("SELECT digest, name, resource FROM journal")]  # type: ignore[misc]
+
+
+def journal_forget(db: IndexDB, digests: list[str]) -> None:
+    """Drop the journal entries of these inputs (matched on their first 16 hex digits)."""
+    with db.transaction() as c:
+        for d in digests:
+            c.execute("DELETE FROM journal WHERE substr(digest, 1, 16) = ?", (d[:16],))
 
 
 def journal_resource(db: IndexDB, digest: str) -> str | None:

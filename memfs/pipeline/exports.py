@@ -62,13 +62,12 @@ def run_input(memorizer: "Memorizer", path: Path, result: "IngestResult", allow_
     if journal.is_done(digest):
         result.status, result.resource = "duplicate", journal.resource_of(digest)
         return
-    from memfs.pipeline.memorize import IngestResult
-
     result.conversations, result.notes = len(unpacked.parts), list(unpacked.notes)
     fresh = False
     for part in unpacked.parts:
         while True:  # a conversation larger than one batch runs batch after batch
-            sub = IngestResult(name=part.name, status="processed")
+            # The whole input's result class (memorize.IngestResult), not imported back from memorize.
+            sub = type(result)(name=part.name, status="processed")
             run_one(memorizer, path, sub, part.data, defer_views=True, allow_relearn=allow_relearn)
             fresh = fresh or sub.status in ("processed", "partial")
             result.added += sub.added

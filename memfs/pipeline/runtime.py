@@ -1,7 +1,7 @@
 """What the memorize pipeline needs of the workspace it writes to, and nothing more.
 
 `services.runtime.Runtime` satisfies it; a test can pass anything with these members.
-Keeping the pipeline off `memfs.api.Memory` keeps the layers one-way: the pipeline never
+Keeping the pipeline off the facade (`Memory`) keeps the layers one-way: the pipeline never
 sees the facade, the facade composes the pipeline.
 """
 

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from memfs.core.segment import Fact
 from memfs.extract.supersede import Slot, slot_of, supersedes
+from memfs.index import repository
 from memfs.index.db import IndexDB
 from memfs.index.timefilter import stamp_range
 
@@ -77,10 +78,7 @@ def plan(decisions: list[_Decision], db: IndexDB, today: date | None = None) -> 
         slot = _slot(d.fact.text)
         if slot is None:
             continue
-        rows = db.conn.execute(
-            'SELECT i.id, i.text, i."when", i.path FROM items_fts JOIN items i ON i.label = items_fts.rowid '
-            "WHERE items_fts MATCH ? AND i.superseded_by IS NULL LIMIT ?",
-            (_subject_query(slot.subject), CANDIDATES)).fetchall()
+        rows = repository.current_matches(db, _subject_query(slot.subject), CANDIDATES)
         for item_id, text, when, path in rows:
             if item_id in retired or item_id == d.item_id:
                 continue

@@ -11,6 +11,10 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
+from memfs.providers.normalize import normalize_rows
+
+__all__ = ["Embedder", "make_embedder", "normalize_rows"]
+
 if TYPE_CHECKING:
     from memfs.config import EmbedderConfig
 
@@ -23,12 +27,6 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> np.ndarray:
         """(len(texts), dim) float32, rows L2-normalised."""
         ...
-
-
-def normalize_rows(mat: np.ndarray) -> np.ndarray:
-    mat = np.asarray(mat, dtype=np.float32)
-    norms = np.linalg.norm(mat, axis=1, keepdims=True)
-    return mat / np.clip(norms, 1e-12, None)
 
 
 def make_embedder(config: "EmbedderConfig") -> Embedder:

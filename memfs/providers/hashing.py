@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from memfs.providers.embedding import normalize_rows
+from memfs.providers.normalize import normalize_rows
 
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 

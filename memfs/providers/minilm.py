@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from memfs.errors import MemfsError
-from memfs.providers.embedding import normalize_rows
+from memfs.providers.normalize import normalize_rows
 
 TOKENIZER_PATH = Path(__file__).parent / "data" / "minilm-tokenizer.json"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from memfs.errors import MemfsError
-from memfs.providers.embedding import normalize_rows
+from memfs.providers.normalize import normalize_rows
 
 if TYPE_CHECKING:
     from memfs.config import EmbedderConfig

@@ -131,7 +131,7 @@ def recall_rows(dir: str | None, query: str, k: int | None = None, types: list[s
     ws = find_workspace(explicit=dir)
     timed = bool(since or until or as_of or history)
     if query.strip() and mode == "fast" and not sources and not timed and not os.environ.get("MEMFS_NO_WARM"):
-        from memfs.warm import try_warm_recall
+        from memfs.warm_client import try_warm_recall
 
         rows = try_warm_recall(ws.state, query, k, types, categories)
         if rows is not None:
