@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memfs.core.model import KINDS
 from memfs.errors import LockedError
 from memfs.fsutil import WriterLock, has_writer
 from memfs.inbox import is_candidate, pending
@@ -70,7 +71,7 @@ class Daemon:
                     if renamed and event.event_type == "moved":
                         self._ready.add(parts[1])
                     self._seen.setdefault(parts[1], (-1, -1.0, 0.0))
-            elif parts[0] in ("memory", "index", "skill") and path.suffix == ".md" and is_candidate(path.name):
+            elif parts[0] in KINDS and path.suffix == ".md" and is_candidate(path.name):
                 with self._lock:
                     self._store_dirty_at = time.monotonic()
 
@@ -89,7 +90,7 @@ class Daemon:
         handler = Handler()
         self.ws.inbox.mkdir(exist_ok=True)
         observer.schedule(handler, str(self.ws.inbox), recursive=False)
-        for kind in ("memory", "index", "skill"):
+        for kind in KINDS:
             folder = self.ws.root / kind
             folder.mkdir(exist_ok=True)
             observer.schedule(handler, str(folder), recursive=True)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from memfs.core.rootfiles import BEGIN, END
 from memfs.rootwrite import prewrite_of
-from memfs.workspace import Workspace
+from memfs.workspace import ROOT_FILES, Workspace
 
 if TYPE_CHECKING:
     from memfs.forget import ForgetReport
@@ -62,7 +62,6 @@ def _blob_at(ws: Workspace, rev: str | None, path: str) -> tuple[str, str] | Non
     return mode, sha
 
 
-ROOT_FILES = ("index.md", "memory.md", "skill.md")
 
 
 def _same_outside_block(a: bytes, b: bytes) -> bool:

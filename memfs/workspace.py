@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from memfs.core.model import KINDS
 from memfs.errors import MemfsError, WorkspaceNotFound
 
 CONFIG_NAME = "memfs.toml"
-KIND_DIRS: tuple[str, ...] = ("memory", "index", "skill")
+KIND_DIRS: tuple[str, ...] = KINDS  # core.model's kinds are the category folders
 ROOT_FILES: tuple[str, ...] = ("index.md", "memory.md", "skill.md")
 TEMPLATE_DIR = Path(__file__).parent / "workspace_template"
 

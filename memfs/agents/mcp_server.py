@@ -17,6 +17,7 @@ from memfs.agents.tools import AgentMemory, AgentTools, CategoriesOut, ForgetOut
     RecentOut, RememberOut
 from memfs.agents.why import Why
 from memfs.api import Status
+from memfs.core.model import KINDS
 from memfs.errors import MemfsError
 
 try:
@@ -164,7 +165,7 @@ def build_server(memory: AgentMemory) -> "MCPServer[Any]":
                      description="A category file: memfs://memory/<name>.md, memfs://index/<name>.md or "
                      "memfs://skill/<name>.md.")
     def category_file(kind: str, name: str) -> str:
-        if kind not in ("memory", "index", "skill"):
+        if kind not in KINDS:
             raise ResourceError(f"unknown kind {kind!r}: memory, index or skill")
         try:
             return tools.inner.read(f"{kind}/{name}").text

@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from memfs.core.model import KINDS
 from memfs.errors import NotFoundError
 
 if TYPE_CHECKING:
     from memfs.api import Memory
 
-STORE = ("memory", "index", "skill")
+STORE = KINDS
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_COMMITS = 20
 

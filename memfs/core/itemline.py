@@ -13,7 +13,7 @@ from urllib.parse import quote, unquote
 
 import mistune
 
-from memfs.core.model import _WHEN, Item, normalize_text
+from memfs.core.model import _WHEN, MEMORY_TYPES, Item, normalize_text
 
 META_KEYS: tuple[str, ...] = ("id", "type", "when", "src", "seen", "updated")
 _SAFE = "/:#.,@+_~()[]!*$&;"
@@ -93,7 +93,7 @@ def item_from_meta(text: str, meta: dict[str, str], default_type: str) -> Item:
         raise ValueError(f"invalid item id {meta['id']!r}")
     extra = {k: v for k, v in meta.items() if k not in META_KEYS}
     fields: dict[str, object] = {"id": meta["id"], "text": text, "type": default_type, "extra": extra}
-    if meta.get("type") in ("profile", "event", "knowledge", "behavior", "skill", "tool"):
+    if meta.get("type") in MEMORY_TYPES:
         fields["type"] = meta["type"]
     elif "type" in meta:
         extra["type"] = meta["type"]

@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from memfs.core.model import MemoryType
+
 
 class Segment(BaseModel):
     """One addressable piece of an input: a conversation turn or a document section."""
@@ -37,7 +39,7 @@ class ParsedSource(BaseModel):
     segments: list[Segment] = Field(default_factory=list)
 
 
-MemoryTypeName = Literal["profile", "event", "knowledge", "behavior", "skill", "tool"]
+MemoryTypeName = MemoryType  # the one list of types is core.model's
 
 
 class Fact(BaseModel):

@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from memfs.core.model import KINDS
 from memfs.core.rootfiles import link_path
 from memfs.entry.facets import FILLER, STOPWORDS
 from memfs.entry.people import Person
@@ -170,7 +171,7 @@ def render_index(cats: list[CategoryRow], items: list[EntryItem], people: list[P
         if parent in paths:
             parts_of.setdefault(parent, []).append(c)
     subject_of = {it.id: p.name for p in people for it in p.subject}
-    for kind in ("memory", "index", "skill"):
+    for kind in KINDS:
         rows = [c for c in cats if c.kind == kind and _parent(c.path) not in paths]
         shown = []
         for c in sorted(rows, key=lambda c: c.path):

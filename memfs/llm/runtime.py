@@ -14,7 +14,6 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from memfs.core.segment import Fact, ParsedSource
 from memfs.extract.offline import extract_offline
 from memfs.llm.client import ChatClient, ResponseCache
 from memfs.llm.config import LLMConfig, ProfileConfig, llm_config_from_env
@@ -84,9 +83,6 @@ class LLMRuntime:
         return LLMExtractor(self.client("extract"), extract_offline, batch_turns=self.config.batch_turns,
                             batch_chars=self.config.batch_chars, categories=categories,
                             min_turn_coverage=self.config.min_turn_coverage)
-
-    def extract(self, source: ParsedSource) -> list[Fact]:
-        return self.extractor()(source)
 
     def decide_merges(self, new_facts: list[str], neighbours: Sequence[Sequence[Neighbour]]) -> list[MergeDecision]:
         return decide_merges(self.client("merge"), new_facts, neighbours)

@@ -8,17 +8,13 @@ the file it changed.
 from __future__ import annotations
 
 from memfs.categorize import Categorizer, CategorySpec
-from memfs.core.model import KIND_OF_TYPE, MEMORY_TYPES, Item, normalize_text, parse_when
+from memfs.core.model import DEFAULT_TYPE_OF_KIND, KIND_OF_TYPE, KINDS, MEMORY_TYPES, Item, normalize_text, parse_when
 from memfs.errors import MemfsError, NotFoundError
 from memfs.index import repository
 from memfs.index.db import text_hash
 from memfs.services.runtime import Runtime
 from memfs.store import CategoryStore, today_iso
 from memfs.workspace import slugify
-
-#: The type a fact filed by hand into a category of another kind takes.
-_DEFAULT_TYPE = {"memory": "profile", "index": "knowledge", "skill": "skill"}
-
 
 def add(rt: Runtime, text: str, category: str | None = None, type: str | None = None, when: str | None = None,
         src: str | None = None) -> Item:
@@ -54,7 +50,7 @@ def add(rt: Runtime, text: str, category: str | None = None, type: str | None = 
                 db.store_vectors(fresh)
         spec = resolve_category(rt, category, item_type, vector, hint)
         if type is None and KIND_OF_TYPE[item_type] != spec.kind:
-            item_type = _DEFAULT_TYPE[spec.kind]
+            item_type = DEFAULT_TYPE_OF_KIND[spec.kind]
         item_id = rt.fresh_id(clean, src or "add")
         item = Item(id=item_id, text=clean, type=item_type, when=when, src=src, updated=today_iso())  # type: ignore[arg-type]
         CategoryStore(rt.ws, rt.config).edit(spec.rel, lambda doc: doc.add(item))
@@ -71,7 +67,7 @@ def resolve_category(rt: Runtime, category: str | None, item_type: str, vector, 
         if "/" in category:
             kind, _, name = category.partition("/")
             name = name[:-3] if name.endswith(".md") else name
-            if kind not in ("memory", "index", "skill"):
+            if kind not in KINDS:
                 raise MemfsError(f"unknown kind {kind!r} in {category!r}: use memory/, index/ or skill/")
             return CategorySpec(kind, slugify(name), "")
         slug = slugify(category)
