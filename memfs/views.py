@@ -3,12 +3,12 @@ person pages under people/ (they are views, not truth; see memfs/entry/)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from collections.abc import Callable
 from datetime import date
 
+from memfs.core.hashing import file_hash
 from memfs.config import Config
 from memfs.core.rootfiles import approx_tokens
 from memfs.entry.indexfile import CategoryRow, render_index, resource_stats
@@ -141,7 +141,7 @@ def _with_summary(body: str, summary: str) -> str:
 def _llm_summary(db: IndexDB, name: str, bullets: list[str], budget: int,
                  summarize: MemorySummarizer) -> str | None:
     """Ask the model again only when the lines it summarises changed (cached in the index)."""
-    digest = hashlib.sha1("\n".join(bullets).encode()).hexdigest()
+    digest = file_hash("\n".join(bullets).encode())
     key = f"llm_summary:{name}"
     try:
         cached = json.loads(db.get_meta(key) or "{}")
@@ -171,7 +171,7 @@ def pages_stamp(ws: Workspace) -> str:
             except OSError:
                 continue
             parts.append(f"{path.name}:{st.st_size}:{st.st_mtime_ns}")
-    return hashlib.sha1("\n".join(parts).encode()).hexdigest()
+    return file_hash("\n".join(parts).encode())
 
 
 def views_stale(ws: Workspace, db: IndexDB) -> bool:

@@ -20,7 +20,6 @@ the exit code is 0.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import json
 import shlex
 import shutil
@@ -30,6 +29,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from memfs.core.hashing import content_digest
 from memfs.errors import MemfsError
 from memfs.fsutil import atomic_write
 from memfs.workspace import Workspace, slugify
@@ -183,7 +183,7 @@ def session_end(ws: Workspace, host: str, payload: dict[str, Any], max_bytes: in
         raise MemfsError(f"transcript {source} is {len(data)} bytes, over ingest.max_file_bytes ({max_bytes})")
     session = slugify(str(payload.get("session_id") or source.stem))[:60] or "session"
     name = f"{host}-{session}{source.suffix or '.jsonl'}"
-    digest = hashlib.sha256(data).hexdigest()
+    digest = content_digest(data)
     seen = ws.state / "hooks" / f"{name}.sha256"
     if seen.exists() and seen.read_text().strip() == digest:
         return None

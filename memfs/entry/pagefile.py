@@ -6,8 +6,9 @@ is noticed (and kept, see pages.py) instead of silently replaced.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
+
+from memfs.core.hashing import short_digest
 
 PAGE_BEGIN = ("<!-- memfs:begin generated page: rebuilt from the category files; edit the lines it links to, "
               "or write outside this block -->")
@@ -15,7 +16,7 @@ PAGE_END = "<!-- memfs:end generated"
 
 
 def digest(body: str) -> str:
-    return hashlib.sha1(body.encode("utf-8")).hexdigest()[:12]
+    return short_digest(body)
 
 
 @dataclass(frozen=True)

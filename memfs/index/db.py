@@ -7,7 +7,6 @@ Everything here is derived from the Markdown and can be thrown away (invariant 1
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import sqlite3
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from memfs.core.hashing import text_hash  # noqa: F401 - importable from here, as before
 from memfs.index.heal import IndexDamaged, is_damage, move_aside, notice, probe
 
 SCHEMA_VERSION = "3"
@@ -103,10 +103,6 @@ def connect_readonly(path: Path) -> sqlite3.Connection:
         raise
     return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, timeout=30.0, isolation_level=None,
                            check_same_thread=False)
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
 def fts_query(text: str) -> str | None:

@@ -8,7 +8,6 @@ are embedded. The whole update is one SQLite transaction: readers see before or 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field
 
+from memfs.core.hashing import file_hash
 from memfs.config import Config
 from memfs.fsutil import read_regular
 from memfs.core.categoryfile import CategoryDoc, parse_category
@@ -74,8 +74,7 @@ class _Plan:
     vector_labels: set[str] = field(default_factory=set)  # ids whose vector changed
 
 
-def file_digest(data: bytes) -> str:
-    return hashlib.sha1(data).hexdigest()
+file_digest = file_hash  # core.hashing: a category file's bytes
 
 
 def read_category(path: Path, rel: str) -> tuple[CategoryDoc, bytes]:

@@ -9,11 +9,11 @@ so a crash halfway replays the export and only the rest is processed.
 
 from __future__ import annotations
 
-import hashlib
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memfs.core.hashing import content_digest
 from memfs.readers import detect
 from memfs.readers.unpack import unpack
 
@@ -51,7 +51,7 @@ def run_input(memorizer: "Memorizer", path: Path, result: "IngestResult", allow_
 
     data = read_regular(path)  # never blocks on a FIFO
     journal = memorizer.rt.journal
-    digest = hashlib.sha256(data).hexdigest()
+    digest = content_digest(data)
     from memfs.forgotten import guard
 
     guard(memorizer.rt.ws, digest, allow_relearn)  # before the journal: see step_ingest

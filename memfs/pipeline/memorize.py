@@ -18,7 +18,6 @@ removed from the inbox only after its items are on disk.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import BaseModel, Field, PrivateAttr
 
+from memfs.core.hashing import content_digest  # noqa: F401 - importable from here, as before
 from memfs.categorize import Categorizer
 from memfs.core.itemline import text_id
 from memfs.core.model import Item, normalize_text
@@ -116,10 +116,6 @@ class MemorizeContext:
     categorizer_key: tuple = ()
     stage_seconds: dict[str, float] = field(default_factory=dict)
     parsed: tuple[str, ParsedSource] | None = None  # (digest, source) of the large input in progress
-
-
-def content_digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def _from_resource(src: str | None, resource: str) -> bool:
