@@ -50,7 +50,6 @@ TOO_LONG_FOR_NOW = {
     "memfs/extract/dates.py": "split by the extraction work (issue #19)",
     "memfs/extract/attribution.py": "split by the extraction work (issue #19)",
     "memfs/llm/extract.py": "split by the extraction work (issue #19)",
-    "memfs/llm/client.py": "not split yet (issue #11): the transport and the JSON-mode ladder in one class",
 }
 
 #: Modules outside memfs/index that still run SQL, and why.
@@ -65,8 +64,8 @@ NOT_MEMFS_ERRORS = {
     "Stop": "pipeline.engine: a step ends the run early (a duplicate input)",
     "Unsettled": "fsutil: a file is still being written; the caller waits and retries",
     "IndexDamaged": "index.heal: the cache is damaged; the caller rebuilds it",
-    "_FormatRejected": "llm.client: the server refused a response_format; the client steps down",
-    "_Deadline": "llm.client: the wall-clock deadline of one request passed",
+    "_FormatRejected": "llm.wire: the server refused a response_format; the client steps down",
+    "_Deadline": "llm.wire: the wall-clock deadline of one request passed",
 }
 
 

@@ -7,10 +7,11 @@ same way. Superseded items are history; filler is left out of memory.md only.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import date
 
+from memfs.core.salience import ENTRY_RECENCY_WEIGHT, ENTRY_REINFORCEMENT_WEIGHT, ENTRY_TYPE_WEIGHT
+from memfs.core.salience import salience as core_salience
 from memfs.entry.facets import FACETS, facets_of, is_filler
 from memfs.entry.people import Person
 from memfs.entry.pool import EntryItem, parse_day
@@ -40,13 +41,10 @@ def stamp(item: EntryItem) -> str:
 
 
 def salience(item: EntryItem, today: date, half_life_days: float = 365.0) -> float:
-    """Reinforcement (log seen) times a gentle decay on when memfs learned it."""
-    decay = 1.0
+    """core.salience with memory.md's weights, aged from when memfs learned the fact."""
     day = parse_day(item.learned or item.when)
-    if day is not None:
-        decay = 0.5 ** (max((today - day).days, 0) / half_life_days)
-    weight = {"profile": 1.2, "behavior": 1.1, "event": 1.0, "knowledge": 0.9}.get(item.type, 1.0)
-    return (1 + math.log(item.seen)) * (0.5 + 0.5 * decay) * weight
+    return core_salience(item.seen, None if day is None else float((today - day).days), half_life_days,
+                         ENTRY_REINFORCEMENT_WEIGHT, ENTRY_RECENCY_WEIGHT, ENTRY_TYPE_WEIGHT.get(item.type, 1.0))
 
 
 def classify(item: EntryItem, names: tuple[str, ...], today: date) -> Line:

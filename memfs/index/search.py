@@ -6,7 +6,6 @@ consistent even while a writer commits; vector hits are filtered through that sn
 
 from __future__ import annotations
 
-import math
 from concurrent.futures import ThreadPoolExecutor
 import time
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from datetime import date
 import numpy as np
 
 from memfs.config import RecallConfig
+from memfs.core.salience import salience
 from memfs.index.db import IndexDB, ItemRow
 from memfs.index.timefilter import TimeFilter, is_present_query, stamp_range
 from memfs.index.vectors import HnswSidecar, exact_search
@@ -56,11 +56,9 @@ def _age_days(stamp: str | None, today: date) -> float | None:
 
 
 def salience_factor(row: ItemRow, cfg: RecallConfig, today: date) -> float:
-    """(1 + w_r·log(seen)) × ((1 − w_t) + w_t·0.5^(age/half-life)); undated items are not penalised."""
-    reinforce = 1.0 + cfg.reinforcement_weight * math.log(max(row.seen, 1))
-    age = _age_days(row.updated or row.when, today)
-    decay = 1.0 if age is None else 0.5 ** (age / cfg.recency_half_life_days)
-    return reinforce * ((1.0 - cfg.recency_weight) + cfg.recency_weight * decay)
+    """core.salience with `[recall]`'s weights, aged from the item's last touch (or its date)."""
+    return salience(row.seen, _age_days(row.updated or row.when, today), cfg.recency_half_life_days,
+                    cfg.reinforcement_weight, cfg.recency_weight)
 
 
 #: For a query about the present ("where does Priya live now"), how fast an item loses
