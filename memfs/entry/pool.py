@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from memfs.core.itemline import split_item_text
+from memfs.core.stamps import first_day
 from memfs.index import repository
 from memfs.index.db import IndexDB
 from memfs.workspace import Workspace
@@ -22,7 +23,6 @@ SUPERSEDED_KEY = "superseded_by"
 UNTIL_KEY = "until"
 _HISTORY_META = "entry_history"
 _RESOURCE_DATE = re.compile(r"^resources/(\d{4})/(\d{2})/(\d{2})-")
-_ISO = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 
 @dataclass(frozen=True)
@@ -59,15 +59,8 @@ class EntryItem:
         return self.type in ("skill", "tool") or self.path.startswith("skill/")
 
 
-def parse_day(stamp: str | None) -> date | None:
-    """'2026', '2026-09' or '2026-09-14' as the first day it can mean; None if not a date."""
-    if not stamp or not _ISO.match(stamp):
-        return None
-    parts = [int(p) for p in stamp.split("-")] + [1, 1]
-    try:
-        return date(parts[0], parts[1], parts[2])
-    except ValueError:
-        return None
+#: '2026', '2026-09' or '2026-09-14' as the first day it can mean; None if not a date.
+parse_day = first_day
 
 
 def learned_date(src: str | None, updated: str | None) -> str | None:

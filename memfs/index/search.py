@@ -15,6 +15,7 @@ import numpy as np
 
 from memfs.config import RecallConfig
 from memfs.core.salience import salience
+from memfs.core.stamps import age_days
 from memfs.index.db import IndexDB, ItemRow
 from memfs.index.timefilter import TimeFilter, is_present_query, stamp_range
 from memfs.index.vectors import HnswSidecar, exact_search
@@ -45,19 +46,9 @@ def rrf(rankings: list[tuple[list[int], float]], k: float) -> dict[int, float]:
     return scores
 
 
-def _age_days(stamp: str | None, today: date) -> float | None:
-    if not stamp:
-        return None
-    try:
-        parts = [int(p) for p in stamp.split("-")] + [1, 1]
-        return max(0.0, float((today - date(parts[0], parts[1], parts[2])).days))
-    except ValueError:
-        return None
-
-
 def salience_factor(row: ItemRow, cfg: RecallConfig, today: date) -> float:
     """core.salience with `[recall]`'s weights, aged from the item's last touch (or its date)."""
-    return salience(row.seen, _age_days(row.updated or row.when, today), cfg.recency_half_life_days,
+    return salience(row.seen, age_days(row.updated or row.when, today), cfg.recency_half_life_days,
                     cfg.reinforcement_weight, cfg.recency_weight)
 
 

@@ -13,37 +13,15 @@ Superseded items (`superseded_by=` on their line) are history: left out unless
 
 from __future__ import annotations
 
-import calendar
 import re
-from datetime import date
 
 from pydantic import BaseModel, ValidationError, field_validator
 
+from memfs.core.stamps import stamp_range
 from memfs.errors import MemfsError
 
-_STAMP = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
 _PRESENT = re.compile(r"\b(?:now|currently|current|these days|nowadays|at the moment|at present|"
                       r"presently|anymore|any more|right now)\b", re.IGNORECASE)
-
-
-def stamp_range(stamp: str | None) -> tuple[date, date] | None:
-    """The first and last day a `YYYY[-MM[-DD]]` stamp covers; None if it is not one."""
-    if not stamp:
-        return None
-    m = _STAMP.match(stamp.strip())
-    if not m:
-        return None
-    try:
-        y = int(m.group(1))
-        if m.group(3):
-            d = date(y, int(m.group(2)), int(m.group(3)))
-            return d, d
-        if m.group(2):
-            mo = int(m.group(2))
-            return date(y, mo, 1), date(y, mo, calendar.monthrange(y, mo)[1])
-        return date(y, 1, 1), date(y, 12, 31)
-    except ValueError:
-        return None
 
 
 def is_present_query(query: str) -> bool:
