@@ -12,7 +12,6 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-import sqlite3
 import subprocess
 import time
 from collections.abc import Callable
@@ -117,24 +116,15 @@ def _category_files(ws: Workspace) -> Check:
 
 
 def _index(ws: Workspace) -> Check:
+    from memfs.index import repository
     from memfs.index.db import SCHEMA_VERSION
 
     path = ws.state / INDEX_NAME
     if not path.exists():
         return Check(name="index", level="warn", detail="no index yet; `memfs sync` builds it", fixable=True)
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
-        try:
-            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
-            if verdict != "ok":
-                raise sqlite3.DatabaseError(str(verdict).splitlines()[0])
-            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-            files = {p: (s, m) for p, s, m in conn.execute("SELECT path, size, mtime_ns FROM files")}
-            indexed = int(conn.execute("SELECT count(*) FROM items").fetchone()[0])
-            declared = int(conn.execute("SELECT COALESCE(sum(items), 0) FROM files").fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error as err:
+        meta, files, indexed, declared = repository.inspect(path)
+    except repository.IndexUnreadable as err:
         return Check(name="index", level="fail", fixable=True,
                      detail=f"{ws.rel(path)} is damaged ({err}); it is a cache: `memfs doctor --fix` rebuilds it")
     if meta.get("schema") != SCHEMA_VERSION:
@@ -166,6 +156,7 @@ def _names(rels: list[str], limit: int = 3) -> str:
 
 
 def _embedder(ws: Workspace, config: Config) -> Check:
+    from memfs.index import repository
     from memfs.providers.embedding import make_embedder
 
     embedder = make_embedder(config.embedder)
@@ -173,15 +164,7 @@ def _embedder(ws: Workspace, config: Config) -> Check:
     recorded = None
     path = ws.state / INDEX_NAME
     if path.exists():
-        try:
-            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
-            try:
-                row = conn.execute("SELECT value FROM meta WHERE key='embedder'").fetchone()
-                recorded = row[0] if row else None
-            finally:
-                conn.close()
-        except sqlite3.Error:
-            recorded = None  # the index check reports the damage
+        recorded = repository.recorded_embedder(path)  # None if damaged: the index check reports it
     detail = f"{embedder.name} loads ({vec.shape[1]}-d)"
     if recorded and recorded != embedder.name:
         return Check(name="embedder", level="warn", fixable=True,

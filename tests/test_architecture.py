@@ -54,8 +54,6 @@ TOO_LONG_FOR_NOW = {
 
 #: Modules outside memfs/index that still run SQL, and why.
 SQL_OUTSIDE_INDEX = {
-    "memfs/doctor.py": "checks the index file itself read-only (quick_check, meta, counts) without opening it "
-                       "as the index would (which heals); not moved yet (issue #11)",
     "memfs/pipeline/replay.py": "the replay ledger's own two tables; not moved into the index package yet",
 }
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+from memfs.errors import MemfsError
 from memfs.index.db import SCHEMA_VERSION, IndexDB, connect_readonly
 from memfs.index.heal import IndexDamaged
 
@@ -231,3 +232,48 @@ def journal_done(db: IndexDB, digest: str, name: str, resource: str) -> None:
         c.execute("INSERT OR REPLACE INTO journal(digest, name, resource, finished) VALUES(?,?,?,?)",
                   (digest, name, resource, time.time()))
         c.execute("DELETE FROM progress WHERE digest=?", (digest,))
+
+
+# -- inspection (memfs doctor): the file as it is, read-only, without the healing open ----
+class IndexUnreadable(MemfsError):
+    """The index file cannot be read (damaged, not SQLite, locked); the message says why."""
+
+
+class IndexFacts(NamedTuple):
+    meta: dict[str, str]
+    files: dict[str, tuple[int, int]]  # path -> (size, mtime_ns) when indexed
+    indexed: int  # item rows
+    declared: int  # items the file rows say they hold
+
+
+def inspect(db_path: Path) -> IndexFacts:
+    """quick_check, then what `memfs doctor` compares with the Markdown."""
+    try:
+        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10)
+        try:
+            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if verdict != "ok":
+                raise sqlite3.DatabaseError(str(verdict).splitlines()[0])
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            files = {p: (s, m) for p, s, m in conn.execute("SELECT path, size, mtime_ns FROM files")}
+            indexed = int(conn.execute("SELECT count(*) FROM items").fetchone()[0])
+            declared = int(conn.execute("SELECT COALESCE(sum(items), 0) FROM files").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error as err:
+        raise IndexUnreadable(str(err)) from None
+    return IndexFacts(meta, files, indexed, declared)
+
+
+def recorded_embedder(db_path: Path) -> str | None:
+    """The embedder the index was built with; None if unknown or unreadable."""
+    try:
+        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10)
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key='embedder'").fetchone()
+            return row[0] if row else None
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+
