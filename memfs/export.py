@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -168,16 +169,41 @@ def _resource_by_prefix(mem: "Memory", prefix: str) -> str | None:
     return None
 
 
-def _line_commits(mem: "Memory", item_id: str, rel: str) -> list[Commit]:
-    """Commits that added or changed the item's line, oldest first (git's pickaxe on `id=<id>`)."""
-    if not shutil.which("git") or not (mem.ws.root / ".git").exists():
+_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class GitCommit(NamedTuple):
+    sha: str
+    short: str
+    date: str  # the author date, strict ISO
+    day: str  # the same, YYYY-MM-DD
+    subject: str
+
+
+def item_commits(root: Path, item_id: str, paths: list[str], *, newest_first: bool = True,
+                 limit: int | None = None) -> list[GitCommit]:
+    """Commits whose diff adds or removes a line carrying `id=<item_id>` (the whole id, not a
+    prefix of a longer one), under `paths`: the one git query behind `memfs why` and the
+    agents' `why`. Empty without git, a repository or paths."""
+    if not shutil.which("git") or not (root / ".git").exists() or not paths:
         return []
-    proc = subprocess.run(["git", "-C", str(mem.ws.root), "log", "--reverse", "--format=%h%x09%as%x09%s",
-                           f"-Gid={re.escape(item_id)}", "--", "memory", "index", "skill"],
-                          capture_output=True, text=True, check=False)
+    ident = item_id if _ID.match(item_id) else re.escape(item_id)
+    args = ["git", "-C", str(root), "log", "--format=%H%x09%h%x09%aI%x09%as%x09%s", "-E",
+            f"-Gid={ident}([^A-Za-z0-9_-]|$)"]
+    if limit is not None:
+        args.append(f"-{limit}")
+    if not newest_first:
+        args.append("--reverse")
+    proc = subprocess.run([*args, "--", *paths], capture_output=True, text=True, check=False, timeout=30)
     out = []
     for line in proc.stdout.splitlines():
-        parts = line.split("\t", 2)
-        if len(parts) == 3:
-            out.append(Commit(id=parts[0], date=parts[1], subject=parts[2]))
+        parts = line.split("\t", 4)
+        if len(parts) == 5 and parts[0]:
+            out.append(GitCommit(*parts))
     return out
+
+
+def _line_commits(mem: "Memory", item_id: str, rel: str) -> list[Commit]:
+    """Commits that added or changed the item's line, oldest first."""
+    return [Commit(id=c.short, date=c.day, subject=c.subject)
+            for c in item_commits(mem.ws.root, item_id, ["memory", "index", "skill"], newest_first=False)]

@@ -8,8 +8,6 @@ explained from git history: its line is gone from the Markdown, not from git.
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
@@ -67,17 +65,8 @@ def why(memory: "Memory", item_id: str) -> Why:
 
 
 def _commits(memory: "Memory", item_id: str, paths: list[str]) -> list[Commit]:
-    """Commits whose diff adds or removes a line mentioning `id=<item_id>`."""
-    if not shutil.which("git") or not (memory.root / ".git").exists() or not paths:
-        return []
-    proc = subprocess.run(
-        ["git", "-C", str(memory.root), "log", f"-{MAX_COMMITS}", "--format=%H%x09%aI%x09%s",
-         "-E", f"-Gid={item_id}([^A-Za-z0-9_-]|$)", "--", *paths],
-        capture_output=True, text=True, check=False, timeout=30)
-    out = []
-    for line in proc.stdout.splitlines():
-        sha, _, rest = line.partition("\t")
-        when, _, subject = rest.partition("\t")
-        if sha:
-            out.append(Commit(sha=sha, date=when, subject=subject))
-    return out
+    """Commits whose diff adds or removes a line mentioning `id=<item_id>`, newest first."""
+    from memfs.export import item_commits
+
+    return [Commit(sha=c.sha, date=c.date, subject=c.subject)
+            for c in item_commits(memory.root, item_id, paths, newest_first=True, limit=MAX_COMMITS)]
