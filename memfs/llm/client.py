@@ -206,6 +206,39 @@ class ChatClient:
             return text, finish
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def embed(self, texts: list[str], step: str = "embed") -> list[list[float]]:
+        """Embedding vectors for `texts` (one request), through the same budget, circuit
+        breaker, retries and usage accounting as chat. Raises an LLMError (a MemfsError)."""
+        p = self.profile
+        estimate = sum(estimate_tokens(t) for t in texts)
+        attempts = p.retries + 1
+        for attempt in range(attempts):
+            self.budget.check(estimate)
+            why = self.state.open_reason(self.key)
+            if why is not None:
+                raise CircuitOpen(f"{step}: {p.model} at {self.host} switched off: {why}")
+            try:
+                resp = self._sdk.embeddings.create(model=p.model, input=texts)
+                vectors = [list(d.embedding) for d in sorted(resp.data, key=lambda d: d.index)]
+            except (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError,
+                    openai.APITimeoutError) as err:
+                if attempt + 1 < attempts:
+                    self.usage.record_retry(step, p.model)
+                    self._sleep(self._delay(attempt, err))
+                    continue
+                self.usage.record_error(step, p.model)
+                raise LLMUnavailable(self.scrub(f"{step}: request to {self.host} failed after {attempt + 1} "
+                                                f"attempt(s): {_describe(err)}")) from None
+            except Exception as err:  # an HTTP error, a malformed body: never a crash upstream
+                self.usage.record_error(step, p.model)
+                raise LLMUnavailable(self.scrub(f"{step}: request to {self.host} failed: {_describe(err)}")) from None
+            used = getattr(getattr(resp, "usage", None), "prompt_tokens", None)
+            tokens = int(used) if isinstance(used, int) else estimate
+            self.usage.record_call(step, p.model, tokens, 0, estimated=not isinstance(used, int))
+            self.budget.charge(tokens)
+            return vectors
+        raise AssertionError("unreachable")  # pragma: no cover
+
     def _format_for(self, mode: str, schema: type[BaseModel]) -> dict[str, Any] | None:
         if mode == "json_schema":
             return {"type": "json_schema", "json_schema": {"name": _schema_name(schema),

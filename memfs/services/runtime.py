@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from memfs.categorize import CategorySpec
 from memfs.config import Config
+from memfs.errors import MemfsError
 from memfs.core.itemline import text_id
 from memfs.fsutil import WriterLock
 from memfs.index import repository
@@ -47,6 +48,15 @@ class Runtime:
     def embedder(self) -> Embedder:
         if self._embedder is None:
             self._embedder = make_embedder(self.config.embedder)
+            if self.config.embedder.provider == "openai" and self.config.llm.provider != "local":
+                # One OpenAI client, one account: embedding calls count against the LLM's
+                # token budget and are saved with its usage.
+                try:
+                    llm = self.llm
+                except MemfsError:  # a misconfigured LLM is reported where it is used
+                    llm = None
+                if llm is not None:
+                    self._embedder.usage, self._embedder.budget = llm.usage, llm.budget  # type: ignore[attr-defined]
         return self._embedder
 
     @property
@@ -109,11 +119,17 @@ class Runtime:
     def save_llm_usage(self) -> None:
         """Add this process's LLM calls to `.memfs/llm-usage.json` (every command that called a
         model: add, forget, sync, recall --mode llm, ingest, the daemon)."""
-        if self.llm_used is not None:
-            try:
+        try:
+            if self.llm_used is not None:
                 self.llm_used.persist_usage()
-            except OSError:  # derived state: never fail a command over it
-                pass
+            own = getattr(self._embedder, "usage", None)  # an OpenAI embedder without an LLM runtime
+            if own is not None and own.steps and (self.llm_used is None or own is not self.llm_used.usage):
+                from memfs.llm.usage import USAGE_FILE
+
+                self.ws.state.mkdir(exist_ok=True)
+                own.merge_into_json(self.ws.state / USAGE_FILE)
+        except OSError:  # derived state: never fail a command over it
+            pass
 
     def reset_index(self, damaged: str | None = None) -> None:
         """Forget every open handle on `.memfs/` (the next use reopens it); with `damaged`,
