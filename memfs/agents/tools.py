@@ -26,6 +26,7 @@ from memfs.agents.timefilter import parse_time
 from memfs.agents.why import Why, why
 from memfs.api import Memory, Status
 from memfs.config import Config
+from memfs.providers.embedding import Embedder
 from memfs.core.model import MEMORY_TYPES
 from memfs.errors import MemfsError, NotFoundError
 from memfs.workspace import slugify
@@ -44,8 +45,9 @@ _PRIVATE = (".memfs", ".git")
 class AgentMemory(Memory):
     """A Memory whose writes wait at most `[agents] lock_timeout` seconds for the writer lock."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, config: Config | None = None) -> None:
-        super().__init__(path, config=config)
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, config: Config | None = None,
+                 embedder: Embedder | None = None) -> None:
+        super().__init__(path, config=config, embedder=embedder)
         self.runtime.lock_timeout = self.config.agents.lock_timeout
 
 
