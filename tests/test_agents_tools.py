@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from conftest import hashing_memory
+from tests.support.workspace import hashing_memory
 
 from memfs.agents.inject import HEADER, last_user_turns, render_block, with_block
 from memfs.agents.exchange import new_user_turns, speaker_name

@@ -8,23 +8,20 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-MEMFS = [sys.executable, "-m", "memfs.cli"]
+from tests.support.cli import MEMFS, env, run
 
 
 def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFS_")}
-    env["MEMFS_EMBEDDER_PROVIDER"] = "hashing"
-    return env
+    return env()
 
 
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(MEMFS + args, cwd=cwd, capture_output=True, text=True, timeout=120, env=_env())
+    return run(args, cwd, _env(), check=False)
 
 
 def _checks(ws: Path, *extra: str) -> tuple[int, dict[str, dict]]:

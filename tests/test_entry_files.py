@@ -8,11 +8,9 @@ determinism and that a person's edits survive.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
-import sys
 from datetime import date
 from pathlib import Path
 
@@ -23,17 +21,16 @@ from memfs.core.rootfiles import approx_tokens
 from memfs.entry.pages import KEPT_HEADING
 from memfs.entry.pagefile import PAGE_BEGIN, split_page
 from memfs.workspace import init_workspace
+from tests.support.cli import run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "entry"
 INPUTS = ["priya-chat.json", "kickoff-transcript.json", "onboarding-notes.md"]
-MEMFS = [sys.executable, "-m", "memfs.cli"]
 ROOT_LINK = re.compile(r"\[((?:memory|index|skill)/[\w./-]+\.md)#([A-Za-z0-9_-]+)\]")
 PAGE_LINK = re.compile(r"\]\((\.\./(?:memory|index|skill)/[\w./-]+\.md)#([A-Za-z0-9_-]+)\)")
 
 
 def cli(root: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "MEMFS_EMBEDDER_PROVIDER": "hashing", "PYTHONPATH": str(Path(__file__).parents[1])}
-    proc = subprocess.run([*MEMFS, "--dir", str(root), *args], capture_output=True, text=True, timeout=120, env=env)
+    proc = run(["--dir", str(root), *args], check=False)
     assert (proc.returncode == 0) == ok, proc.stderr
     return proc
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import hashing_memory
+from tests.support.workspace import hashing_memory
 
 from memfs.core.categoryfile import parse_category
 

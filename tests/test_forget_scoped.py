@@ -13,8 +13,8 @@ import pytest
 
 from memfs.api import Memory
 from memfs.errors import MemfsError, NotFoundError
-from tests.conftest import hashing_memory
-from tests.test_hardening_helpers import env, init, run
+from tests.support.cli import env, init, run
+from tests.support.workspace import hashing_memory
 
 ZORB = {"messages": [
     {"role": "user", "name": "Zorblat", "content": "I adopted a tortoise named Quixotrix last week."},
@@ -82,7 +82,7 @@ def test_source_preview_refusal_then_forget_everywhere(tmp_path: Path) -> None:
 def subprocess_run(args: list[str], ws: Path, e: dict[str, str], answer: str):  # type: ignore[no-untyped-def]
     import subprocess
 
-    from tests.test_hardening_helpers import MEMFS
+    from tests.support.cli import MEMFS
 
     return subprocess.run(MEMFS + args, cwd=ws, env=e, input=answer, capture_output=True, text=True, timeout=120)
 
@@ -190,7 +190,7 @@ def test_purge_history_outside_git_changes_nothing(mem: Memory, ws_path: Path) -
 def test_a_running_daemon_refuses_a_forgotten_input_dropped_again(tmp_path: Path) -> None:
     """The daemon learned the input (and cached that resources/ held it); a CLI forget runs
     beside it; the same file dropped again goes to failed/ naming the forget."""
-    from tests.test_hardening_helpers import Daemon, wait
+    from tests.support.daemon import Daemon, wait
 
     e = env()
     ws = init(tmp_path / "w", e)

@@ -28,8 +28,8 @@ from memfs.core.segment import ParsedSource
 from memfs.inbox import failures, pending
 from memfs.readers import ReadError, read_source
 from memfs.workspace import init_workspace
-from tests.conftest import hashing_memory
-from tests.test_hardening_helpers import figure
+from tests.support.figures import figure
+from tests.support.workspace import hashing_memory
 
 FUZZ = settings(max_examples=250, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -429,7 +429,7 @@ def test_hostile_inbox_names_and_content_stay_inside_the_workspace(tmp_path: Pat
                             for it in parse_category(p.read_text(), f"memory/{p.name}").items)]
     assert any("Kiwi" in t for t in texts)
     # `status --json` and `recall --json` still print (names with control characters included).
-    from tests.test_hardening_helpers import env, run
+    from tests.support.cli import env, run
 
     e = env()
     st = json.loads(run(["status", "--json"], root, e).stdout)
@@ -485,7 +485,7 @@ def test_symlinks_in_inbox_and_store_are_never_followed(tmp_path: Path) -> None:
     assert not any("Quokka" in p.read_text() for p in root.rglob("*.md") if p.is_file() and not p.is_symlink()
                    and "inbox" not in p.parts)
     assert status.warnings == []
-    from tests.test_hardening_helpers import indexed_files
+    from tests.support.workspace import indexed_files
 
     assert not any(f.endswith(("linked.md", "topic.md")) or f.startswith("skill/") for f in indexed_files(root))
 

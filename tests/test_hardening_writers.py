@@ -22,9 +22,11 @@ from pathlib import Path
 import pytest
 
 from memfs.fsutil import WriterLock
-from tests.test_hardening_helpers import (
-    MEMFS, Daemon, conversation, env, figure, indexed_items, init, item_set, run, wait, waiting,
-)
+from tests.support.cli import MEMFS, env, init, run
+from tests.support.daemon import Daemon, wait
+from tests.support.factories import conversation
+from tests.support.figures import figure
+from tests.support.workspace import indexed_items, item_set, waiting
 
 
 def _pct(values: list[float], q: float) -> float:

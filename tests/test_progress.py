@@ -7,16 +7,13 @@ import os
 import pty
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-MEMFS = [sys.executable, "-m", "memfs.cli"]
+from tests.support.cli import MEMFS, env
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFS_")}
-    env.update(MEMFS_EMBEDDER_PROVIDER="hashing", MEMFS_PROGRESS_DELAY="0", COLUMNS="100", **extra)
-    return env
+    return env(MEMFS_PROGRESS_DELAY="0", COLUMNS="100", **extra)
 
 
 def _inputs(tmp_path: Path, n: int) -> list[str]:

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_hardening_helpers import MEMFS, env, figure, init, run
+from tests.support.cli import MEMFS, env, init, run
+from tests.support.figures import figure
 
 FILES = 3
 PER_FILE = 400
@@ -116,7 +117,7 @@ def test_readers_never_see_an_empty_index_during_sync_rebuild(big, at: str) -> N
     proc = subprocess.Popen([sys.executable, "-c", REBUILD_HOOK, "sync", "--rebuild"], cwd=ws,
                             env={**e, "MEMFS_TEST_AT": at, "MEMFS_TEST_DO": "slow"},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    from tests.conftest import hashing_memory
+    from tests.support.workspace import hashing_memory
 
     counts: list[int] = []
     hits: list[int] = []
@@ -290,7 +291,7 @@ def test_recall_works_on_a_read_only_workspace_and_writes_nothing(shared_tmp: Pa
 def test_a_reader_never_runs_schema_changes(tmp_path: Path) -> None:
     """The API's reader opens the index `mode=ro`: an in-process recall never takes the
     SQLite write lock, so it answers while another connection holds it."""
-    from tests.conftest import hashing_memory
+    from tests.support.workspace import hashing_memory
 
     e = env()
     ws = init(tmp_path / "w", e)

@@ -17,8 +17,8 @@ import pytest
 
 from memfs.config import load_config
 from memfs.errors import ConfigError
-from tests.conftest import hashing_memory
-from tests.test_hardening_helpers import env, init, item_set, run
+from tests.support.cli import env, init, run
+from tests.support.workspace import hashing_memory, item_set
 
 #: Two turns whose facts are near-identical (cosine >= the dedupe threshold): a clean run
 #: files one item with seen=2.
