@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from memfs.workspace import init_workspace
 from tests.support.cli import MEMFS, env, run
+from tests.support.workspace import hashing_memory
 
 
 def _env() -> dict[str, str]:
@@ -32,9 +34,10 @@ def _checks(ws: Path, *extra: str) -> tuple[int, dict[str, dict]]:
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    assert _run(["init", "mem", "--no-git"], tmp_path).returncode == 0
-    root = tmp_path / "mem"
-    assert _run(["add", "Alice prefers green tea over coffee in the morning."], root).returncode == 0
+    """A workspace with one item, made in-process (the CLI is what the tests run, not this)."""
+    root = init_workspace(tmp_path / "mem", git=False).root
+    with hashing_memory(root) as mem:
+        mem.add("Alice prefers green tea over coffee in the morning.")
     return root
 
 
