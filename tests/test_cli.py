@@ -19,6 +19,7 @@ def run(args: list[str], cwd: Path, ok: bool = True, env: dict[str, str] | None 
     return proc
 
 
+@pytest.mark.slow
 def test_user_story_end_to_end(tmp_path: Path) -> None:
     run(["init", "mem"], tmp_path)
     ws = tmp_path / "mem"

@@ -17,7 +17,7 @@ from tests.support.cli import MEMFS
 from tests.support.cli import env as cli_env
 from tests.support.daemon import wait
 from tests.support.factories import conversation
-from tests.support.workspace import status
+from tests.support.workspace import status, waiting
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -29,6 +29,7 @@ def _start(ws: Path, env: dict[str, str]) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 def test_daemon_processes_watches_and_follows_edits(tmp_path: Path) -> None:
     env = _env()
     subprocess.run(MEMFS + ["init", str(tmp_path / "w"), "--no-git"], check=True, env=env, capture_output=True)
@@ -74,10 +75,6 @@ def test_daemon_processes_watches_and_follows_edits(tmp_path: Path) -> None:
     assert "stopped" in err
 
 
-def _waiting(ws: Path) -> list[Path]:
-    return [p for p in (ws / "inbox").iterdir() if p.is_file() and not p.name.startswith(".")]
-
-
 def _item_set(ws: Path) -> set[tuple[str, str, int, str]]:
     from memfs.core.categoryfile import parse_category
 
@@ -109,7 +106,7 @@ def test_kill_minus_nine_loop_processes_every_input_exactly_once(tmp_path: Path)
     rng = random.Random(7)
     kills = 0
     for _ in range(40):
-        if not _waiting(ws):
+        if not waiting(ws):
             break
         proc = _start(ws, env)
         time.sleep(rng.uniform(0.5, 1.5))
@@ -117,7 +114,7 @@ def test_kill_minus_nine_loop_processes_every_input_exactly_once(tmp_path: Path)
         proc.communicate()
         kills += 1
     proc = _start(ws, env)  # a clean finish
-    wait(lambda: not _waiting(ws), timeout=120)
+    wait(lambda: not waiting(ws), timeout=120)
     proc.send_signal(signal.SIGTERM)
     proc.communicate(timeout=30)
     assert kills >= 3

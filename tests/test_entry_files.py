@@ -214,6 +214,7 @@ def test_same_store_renders_byte_identical_entry_files(tmp_path: Path) -> None:
 
 # -- a person's edits ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_notes_outside_the_blocks_survive_and_aliases_join_people(tmp_path: Path) -> None:
     root = fed(tmp_path)
     page = root / "people" / "priya.md"
@@ -261,6 +262,7 @@ def test_an_edit_inside_a_page_block_is_kept_and_the_block_rebuilt(tmp_path: Pat
     assert "Roundhay" not in kept and "Priya goes bouldering every Friday now." in kept
 
 
+@pytest.mark.slow
 def test_broken_page_markers_are_a_warning_and_the_page_is_left_alone(tmp_path: Path) -> None:
     root = fed(tmp_path)
     page = root / "people" / "marcus.md"
@@ -272,6 +274,7 @@ def test_broken_page_markers_are_a_warning_and_the_page_is_left_alone(tmp_path: 
     assert "people/marcus.md" in status and "markers are broken" in status
 
 
+@pytest.mark.slow
 def test_a_generated_page_goes_when_its_person_does_unless_a_person_wrote_in_it(tmp_path: Path) -> None:
     root = init_workspace(tmp_path / "mem", git=False).root
     ids = []
@@ -298,6 +301,7 @@ def test_empty_workspace_has_a_short_map(tmp_path: Path) -> None:
     assert not (root / "people").exists()
 
 
+@pytest.mark.slow
 def test_a_hand_added_plan_far_ahead_is_not_a_future_update(tmp_path: Path) -> None:
     root = init_workspace(tmp_path / "mem", git=False).root
     cli(root, "add", "Sam plans a trip to Japan.", "--when", "2099-05-01")
@@ -307,6 +311,7 @@ def test_a_hand_added_plan_far_ahead_is_not_a_future_update(tmp_path: Path) -> N
     assert "2099-05-01" in section(read(root, "memory.md"), "## Sam").split("**Goals and plans**")[1]
 
 
+@pytest.mark.slow
 def test_a_symlinked_people_folder_is_never_written_through(tmp_path: Path) -> None:
     root = init_workspace(tmp_path / "mem", git=False).root
     outside = tmp_path / "outside"

@@ -131,6 +131,7 @@ def test_reinforcements_an_input_made_are_taken_back(ws_path: Path, tmp_path: Pa
         assert "via=" not in (ws_path / row.path).read_text()
 
 
+@pytest.mark.slow
 def test_about_removes_items_naming_the_subject_and_lists_remaining_mentions(tmp_path: Path) -> None:
     ws, e = _workspace(tmp_path)
     proc = run(["forget", "--about", "zorblat", "--yes", "--json"], ws, e)
@@ -162,6 +163,7 @@ def test_query_forgets_only_matching_items_and_ids_need_confirmation(ws_path: Pa
             mem.plan_forget(source="never-seen.json")
 
 
+@pytest.mark.slow
 def test_forget_by_id_through_the_cli_previews_and_needs_yes(tmp_path: Path) -> None:
     e = env()
     ws = init(tmp_path / "w", e)

@@ -327,6 +327,7 @@ _SLOW_DISK_DAEMON = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_person_saves_while_the_daemon_writes_the_same_file(tmp_path: Path) -> None:
     import sys
 

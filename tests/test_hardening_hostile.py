@@ -136,6 +136,7 @@ def test_fuzz_memfs_conversation_format(conv: dict, name: str) -> None:
     _check_read(json.dumps(conv).encode(), name)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(message_lists(), NAMES)
 def test_fuzz_message_lists_objects_and_jsonl(value: object, name: str) -> None:
@@ -300,6 +301,7 @@ def test_yaml_python_tags_are_never_executed(tmp_path: Path) -> None:
     assert all("front-matter" in reason for _, reason in failures(mem.ws))
 
 
+@pytest.mark.slow
 def test_deep_and_huge_json_is_refused_or_read_in_bounded_time() -> None:
     deep = b"[" * 100_000 + b"]" * 100_000
     deep_obj = b'{"a":' * 100_000 + b"1" + b"}" * 100_000
@@ -384,6 +386,7 @@ BAD_CONTENT_NAMES = ["b" * 250 + ".bin", "\u00e9" * 125 + ".dat", "..%2Fbroken.j
 RAW_NAMES = [(b"caf\xe9-latin1.json", True), (b"\xff\xfe" + b"z" * 240 + b".bin", False)]
 
 
+@pytest.mark.slow
 def test_hostile_inbox_names_and_content_stay_inside_the_workspace(tmp_path: Path) -> None:
     root = init_workspace(tmp_path / "w", git=False).root
     mem = hashing_memory(root)

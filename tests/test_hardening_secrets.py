@@ -66,6 +66,7 @@ def _git_objects(ws: Path) -> list[bytes]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 def test_the_api_key_never_reaches_logs_errors_status_git_or_files(tmp_path: Path) -> None:
     server = FakeOpenAI().start()

@@ -36,6 +36,7 @@ def _pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
 
 
+@pytest.mark.slow
 def test_recall_answers_while_a_writer_holds_the_lock_and_a_transaction(tmp_path: Path) -> None:
     e = env()
     ws = init(tmp_path / "w", e)

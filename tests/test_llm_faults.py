@@ -366,6 +366,7 @@ def test_cli_runaway_server_is_cut_off_and_the_input_is_filed_offline(fake: Fake
     assert f"llm state  {fake.url}|tiny: circuit open for" in status
 
 
+@pytest.mark.slow
 def test_usage_is_saved_by_add_and_by_recall_mode_llm(fake: FakeOpenAI, tmp_path: Path) -> None:
     fake.responder = MisbehavingModel()
     root = init_workspace(tmp_path / "w", git=False).root

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from memfs.llm.config import LLMConfig
 from memfs.llm.runtime import LLMRuntime, load_usage
 from memfs.pipeline.memorize import Memorizer
-from tests.support.fake_openai import SECRET, FakeOpenAI, ok
-from tests.support.workspace import hashing_memory
 from tests.support.cli import MEMFS
 from tests.support.cli import env as cli_env
+from tests.support.fake_openai import SECRET, FakeOpenAI, ok
+from tests.support.workspace import hashing_memory
 
 NOTE = "# Deploy\n\nRun make release, then push the tag.\n\n## Rollback\n\nRollbacks use the previous tag.\n"
 
@@ -42,6 +44,7 @@ def test_memorize_with_llm_extractor_and_usage(fake: FakeOpenAI, ws_path: Path, 
         mem.close()
 
 
+@pytest.mark.slow
 def test_cli_turns_llm_mode_on_from_the_environment_alone(fake: FakeOpenAI, tmp_path: Path) -> None:
     """MEMFS_LLM=openai + OPENAI_BASE_URL + OPENAI_API_KEY: `memfs ingest` extracts through the
     server, `memfs status --json` reports the usage, and the key is written nowhere."""

@@ -45,6 +45,7 @@ def test_wheel_carries_every_template_file_dotfiles_included(wheel: Path) -> Non
     assert shipped == expected
 
 
+@pytest.mark.slow
 def test_memfs_from_the_wheel_inits_a_workspace(wheel: Path, tmp_path: Path) -> None:
     """Unpack the wheel alone (no checkout on the path) and run its CLI from elsewhere."""
     site = tmp_path / "site"

@@ -9,6 +9,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.support.cli import MEMFS, env
 
 
@@ -50,6 +52,7 @@ def _on_a_terminal(args: list[str], cwd: Path) -> str:
     return out.decode(errors="replace")
 
 
+@pytest.mark.slow
 def test_progress_shows_on_a_terminal(tmp_path: Path) -> None:
     ws = _ws(tmp_path)
     text = _on_a_terminal(["ingest", *_inputs(tmp_path, 4)], ws)
@@ -61,6 +64,7 @@ def test_progress_shows_on_a_terminal(tmp_path: Path) -> None:
     assert "rebuilding" in text and "texts embedded" in text
 
 
+@pytest.mark.slow
 def test_no_progress_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:
     ws = _ws(tmp_path)
     paths = _inputs(tmp_path, 4)

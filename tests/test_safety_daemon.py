@@ -27,6 +27,7 @@ def _indexed_texts(ws: Path) -> list[str]:
         return []
 
 
+@pytest.mark.slow
 def test_rm_rf_memfs_under_a_running_daemon(tmp_path: Path) -> None:
     e = env()
     ws = init(tmp_path / "w", e)

@@ -94,6 +94,7 @@ REBUILD_HOOK = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("at", ["plan", "write"])
 def test_sigkill_half_way_through_sync_rebuild_keeps_the_old_index(big, at: str) -> None:
     ws, e = big
@@ -110,6 +111,7 @@ def test_sigkill_half_way_through_sync_rebuild_keeps_the_old_index(big, at: str)
     assert _count_items(ws) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("at", ["plan", "write"])
 def test_readers_never_see_an_empty_index_during_sync_rebuild(big, at: str) -> None:
     ws, e = big
@@ -186,7 +188,8 @@ CASES = ([(d, "sync --rebuild") for d in sorted(DAMAGE)] + [(d, "recall") for d 
          + [("truncated", first) for first in ("status", "add", "sync")] + [("foreign tables", "status")])
 
 
-@pytest.mark.parametrize("damage, first", CASES)
+@pytest.mark.parametrize("damage, first", [  # the `sync --rebuild` cases are the slow ones
+    pytest.param(d, f, marks=pytest.mark.slow) if f == "sync --rebuild" else (d, f) for d, f in CASES])
 def test_a_damaged_or_foreign_index_heals_with_one_line(tmp_path: Path, damage: str, first: str) -> None:
     e = env()
     ws = init(tmp_path / "w", e)
@@ -214,6 +217,7 @@ def test_a_damaged_or_foreign_index_heals_with_one_line(tmp_path: Path, damage: 
     assert again.stderr == "" and json.loads(again.stdout)["items"] == (2 if first == "add" else 1)
 
 
+@pytest.mark.slow
 def test_deep_damage_found_by_sync_rebuild_heals(big) -> None:
     ws, e = big
     db = ws / ".memfs" / "index.sqlite3"
@@ -264,6 +268,7 @@ def shared_tmp() -> Iterator[Path]:
     shutil.rmtree(base, ignore_errors=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scope", ["workspace", ".memfs only"])
 def test_recall_works_on_a_read_only_workspace_and_writes_nothing(shared_tmp: Path, scope: str) -> None:
     e = {**env(), "HOME": str(shared_tmp), "MEMFS_NO_WARM": "1", "PYTHONDONTWRITEBYTECODE": "1"}

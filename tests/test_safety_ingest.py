@@ -100,6 +100,7 @@ def test_a_reinforcement_whose_target_vanished_is_not_reported_as_reinforced(ws_
         mem.close()
 
 
+@pytest.mark.slow
 def test_a_fifo_in_a_category_folder_is_skipped_and_never_hangs(tmp_path: Path) -> None:
     e = env()
     ws = init(tmp_path / "w", e)
@@ -194,6 +195,7 @@ LOG_LINES = ["I adopted a dog named Rex from the shelter.", "I work as a nurse a
              "My favourite book is Dune by Frank Herbert.", "I am allergic to peanuts and shellfish."]
 
 
+@pytest.mark.slow
 def test_a_grown_log_is_memorized_by_its_new_tail_exactly_once(tmp_path: Path) -> None:
     e = env()
     ws = init(tmp_path / "w", e)

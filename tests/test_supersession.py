@@ -118,6 +118,7 @@ def test_an_older_fact_arriving_late_is_history_at_once(ws_path: Path, tmp_path:
         mem.close()
 
 
+@pytest.mark.slow
 def test_cli_recall_time_flags_end_to_end(tmp_path: Path) -> None:
     env = cli_env(MEMFS_NO_WARM="1")
 
