@@ -1,7 +1,7 @@
 """LLM mode is never worse than offline: the failure modes of a real small local model
-(llama-cpp-python serving SmolLM2-135M), reproduced by tests/support/fake_openai.py on
-127.0.0.1, each against the client, the step it hits, and (for the ones a user sees) the
-real CLI."""
+(llama-cpp-python serving SmolLM2-135M), reproduced by tests/support/misbehaving.py (served
+on 127.0.0.1 by tests/support/fake_openai.py), each against the client, the step it hits,
+and (for the ones a user sees) the real CLI."""
 
 from __future__ import annotations
 
