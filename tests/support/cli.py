@@ -37,12 +37,6 @@ def run(args: list[str], cwd: Path | None = None, e: dict[str, str] | None = Non
     return out
 
 
-def start(args: list[str], cwd: Path | None = None, e: dict[str, str] | None = None,
-          **popen: object) -> subprocess.Popen:  # type: ignore[type-arg]
-    """`memfs ARGS` started in the background (a daemon, a server); the caller stops it."""
-    return subprocess.Popen(MEMFS + args, cwd=cwd, env=env() if e is None else e, **popen)  # type: ignore[call-overload]
-
-
 def init(path: Path, e: dict[str, str] | None = None, git: bool = False) -> Path:
     """`memfs init PATH` (without git unless asked); the workspace's root."""
     run(["init", str(path)] + ([] if git else ["--no-git"]), cwd=path.parent, e=e)

@@ -65,15 +65,3 @@ def indexed_items(ws: Path) -> list[tuple[str, str, str]]:
         return sorted(conn.execute("SELECT id, path, text FROM items"))
     finally:
         conn.close()
-
-
-def files_outside(base: Path, allowed: list[Path], before: set[Path]) -> list[Path]:
-    """Paths under `base` that are new since `before` and not inside one of `allowed`."""
-    out = []
-    for path in base.rglob("*"):
-        if path in before:
-            continue
-        if any(path == a or a in path.parents for a in allowed):
-            continue
-        out.append(path)
-    return out
