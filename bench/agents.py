@@ -3,7 +3,7 @@
     .venv/bin/python bench/agents.py [--files 100] [--requests 60] [--embedder minilm|hashing] [--json OUT]
 
 1. Proxy overhead: a synthetic workspace (`--files` category files of 10 items), a local
-   upstream that answers at once (tests/agents_upstream.py), and a real `memfs proxy`
+   upstream that answers at once (tests/support/fake_openai.py), and a real `memfs proxy`
    process. Requests alternate in the same run between the upstream directly (the baseline)
    and the proxy, each on a new connection, non-streaming; p50/p95 of each and the p50
    difference. Filing is switched off (`ingest_without_daemon = false`, and the inbox is
@@ -31,14 +31,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE.parent))
 
 from _synth import Synth, queries  # noqa: E402
-from agents_upstream import Upstream  # noqa: E402
 
 from memfs.api import Memory  # noqa: E402
 from memfs.config import load_config  # noqa: E402
 from memfs.workspace import init_workspace  # noqa: E402
+from tests.support.fake_openai import FakeOpenAI  # noqa: E402
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -65,7 +65,7 @@ def _post(port: int, path: str, body: bytes) -> float:
 
 
 def proxy_overhead(root: Path, env: dict[str, str], n: int) -> dict[str, float]:
-    upstream = Upstream(answer="OK.")
+    upstream = FakeOpenAI(answer="OK.").start()
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "memfs.cli", "proxy", "--dir", str(root), "--upstream",
                              upstream.url, "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
@@ -86,7 +86,7 @@ def proxy_overhead(root: Path, env: dict[str, str], n: int) -> dict[str, float]:
             direct.append(_post(upstream.port, "/v1/chat/completions", b))
             proxied.append(_post(port, "/v1/chat/completions", b))
         injected = sum(1 for r in upstream.chat_requests()[-2 * n:]
-                       if any(m["role"] == "system" for m in r["body"]["messages"]))
+                       if any(m["role"] == "system" for m in r["json"]["messages"]))
         for p in (root / "inbox").glob("*.json"):
             p.unlink()
         return {"direct_p50_ms": statistics.median(direct), "direct_p95_ms": _pct(direct, 0.95),
@@ -96,7 +96,7 @@ def proxy_overhead(root: Path, env: dict[str, str], n: int) -> dict[str, float]:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
-        upstream.close()
+        upstream.stop()
 
 
 def mcp_recall(root: Path, env: dict[str, str], config_env: dict[str, str], n: int) -> dict[str, float]:

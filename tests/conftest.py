@@ -1,18 +1,22 @@
-"""Shared fixtures: every test gets its own workspace in a temp dir."""
+"""Shared fixtures: every test gets its own workspace in a temp dir; `fake` is the one fake
+OpenAI-compatible server (tests/support/fake_openai.py). Helpers are imported from
+tests/support/ (``from tests.support.<module> import ...``), never from other test files."""
 
 from __future__ import annotations
 
 import os
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from memfs.api import Memory
-from memfs.config import load_config
+from memfs.llm.client import ChatClient
 from memfs.workspace import init_workspace
+from tests.support.fake_openai import FakeOpenAI, make_client
+from tests.support.workspace import hashing_memory
 
-MEMFS = [sys.executable, "-m", "memfs.cli"]
+__all__ = ["hashing_memory"]  # still importable from here for tests written before tests/support/
 
 
 @pytest.fixture(autouse=True)
@@ -27,16 +31,21 @@ def ws_path(tmp_path: Path) -> Path:
     return init_workspace(tmp_path / "mem", git=False).root
 
 
-def hashing_memory(root: Path, **recall: object) -> Memory:
-    """A Memory on the fast hashing embedder (tests that need meaning use minilm)."""
-    config = load_config(root, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"})
-    for key, value in recall.items():
-        setattr(config.recall, key, value)
-    return Memory(root, config=config)
-
-
 @pytest.fixture
-def mem(ws_path: Path):  # type: ignore[no-untyped-def]
+def mem(ws_path: Path) -> Iterator[Memory]:
     m = hashing_memory(ws_path)
     yield m
     m.close()
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    """A scripted fake OpenAI server on 127.0.0.1, stopped after the test."""
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def client(fake: FakeOpenAI) -> ChatClient:
+    """memfs's chat client pointed at `fake` (fast retries)."""
+    return make_client(fake)

@@ -4,27 +4,21 @@ hosts' (tests/data/hooks/: Claude Code SessionStart/SessionEnd, Codex SessionSta
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from memfs.agents.hooks import hook_entries, plan
+from tests.support.cli import env, run
 
 DATA = Path(__file__).parent / "data" / "hooks"
-MEMFS = [sys.executable, "-m", "memfs.cli"]
-ENV = {**os.environ, "MEMFS_EMBEDDER_PROVIDER": "hashing", "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
 
 
 def _run(args: list[str], stdin: str = "", home: Path | None = None, cwd: Path | None = None
          ) -> subprocess.CompletedProcess[str]:
-    env = dict(ENV)
-    if home is not None:
-        env["HOME"] = str(home)
-    return subprocess.run([*MEMFS, *args], input=stdin, capture_output=True, text=True, timeout=60, env=env,
-                          cwd=cwd)
+    e = env(HOME=str(home)) if home is not None else env()
+    return run(args, cwd, e, timeout=60, check=False, input=stdin)
 
 
 def _payload(name: str, transcript: Path) -> str:

@@ -20,12 +20,13 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 
 from memfs.fsutil import WriterLock  # noqa: E402
 from memfs.workspace import init_workspace  # noqa: E402
+from tests.support.cli import MEMFS
 
 ENV = {"MEMFS_EMBEDDER_PROVIDER": "hashing", "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
 
 
 def _params(root: Path) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "memfs.cli", "mcp", "--dir", str(root)],
+    return StdioServerParameters(command=MEMFS[0], args=[*MEMFS[1:], "mcp", "--dir", str(root)],
                                  env=ENV)
 
 
@@ -174,7 +175,7 @@ def _free_port() -> int:
 def test_streamable_http_on_localhost(tmp_path: Path) -> None:
     root = init_workspace(tmp_path / "mem", git=False).root
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "memfs.cli", "mcp", "--dir", str(root), "--http", str(port)],
+    proc = subprocess.Popen([*MEMFS, "mcp", "--dir", str(root), "--http", str(port)],
                             env={**os.environ, **ENV}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 30
@@ -214,7 +215,7 @@ def test_stdout_carries_only_protocol(tmp_path: Path) -> None:
                "params": {"name": "recall", "arguments": {"query": "anything"}}}
     stdin = "\n".join(json.dumps(m) for m in (init, {"jsonrpc": "2.0", "method": "notifications/initialized"},
                                                listing)) + "\n"
-    proc = subprocess.Popen([sys.executable, "-m", "memfs.cli", "mcp", "--dir", str(root)], env={**os.environ, **ENV},
+    proc = subprocess.Popen([*MEMFS, "mcp", "--dir", str(root)], env={**os.environ, **ENV},
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(stdin)

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agents_upstream import MODELS, Upstream
 
 from memfs.workspace import init_workspace
+from tests.support.cli import MEMFS
+from tests.support.fake_openai import MODELS, FakeOpenAI, failing, ok, refusing_system
 
 ENV = {"MEMFS_EMBEDDER_PROVIDER": "hashing", "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
 KEY = "sk-test-client-key-123"
@@ -30,13 +31,13 @@ def _free_port() -> int:
 
 
 class Running:
-    def __init__(self, root: Path, upstream: Upstream) -> None:
+    def __init__(self, root: Path, upstream: FakeOpenAI) -> None:
         self.root = root
         self.upstream = upstream
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}/v1"
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "memfs.cli", "proxy", "--dir", str(root), "--upstream", upstream.url,
+            [*MEMFS, "proxy", "--dir", str(root), "--upstream", upstream.url,
              "--port", str(self.port)], env={**os.environ, **ENV}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -76,13 +77,13 @@ class Running:
 @pytest.fixture
 def running(tmp_path: Path) -> Iterator[Running]:
     root = init_workspace(tmp_path / "mem", git=False).root
-    upstream = Upstream(answer="Noted, Rex sounds lovely!")
+    upstream = FakeOpenAI(answer="Noted, Rex sounds lovely!").start()
     run = Running(root, upstream)
     try:
         yield run
     finally:
         run.stop()
-        upstream.close()
+        upstream.stop()
 
 
 def _client(run: Running) -> Any:
@@ -92,7 +93,7 @@ def _client(run: Running) -> Any:
 
 
 def _system_blocks(request: dict[str, Any]) -> list[str]:
-    return [m["content"] for m in request["body"]["messages"] if m["role"] == "system"]
+    return [m["content"] for m in request["json"]["messages"] if m["role"] == "system"]
 
 
 def _archived_conversations(root: Path) -> list[dict[str, Any]]:
@@ -129,7 +130,7 @@ def test_second_request_recalls_what_the_first_said(running: Running) -> None:
     assert blocks[0] == "You are terse."  # the client's system prompt stays first
     assert len(blocks) == 2 and "Long-term memory (memfs)" in blocks[1] and "Rex" in blocks[1]
     assert "[" in blocks[1] and "]" in blocks[1]  # ids in brackets
-    assert req2["body"]["messages"][-1] == {"role": "user", "content": "What is the name of my dog?"}
+    assert req2["json"]["messages"][-1] == {"role": "user", "content": "What is the name of my dog?"}
     # only the new turns of the second exchange were filed, not the first again
     running.wait_filed(2)
     second_turns = _archived_conversations(running.root)
@@ -201,10 +202,10 @@ def test_upstream_failures_and_models_pass_through_unchanged(running: Running) -
     resp = raw.getresponse()
     assert resp.status == 200 and json.loads(resp.read())["choices"][0]["message"]["content"]
     raw.close()
-    assert running.upstream.chat_requests()[-1]["body"]["messages"][-1]["content"] == "Chunked hello."
+    assert running.upstream.chat_requests()[-1]["json"]["messages"][-1]["content"] == "Chunked hello."
     running.wait_filed(3)
 
-    running.upstream.mode = "fail"
+    running.upstream.responder = failing(500, "upstream exploded")
     from openai import InternalServerError
 
     with pytest.raises(InternalServerError) as err:
@@ -220,13 +221,13 @@ def test_upstream_refusing_the_memory_block_gets_the_original_request(running: R
     client.chat.completions.create(model="fake-model",
                                    messages=[{"role": "user", "content": "I adopted a dog called Rex."}])
     running.wait_filed(1)
-    running.upstream.mode = "refuse_memory"
+    running.upstream.responder = refusing_system("memfs", then=lambda body: ok(running.upstream.answer))
     answer = client.chat.completions.create(model="fake-model",
                                             messages=[{"role": "user", "content": "What is my dog called?"}])
     assert answer.choices[0].message.content == "Noted, Rex sounds lovely!"
     tried, retried = running.upstream.chat_requests()[1:3]
     assert _system_blocks(tried) and not _system_blocks(retried)
-    assert retried["body"]["messages"] == [{"role": "user", "content": "What is my dog called?"}]
+    assert retried["json"]["messages"] == [{"role": "user", "content": "What is my dog called?"}]
 
 
 def test_a_broken_workspace_never_breaks_a_request(running: Running) -> None:
@@ -239,7 +240,7 @@ def test_a_broken_workspace_never_breaks_a_request(running: Running) -> None:
     body = [{"role": "user", "content": "I adopted a dog called Rex."}]
     answer = client.chat.completions.create(model="fake-model", messages=body)
     assert answer.choices[0].message.content == "Noted, Rex sounds lovely!"
-    assert running.upstream.chat_requests()[0]["body"]["messages"] == body
+    assert running.upstream.chat_requests()[0]["json"]["messages"] == body
     stream = client.chat.completions.create(model="fake-model", messages=body, stream=True)
     assert "".join(c.choices[0].delta.content or "" for c in stream) == "Noted, Rex sounds lovely!"
     log = running.stop()
@@ -264,8 +265,8 @@ def test_browser_origins_and_rebound_hosts_are_refused(running: Running) -> None
 
 def test_dead_upstream_is_a_clear_502(tmp_path: Path) -> None:
     root = init_workspace(tmp_path / "mem", git=False).root
-    upstream = Upstream()
-    upstream.close()
+    upstream = FakeOpenAI().start()
+    upstream.stop()
     run = Running(root, upstream)
     try:
         conn = http.client.HTTPConnection("127.0.0.1", run.port, timeout=30)
@@ -279,7 +280,7 @@ def test_dead_upstream_is_a_clear_502(tmp_path: Path) -> None:
 
 
 def test_bad_upstream_url_is_one_line(ws_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "memfs.cli", "proxy", "--dir", str(ws_path), "--upstream", "ftp://x"],
+    proc = subprocess.run([*MEMFS, "proxy", "--dir", str(ws_path), "--upstream", "ftp://x"],
                           env={**os.environ, **ENV}, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and "--upstream must be an http" in proc.stderr
@@ -288,9 +289,9 @@ def test_bad_upstream_url_is_one_line(ws_path: Path) -> None:
 @pytest.mark.slow
 def test_with_a_daemon_running_the_daemon_files_the_exchange(tmp_path: Path) -> None:
     root = init_workspace(tmp_path / "mem", git=False).root
-    daemon = subprocess.Popen([sys.executable, "-m", "memfs.cli", "--dir", str(root), "daemon"],
+    daemon = subprocess.Popen([*MEMFS, "--dir", str(root), "daemon"],
                               env={**os.environ, **ENV}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    upstream = Upstream(answer="Sounds fun.")
+    upstream = FakeOpenAI(answer="Sounds fun.").start()
     run = None
     try:
         deadline = time.monotonic() + 30
@@ -308,7 +309,7 @@ def test_with_a_daemon_running_the_daemon_files_the_exchange(tmp_path: Path) -> 
     finally:
         if run is not None:
             run.stop()
-        upstream.close()
+        upstream.stop()
         daemon.terminate()
         daemon.wait(timeout=20)
         if daemon.stderr:

@@ -10,7 +10,6 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from conftest import hashing_memory
 
 from memfs.agents.inject import HEADER, last_user_turns, render_block, with_block
 from memfs.agents.exchange import new_user_turns, speaker_name
@@ -19,6 +18,7 @@ from memfs.agents.tools import AgentMemory, AgentTools, ItemOut
 from memfs.config import load_config
 from memfs.errors import LockedError, MemfsError, NotFoundError
 from memfs.fsutil import WriterLock
+from tests.support.workspace import hashing_memory
 
 TODAY = date(2026, 12, 1)
 

@@ -8,25 +8,25 @@ from typing import Any
 
 import anyio
 import pytest
-from agents_upstream import Upstream
-from conftest import hashing_memory
 
 import memfs
 from memfs.agents.tools import AgentTools
+from tests.support.fake_openai import FakeOpenAI, failing, ok, refusing_system
+from tests.support.workspace import hashing_memory
 
 
 @pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    up = Upstream(answer="Noted, Rex sounds lovely!")
+def upstream() -> Iterator[FakeOpenAI]:
+    up = FakeOpenAI(answer="Noted, Rex sounds lovely!").start()
     yield up
-    up.close()
+    up.stop()
 
 
 def _blocks(request: dict[str, Any]) -> list[str]:
-    return [m["content"] for m in request["body"]["messages"] if m["role"] == "system"]
+    return [m["content"] for m in request["json"]["messages"] if m["role"] == "system"]
 
 
-def test_wrapped_client_files_then_recalls(ws_path: Path, upstream: Upstream) -> None:
+def test_wrapped_client_files_then_recalls(ws_path: Path, upstream: FakeOpenAI) -> None:
     from openai import OpenAI
 
     with hashing_memory(ws_path) as mem:
@@ -46,7 +46,7 @@ def test_wrapped_client_files_then_recalls(ws_path: Path, upstream: Upstream) ->
         assert len(list((ws_path / "resources").rglob("*.json"))) == 2  # the streamed exchange too
 
 
-def test_wrapped_async_client(ws_path: Path, upstream: Upstream) -> None:
+def test_wrapped_async_client(ws_path: Path, upstream: FakeOpenAI) -> None:
     from openai import AsyncOpenAI
 
     out: dict[str, str] = {}
@@ -71,28 +71,28 @@ class _Broken(AgentTools):
         raise OSError("disk on fire")
 
 
-def test_memfs_failure_and_refusal_never_break_the_call(ws_path: Path, upstream: Upstream) -> None:
+def test_memfs_failure_and_refusal_never_break_the_call(ws_path: Path, upstream: FakeOpenAI) -> None:
     from openai import OpenAI
 
     with hashing_memory(ws_path) as mem:
         messages = [{"role": "user", "content": "I adopted a dog called Rex."}]
         broken = memfs.wrap_openai(OpenAI(base_url=upstream.url, api_key="k", max_retries=0), _Broken(mem))
         assert broken.chat.completions.create(model="m", messages=messages).choices[0].message.content
-        assert upstream.chat_requests()[0]["body"]["messages"] == messages
-        upstream.mode = "refuse_memory"
+        assert upstream.chat_requests()[0]["json"]["messages"] == messages
+        upstream.responder = refusing_system("memfs", then=lambda body: ok(upstream.answer))
         client = memfs.wrap_openai(OpenAI(base_url=upstream.url, api_key="k", max_retries=0), mem)
         answer = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "My dog Rex?"}])
         assert answer.choices[0].message.content == "Noted, Rex sounds lovely!"
         refused, retried = upstream.chat_requests()[1:3]
         assert _blocks(refused) and not _blocks(retried)
-        upstream.mode = "fail"
+        upstream.responder = failing(500, "upstream exploded")
         from openai import InternalServerError
 
         with pytest.raises(InternalServerError):  # the upstream's own error stays the caller's
             client.chat.completions.create(model="m", messages=messages)
 
 
-def test_speaker_comes_from_the_request_else_config(ws_path: Path, upstream: Upstream) -> None:
+def test_speaker_comes_from_the_request_else_config(ws_path: Path, upstream: FakeOpenAI) -> None:
     import json
 
     from openai import OpenAI

@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from support.fake_openai import FakeOpenAI, MisbehavingModel, fake  # noqa: F401
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.misbehaving import MisbehavingModel
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "llm_local.py"
 

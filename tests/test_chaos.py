@@ -22,10 +22,11 @@ import pytest
 
 from memfs.core.categoryfile import parse_category
 from memfs.workspace import init_workspace
-from tests.conftest import hashing_memory
-from tests.test_hardening_helpers import (
-    Daemon, env, figure, init, item_set, run, conversation, wait, waiting,
-)
+from tests.support.cli import env, init, run
+from tests.support.daemon import Daemon, wait
+from tests.support.factories import conversation
+from tests.support.figures import figure
+from tests.support.workspace import hashing_memory, item_set, waiting
 
 TRIALS = 50
 

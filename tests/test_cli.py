@@ -3,26 +3,23 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-MEMFS = [sys.executable, "-m", "memfs.cli"]
-
+from tests.support.cli import env as cli_env
+from tests.support.cli import run as run_cli
 
 def run(args: list[str], cwd: Path, ok: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFS_")}
-    full_env.update(env or {})
-    proc = subprocess.run(MEMFS + args, cwd=cwd, capture_output=True, text=True, timeout=120, env=full_env)
+    proc = run_cli(args, cwd, cli_env(embedder=None, **(env or {})), check=False)
     if ok:
         assert proc.returncode == 0, proc.stderr
     return proc
 
 
+@pytest.mark.slow
 def test_user_story_end_to_end(tmp_path: Path) -> None:
     run(["init", "mem"], tmp_path)
     ws = tmp_path / "mem"

@@ -3,22 +3,17 @@ problem named), never "internal error"; help renders every word; init starts a h
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-MEMFS = [sys.executable, "-m", "memfs.cli"]
-
+from tests.support.cli import env as cli_env
+from tests.support.cli import run
 
 def _run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full = {k: v for k, v in os.environ.items() if not k.startswith("MEMFS_")}
-    full["MEMFS_EMBEDDER_PROVIDER"] = "hashing"
-    full.update(env or {})
-    return subprocess.run(MEMFS + args, cwd=cwd, capture_output=True, text=True, timeout=120, env=full)
+    return run(args, cwd, cli_env(**(env or {})), check=False)
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@ over the socket without importing the full CLI, and prints what the full CLI pri
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -13,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from memfs.console import _parse
-
-MEMFS = [sys.executable, "-m", "memfs.cli"]
+from tests.support.cli import MEMFS, env
 
 
 @pytest.mark.parametrize("argv, parsed", [
@@ -32,9 +30,7 @@ def test_only_the_plain_recall_form_is_taken(argv: list[str], parsed: object) ->
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFS_")}
-    env.update(MEMFS_EMBEDDER_PROVIDER="hashing", **extra)
-    return env
+    return env(**extra)
 
 
 PROBE = ("import sys; from memfs.console import main; sys.argv = ['memfs'] + sys.argv[1:]\n"

@@ -8,47 +8,20 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-MEMFS = [sys.executable, "-m", "memfs.cli"]
+from tests.support.cli import MEMFS
+from tests.support.cli import env as cli_env
+from tests.support.daemon import wait
+from tests.support.factories import conversation
+from tests.support.workspace import status, waiting
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFS_")}
-    env.update(extra)
-    return env
-
-
-def _status(ws: Path, env: dict[str, str]) -> dict:
-    out = subprocess.run(MEMFS + ["status", "--json"], cwd=ws, capture_output=True, text=True, env=env, timeout=60)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
-
-
-def _wait(pred, timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
-    end = time.time() + timeout
-    while time.time() < end:
-        if pred():
-            return
-        time.sleep(0.1)
-    raise AssertionError("condition not met in time")
-
-
-def _conversation(n: int) -> dict:
-    people = ["Ana", "Ben", "Chloe", "Dev", "Emma", "Farid", "Gita", "Hugo", "Ines", "Jon", "Kai", "Lena"]
-    p = people[n % len(people)]
-    return {"format": "memfs.conversation/1", "participants": [p, "Sam"], "sessions": [{
-        "id": "S1", "time": f"2024-0{1 + n % 9}-1{n % 10}T10:00:00", "turns": [
-            {"id": "D1:1", "speaker": p, "text": f"I adopted a dog named Rex{n} from the shelter last week."},
-            {"id": "D1:2", "speaker": "Sam", "text": "That's wonderful news!"},
-            {"id": "D1:3", "speaker": p, "text": f"I work as a nurse at the hospital in town number {n}."},
-            {"id": "D1:4", "speaker": p, "text": f"My favourite book is Dune, I reread it every {n + 2} years."},
-            {"id": "D1:5", "speaker": p, "text": "I usually go swimming on Saturday mornings."},
-        ]}]}
+    return cli_env(embedder=None, **extra)  # the default (MiniLM) embedder
 
 
 def _start(ws: Path, env: dict[str, str]) -> subprocess.Popen:
@@ -56,23 +29,24 @@ def _start(ws: Path, env: dict[str, str]) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 def test_daemon_processes_watches_and_follows_edits(tmp_path: Path) -> None:
     env = _env()
     subprocess.run(MEMFS + ["init", str(tmp_path / "w"), "--no-git"], check=True, env=env, capture_output=True)
     ws = tmp_path / "w"
-    (ws / "inbox" / "early.json").write_text(json.dumps(_conversation(1)))  # there before start
+    (ws / "inbox" / "early.json").write_text(json.dumps(conversation(1)))  # there before start
     proc = _start(ws, env)
     try:
-        _wait(lambda: _status(ws, env)["items"] > 0 and _status(ws, env)["inbox_pending"] == 0)
+        wait(lambda: status(ws, env)["items"] > 0 and status(ws, env)["inbox_pending"] == 0)
         # Written under a temporary name, then renamed in: taken at once.
         tmp = ws / "inbox" / ".late.json.tmp"
-        tmp.write_text(json.dumps(_conversation(2)))
+        tmp.write_text(json.dumps(conversation(2)))
         os.rename(tmp, ws / "inbox" / "late.json")
-        _wait(lambda: "Rex2" in (ws / "memory.md").read_text() + "".join(
+        wait(lambda: "Rex2" in (ws / "memory.md").read_text() + "".join(
             p.read_text() for p in (ws / "memory").glob("*.md")))
         # Junk goes to failed/ with a reason; the daemon lives on.
         (ws / "inbox" / "junk.bin").write_bytes(b"\x00\xff" * 10)
-        _wait(lambda: _status(ws, env)["failed"] == 1)
+        wait(lambda: status(ws, env)["failed"] == 1)
         assert (ws / "inbox" / "failed" / "junk.bin.error.txt").exists()
         # A second daemon refuses to start.
         second = subprocess.run(MEMFS + ["daemon"], cwd=ws, env=env, capture_output=True, text=True, timeout=60)
@@ -82,7 +56,7 @@ def test_daemon_processes_watches_and_follows_edits(tmp_path: Path) -> None:
         target.write_text(target.read_text().replace("Rex1", "Rexford"))
         hits = lambda: json.loads(subprocess.run(MEMFS + ["recall", "Rexford dog", "--json"], cwd=ws, env=env,
                                                  capture_output=True, text=True).stdout)
-        _wait(lambda: any("Rexford" in h["text"] for h in hits()))
+        wait(lambda: any("Rexford" in h["text"] for h in hits()))
         assert "Rexford" in target.read_text()
         # The CLI's recall was answered warm, by the daemon over its socket.
         from memfs.warm import try_warm_recall
@@ -101,10 +75,6 @@ def test_daemon_processes_watches_and_follows_edits(tmp_path: Path) -> None:
     assert "stopped" in err
 
 
-def _waiting(ws: Path) -> list[Path]:
-    return [p for p in (ws / "inbox").iterdir() if p.is_file() and not p.name.startswith(".")]
-
-
 def _item_set(ws: Path) -> set[tuple[str, str, int, str]]:
     from memfs.core.categoryfile import parse_category
 
@@ -118,7 +88,7 @@ def _item_set(ws: Path) -> set[tuple[str, str, int, str]]:
 @pytest.mark.slow
 def test_kill_minus_nine_loop_processes_every_input_exactly_once(tmp_path: Path) -> None:
     env = _env(MEMFS_EMBEDDER_PROVIDER="hashing", MEMFS_INGEST_SETTLE_SECONDS="0")
-    inputs = {f"c{n:02d}.json": json.dumps(_conversation(n)) for n in range(30)}
+    inputs = {f"c{n:02d}.json": json.dumps(conversation(n)) for n in range(30)}
     # Reference: the same inputs, one clean run.
     subprocess.run(MEMFS + ["init", str(tmp_path / "ref"), "--no-git"], check=True, env=env, capture_output=True)
     ref = tmp_path / "ref"
@@ -136,7 +106,7 @@ def test_kill_minus_nine_loop_processes_every_input_exactly_once(tmp_path: Path)
     rng = random.Random(7)
     kills = 0
     for _ in range(40):
-        if not _waiting(ws):
+        if not waiting(ws):
             break
         proc = _start(ws, env)
         time.sleep(rng.uniform(0.5, 1.5))
@@ -144,7 +114,7 @@ def test_kill_minus_nine_loop_processes_every_input_exactly_once(tmp_path: Path)
         proc.communicate()
         kills += 1
     proc = _start(ws, env)  # a clean finish
-    _wait(lambda: not _waiting(ws), timeout=120)
+    wait(lambda: not waiting(ws), timeout=120)
     proc.send_signal(signal.SIGTERM)
     proc.communicate(timeout=30)
     assert kills >= 3

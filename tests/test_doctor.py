@@ -8,23 +8,22 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-MEMFS = [sys.executable, "-m", "memfs.cli"]
+from memfs.workspace import init_workspace
+from tests.support.cli import MEMFS, env, run
+from tests.support.workspace import hashing_memory
 
 
 def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFS_")}
-    env["MEMFS_EMBEDDER_PROVIDER"] = "hashing"
-    return env
+    return env()
 
 
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(MEMFS + args, cwd=cwd, capture_output=True, text=True, timeout=120, env=_env())
+    return run(args, cwd, _env(), check=False)
 
 
 def _checks(ws: Path, *extra: str) -> tuple[int, dict[str, dict]]:
@@ -35,9 +34,10 @@ def _checks(ws: Path, *extra: str) -> tuple[int, dict[str, dict]]:
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    assert _run(["init", "mem", "--no-git"], tmp_path).returncode == 0
-    root = tmp_path / "mem"
-    assert _run(["add", "Alice prefers green tea over coffee in the morning."], root).returncode == 0
+    """A workspace with one item, made in-process (the CLI is what the tests run, not this)."""
+    root = init_workspace(tmp_path / "mem", git=False).root
+    with hashing_memory(root) as mem:
+        mem.add("Alice prefers green tea over coffee in the morning.")
     return root
 
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +11,7 @@ from memfs.config import EmbedderConfig
 from memfs.providers.hashing import HashingEmbedder
 from memfs.providers.minilm import MiniLMEmbedder, verify_files
 from memfs.providers.openai_embed import OpenAIEmbedder
+from tests.support.fake_openai import FakeOpenAI
 
 
 def test_hashing_is_deterministic_and_normalised() -> None:
@@ -38,45 +36,15 @@ def test_minilm_loads_offline_and_knows_tea_is_a_drink() -> None:
     assert np.allclose(again[::-1], d, atol=1e-5)
 
 
-class _FakeEmbeddings(BaseHTTPRequestHandler):
-    calls: list[dict] = []
-
-    def do_POST(self) -> None:  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).calls.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
-        inputs = body["input"]
-        data = [{"object": "embedding", "index": i, "embedding": [float(len(t)), 1.0, 0.0]}
-                for i, t in enumerate(inputs)]
-        out = json.dumps({"object": "list", "data": data, "model": body["model"],
-                          "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def fake_server():  # type: ignore[no-untyped-def]
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeEmbeddings)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-
-
-def test_openai_compatible_embedder_against_a_local_server(fake_server: str, monkeypatch: pytest.MonkeyPatch,
+def test_openai_compatible_embedder_against_a_local_server(fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
                                                           tmp_path: Path) -> None:
     monkeypatch.setenv("MY_KEY", "sk-test-secret")
-    cfg = EmbedderConfig(provider="openai", base_url=fake_server, model="m1", api_key_env="MY_KEY", batch_size=2)
+    cfg = EmbedderConfig(provider="openai", base_url=fake.url, model="m1", api_key_env="MY_KEY", batch_size=2)
     e = OpenAIEmbedder(cfg)
     out = e.embed(["a", "bbb", "cc"])
     assert out.shape == (3, 3) and e.dim == 3 and e.name == "openai:m1"
     assert np.allclose(np.linalg.norm(out, axis=1), 1.0)
-    calls = _FakeEmbeddings.calls
+    calls = fake.requests
     assert [c["path"] for c in calls[-2:]] == ["/v1/embeddings"] * 2  # batched by 2
     assert calls[-1]["auth"] == "Bearer sk-test-secret"
 

@@ -8,11 +8,9 @@ determinism and that a person's edits survive.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
-import sys
 from datetime import date
 from pathlib import Path
 
@@ -23,17 +21,16 @@ from memfs.core.rootfiles import approx_tokens
 from memfs.entry.pages import KEPT_HEADING
 from memfs.entry.pagefile import PAGE_BEGIN, split_page
 from memfs.workspace import init_workspace
+from tests.support.cli import run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "entry"
 INPUTS = ["priya-chat.json", "kickoff-transcript.json", "onboarding-notes.md"]
-MEMFS = [sys.executable, "-m", "memfs.cli"]
 ROOT_LINK = re.compile(r"\[((?:memory|index|skill)/[\w./-]+\.md)#([A-Za-z0-9_-]+)\]")
 PAGE_LINK = re.compile(r"\]\((\.\./(?:memory|index|skill)/[\w./-]+\.md)#([A-Za-z0-9_-]+)\)")
 
 
 def cli(root: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "MEMFS_EMBEDDER_PROVIDER": "hashing", "PYTHONPATH": str(Path(__file__).parents[1])}
-    proc = subprocess.run([*MEMFS, "--dir", str(root), *args], capture_output=True, text=True, timeout=120, env=env)
+    proc = run(["--dir", str(root), *args], check=False)
     assert (proc.returncode == 0) == ok, proc.stderr
     return proc
 
@@ -217,6 +214,7 @@ def test_same_store_renders_byte_identical_entry_files(tmp_path: Path) -> None:
 
 # -- a person's edits ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_notes_outside_the_blocks_survive_and_aliases_join_people(tmp_path: Path) -> None:
     root = fed(tmp_path)
     page = root / "people" / "priya.md"
@@ -264,6 +262,7 @@ def test_an_edit_inside_a_page_block_is_kept_and_the_block_rebuilt(tmp_path: Pat
     assert "Roundhay" not in kept and "Priya goes bouldering every Friday now." in kept
 
 
+@pytest.mark.slow
 def test_broken_page_markers_are_a_warning_and_the_page_is_left_alone(tmp_path: Path) -> None:
     root = fed(tmp_path)
     page = root / "people" / "marcus.md"
@@ -275,6 +274,7 @@ def test_broken_page_markers_are_a_warning_and_the_page_is_left_alone(tmp_path: 
     assert "people/marcus.md" in status and "markers are broken" in status
 
 
+@pytest.mark.slow
 def test_a_generated_page_goes_when_its_person_does_unless_a_person_wrote_in_it(tmp_path: Path) -> None:
     root = init_workspace(tmp_path / "mem", git=False).root
     ids = []
@@ -301,6 +301,7 @@ def test_empty_workspace_has_a_short_map(tmp_path: Path) -> None:
     assert not (root / "people").exists()
 
 
+@pytest.mark.slow
 def test_a_hand_added_plan_far_ahead_is_not_a_future_update(tmp_path: Path) -> None:
     root = init_workspace(tmp_path / "mem", git=False).root
     cli(root, "add", "Sam plans a trip to Japan.", "--when", "2099-05-01")
@@ -310,6 +311,7 @@ def test_a_hand_added_plan_far_ahead_is_not_a_future_update(tmp_path: Path) -> N
     assert "2099-05-01" in section(read(root, "memory.md"), "## Sam").split("**Goals and plans**")[1]
 
 
+@pytest.mark.slow
 def test_a_symlinked_people_folder_is_never_written_through(tmp_path: Path) -> None:
     root = init_workspace(tmp_path / "mem", git=False).root
     outside = tmp_path / "outside"

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import hashing_memory
-
 from memfs.core.categoryfile import parse_category
+from tests.support.workspace import hashing_memory
 
 
 def _items(root: Path) -> dict[str, tuple[str, str]]:

@@ -11,8 +11,8 @@ import pytest
 
 from memfs.errors import MemfsError, NotFoundError
 from memfs.workspace import init_workspace
-from tests.conftest import hashing_memory
-from tests.test_hardening_helpers import env, run
+from tests.support.cli import env, run
+from tests.support.workspace import hashing_memory
 
 CHAT = {"messages": [
     {"role": "user", "name": "Zorblat", "content": "I adopted a tortoise named Quixotrix last week."},

@@ -16,6 +16,7 @@ from memfs.extract.classify import classify
 from memfs.extract.dates import resolve_dates
 from memfs.extract.offline import MAX_FACT_CHARS, _Context, _segment_facts
 from memfs.extract.sentences import has_content, split_sentences, strip_edges
+from tests.support.factories import parsed_conversation
 
 REF = datetime(2023, 5, 8, 13, 56)  # a Monday
 TYPES = {"profile", "event", "knowledge", "behavior", "skill", "tool"}
@@ -23,10 +24,7 @@ TYPES = {"profile", "event", "knowledge", "behavior", "skill", "tool"}
 
 def chat(*turns: tuple[str, str], when: datetime | None = REF,
          participants: tuple[str, ...] = ("Caroline", "Melanie")) -> ParsedSource:
-    segs = [Segment(anchor=f"D1:{i}", speaker=spk, text=text, time=when)
-            for i, (spk, text) in enumerate(turns, 1)]
-    return ParsedSource(kind="conversation", format="test", participants=list(participants),
-                        time=when, segments=segs)
+    return parsed_conversation(turns, when=when, participants=participants)
 
 
 def doc(text: str, heading: str | None = None, when: datetime | None = None) -> ParsedSource:

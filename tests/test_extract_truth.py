@@ -14,7 +14,7 @@ from memfs.extract.docdate import date_document, name_date
 from memfs.extract.intro import introduced_name
 from memfs.extract.transcript import turns_of
 from memfs.readers import read_source
-from tests.conftest import hashing_memory
+from tests.support.workspace import hashing_memory
 
 OCT = date(2026, 10, 10)
 

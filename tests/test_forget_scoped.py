@@ -13,8 +13,8 @@ import pytest
 
 from memfs.api import Memory
 from memfs.errors import MemfsError, NotFoundError
-from tests.conftest import hashing_memory
-from tests.test_hardening_helpers import env, init, run
+from tests.support.cli import env, init, run
+from tests.support.workspace import hashing_memory
 
 ZORB = {"messages": [
     {"role": "user", "name": "Zorblat", "content": "I adopted a tortoise named Quixotrix last week."},
@@ -82,7 +82,7 @@ def test_source_preview_refusal_then_forget_everywhere(tmp_path: Path) -> None:
 def subprocess_run(args: list[str], ws: Path, e: dict[str, str], answer: str):  # type: ignore[no-untyped-def]
     import subprocess
 
-    from tests.test_hardening_helpers import MEMFS
+    from tests.support.cli import MEMFS
 
     return subprocess.run(MEMFS + args, cwd=ws, env=e, input=answer, capture_output=True, text=True, timeout=120)
 
@@ -131,6 +131,7 @@ def test_reinforcements_an_input_made_are_taken_back(ws_path: Path, tmp_path: Pa
         assert "via=" not in (ws_path / row.path).read_text()
 
 
+@pytest.mark.slow
 def test_about_removes_items_naming_the_subject_and_lists_remaining_mentions(tmp_path: Path) -> None:
     ws, e = _workspace(tmp_path)
     proc = run(["forget", "--about", "zorblat", "--yes", "--json"], ws, e)
@@ -162,6 +163,7 @@ def test_query_forgets_only_matching_items_and_ids_need_confirmation(ws_path: Pa
             mem.plan_forget(source="never-seen.json")
 
 
+@pytest.mark.slow
 def test_forget_by_id_through_the_cli_previews_and_needs_yes(tmp_path: Path) -> None:
     e = env()
     ws = init(tmp_path / "w", e)
@@ -190,7 +192,7 @@ def test_purge_history_outside_git_changes_nothing(mem: Memory, ws_path: Path) -
 def test_a_running_daemon_refuses_a_forgotten_input_dropped_again(tmp_path: Path) -> None:
     """The daemon learned the input (and cached that resources/ held it); a CLI forget runs
     beside it; the same file dropped again goes to failed/ naming the forget."""
-    from tests.test_hardening_helpers import Daemon, wait
+    from tests.support.daemon import Daemon, wait
 
     e = env()
     ws = init(tmp_path / "w", e)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memfs.workspace import init_workspace
-from tests.conftest import hashing_memory
+from tests.support.workspace import hashing_memory
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 

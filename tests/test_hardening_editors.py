@@ -27,9 +27,11 @@ import pytest
 from memfs.core.categoryfile import parse_category
 from memfs.core.model import Item
 from memfs.store import CategoryStore
-from tests.test_hardening_helpers import (
-    Daemon, conversation, env, figure, indexed_files, indexed_items, init, recall, status, wait, waiting,
-)
+from tests.support.cli import env, init
+from tests.support.daemon import Daemon, wait
+from tests.support.factories import conversation
+from tests.support.figures import figure
+from tests.support.workspace import indexed_files, indexed_items, recall, status, waiting
 
 PREFS = """\
 ---
@@ -325,6 +327,7 @@ _SLOW_DISK_DAEMON = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_person_saves_while_the_daemon_writes_the_same_file(tmp_path: Path) -> None:
     import sys
 
@@ -333,7 +336,8 @@ def test_person_saves_while_the_daemon_writes_the_same_file(tmp_path: Path) -> N
     # Reference: what the input alone makes.
     ref = init(tmp_path / "ref", e)
     (tmp_path / "chat.json").write_text(data)
-    from tests.test_hardening_helpers import item_set, run
+    from tests.support.cli import run
+    from tests.support.workspace import item_set
 
     run(["ingest", str(tmp_path / "chat.json")], ref, e)
     want = {(i, t) for i, t, _, f in item_set(ref) if f == "memory/events.md"}

@@ -28,8 +28,8 @@ from memfs.core.segment import ParsedSource
 from memfs.inbox import failures, pending
 from memfs.readers import ReadError, read_source
 from memfs.workspace import init_workspace
-from tests.conftest import hashing_memory
-from tests.test_hardening_helpers import figure
+from tests.support.figures import figure
+from tests.support.workspace import hashing_memory
 
 FUZZ = settings(max_examples=250, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -136,6 +136,7 @@ def test_fuzz_memfs_conversation_format(conv: dict, name: str) -> None:
     _check_read(json.dumps(conv).encode(), name)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(message_lists(), NAMES)
 def test_fuzz_message_lists_objects_and_jsonl(value: object, name: str) -> None:
@@ -300,6 +301,7 @@ def test_yaml_python_tags_are_never_executed(tmp_path: Path) -> None:
     assert all("front-matter" in reason for _, reason in failures(mem.ws))
 
 
+@pytest.mark.slow
 def test_deep_and_huge_json_is_refused_or_read_in_bounded_time() -> None:
     deep = b"[" * 100_000 + b"]" * 100_000
     deep_obj = b'{"a":' * 100_000 + b"1" + b"}" * 100_000
@@ -384,6 +386,7 @@ BAD_CONTENT_NAMES = ["b" * 250 + ".bin", "\u00e9" * 125 + ".dat", "..%2Fbroken.j
 RAW_NAMES = [(b"caf\xe9-latin1.json", True), (b"\xff\xfe" + b"z" * 240 + b".bin", False)]
 
 
+@pytest.mark.slow
 def test_hostile_inbox_names_and_content_stay_inside_the_workspace(tmp_path: Path) -> None:
     root = init_workspace(tmp_path / "w", git=False).root
     mem = hashing_memory(root)
@@ -429,7 +432,7 @@ def test_hostile_inbox_names_and_content_stay_inside_the_workspace(tmp_path: Pat
                             for it in parse_category(p.read_text(), f"memory/{p.name}").items)]
     assert any("Kiwi" in t for t in texts)
     # `status --json` and `recall --json` still print (names with control characters included).
-    from tests.test_hardening_helpers import env, run
+    from tests.support.cli import env, run
 
     e = env()
     st = json.loads(run(["status", "--json"], root, e).stdout)
@@ -485,7 +488,7 @@ def test_symlinks_in_inbox_and_store_are_never_followed(tmp_path: Path) -> None:
     assert not any("Quokka" in p.read_text() for p in root.rglob("*.md") if p.is_file() and not p.is_symlink()
                    and "inbox" not in p.parts)
     assert status.warnings == []
-    from tests.test_hardening_helpers import indexed_files
+    from tests.support.workspace import indexed_files
 
     assert not any(f.endswith(("linked.md", "topic.md")) or f.startswith("skill/") for f in indexed_files(root))
 

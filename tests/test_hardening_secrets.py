@@ -10,18 +10,24 @@ every file in the workspace (`.memfs/` included) and every git object, decompres
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import sys
 import textwrap
-import threading
 import zlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.test_hardening_helpers import Daemon, conversation, env, figure, init, run, wait, waiting
+from tests.support.cli import env, init, run
+from tests.support.daemon import Daemon, wait
+from tests.support.factories import conversation
+from tests.support.fake_openai import FakeOpenAI, Reply, fail, ok
+from tests.support.figures import figure
+from tests.support.workspace import waiting
 
 SECRET = "sk-test-SECRET-hardening"
 MARK = "SECRET-hardening"
@@ -35,35 +41,18 @@ _LOGGING_DAEMON = textwrap.dedent("""
 """)
 
 
-class _Hostile(BaseHTTPRequestHandler):
-    seen_keys: list[str] = []
-    calls = 0
+def _hostile() -> Callable[[dict[str, Any]], Reply]:
+    """A responder quoting the Authorization header back: 401, then 500, then a 200 answer, in turn."""
+    calls = itertools.count(1)
 
-    def do_POST(self) -> None:  # noqa: N802
-        auth = self.headers.get("Authorization", "")
-        type(self).seen_keys.append(auth)
-        type(self).calls += 1
-        length = int(self.headers.get("Content-Length") or 0)
-        self.rfile.read(length)
-        mode = type(self).calls % 3
+    def respond(body: dict[str, Any]) -> Reply:
+        mode = next(calls) % 3
         if mode == 1:
-            status, body = 401, {"error": {"message": f"Incorrect API key provided: {auth}", "type": "invalid"}}
-        elif mode == 2:
-            status, body = 500, {"error": {"message": f"upstream failed for {auth}"}}
-        else:
-            status, body = 200, {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-                                 "choices": [{"index": 0, "finish_reason": "stop", "message": {
-                                     "role": "assistant", "content": f"I cannot do JSON. Your header was {auth}"}}],
-                                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        pass
+            return fail(401, "Incorrect API key provided:", echo_auth=True)
+        if mode == 2:
+            return fail(500, "upstream failed for", echo_auth=True)
+        return ok("I cannot do JSON. Your header was", echo_auth=True)
+    return respond
 
 
 def _git_objects(ws: Path) -> list[bytes]:
@@ -77,11 +66,12 @@ def _git_objects(ws: Path) -> list[bytes]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 def test_the_api_key_never_reaches_logs_errors_status_git_or_files(tmp_path: Path) -> None:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hostile)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server = FakeOpenAI().start()
+    server.responder = _hostile()
+    base = server.url
     e = env(OPENAI_API_KEY=SECRET, MEMFS_LLM="openai", OPENAI_BASE_URL=base, MEMFS_LLM_RETRIES="0",
             MEMFS_LLM_MODEL="gpt-test", MEMFS_INGEST_SETTLE_SECONDS="0")
     outputs: list[str] = []
@@ -104,8 +94,9 @@ def test_the_api_key_never_reaches_logs_errors_status_git_or_files(tmp_path: Pat
             assert d.stop() == 0
             log = d.log()
     finally:
-        server.shutdown()
-    assert any(SECRET in k for k in _Hostile.seen_keys)  # the key really was in play
+        server.stop()
+    seen_keys = [r["auth"] or "" for r in server.requests]
+    assert any(SECRET in k for k in seen_keys)  # the key really was in play
     commits = run(["status"], ws, e).stdout and __import__("subprocess").run(
         ["git", "-C", str(ws), "log", "--all", "-p", "--format=%H%n%B"], capture_output=True, text=True).stdout
     assert "memfs: ingest chat0.json" in commits  # --commit committed
@@ -119,6 +110,6 @@ def test_the_api_key_never_reaches_logs_errors_status_git_or_files(tmp_path: Pat
     objects = _git_objects(ws)
     assert objects and not [o[:80] for o in objects if MARK.encode() in o]
     assert not [p for p in (ws / ".git").rglob("*") if p.is_file() and MARK.encode() in p.read_bytes()]
-    figure("secrets_llm_requests_with_key", len(_Hostile.seen_keys))
+    figure("secrets_llm_requests_with_key", len(seen_keys))
     figure("secrets_files_searched", len(files) + len(objects) + 1 + len(outputs))
     figure("secrets_leaks_found", 0)

@@ -22,9 +22,11 @@ from pathlib import Path
 import pytest
 
 from memfs.fsutil import WriterLock
-from tests.test_hardening_helpers import (
-    MEMFS, Daemon, conversation, env, figure, indexed_items, init, item_set, run, wait, waiting,
-)
+from tests.support.cli import MEMFS, env, init, run
+from tests.support.daemon import Daemon, wait
+from tests.support.factories import conversation
+from tests.support.figures import figure
+from tests.support.workspace import indexed_items, item_set, waiting
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -34,6 +36,7 @@ def _pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
 
 
+@pytest.mark.slow
 def test_recall_answers_while_a_writer_holds_the_lock_and_a_transaction(tmp_path: Path) -> None:
     e = env()
     ws = init(tmp_path / "w", e)

@@ -14,7 +14,7 @@ import numpy as np
 from memfs.api import Memory
 from memfs.index.search import rrf
 from memfs.index.vectors import HnswSidecar, exact_search
-from tests.conftest import hashing_memory
+from tests.support.workspace import hashing_memory
 
 
 def _fill(root: Path, files: int, per_file: int) -> None:
@@ -120,7 +120,7 @@ def test_readers_get_consistent_answers_while_a_writer_syncs(ws_path: Path) -> N
     m.sync()
     script = (
         "import sys, time\n"
-        "from tests.conftest import hashing_memory\n"
+        "from tests.support.workspace import hashing_memory\n"
         "from pathlib import Path\n"
         "m = hashing_memory(Path(sys.argv[1]))\n"
         "n = 0\n"

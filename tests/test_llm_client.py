@@ -20,7 +20,7 @@ from memfs.llm.errors import BudgetExceeded, LLMError, LLMOutputError, LLMTimeou
 from memfs.llm.jsonparse import parse_json_lenient
 from memfs.llm.runtime import LLMRuntime, load_usage
 from memfs.llm.usage import USAGE_FILE, Budget, Usage
-from test_llm_fake import SECRET, FakeOpenAI, client, fail, fake, make_client, ok, slow  # noqa: F401
+from tests.support.fake_openai import SECRET, FakeOpenAI, fail, make_client, ok, slow
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -14,7 +14,8 @@ from memfs.extract.offline import extract_offline
 from memfs.llm.errors import LLMOutputError
 from memfs.llm.extract import ExtractedFact, ExtractionAnswer, LLMExtractor
 from memfs.llm.usage import Usage
-from test_llm_fake import FakeOpenAI, Reply, fail, fake, make_client, ok, slow  # noqa: F401
+from tests.support.factories import parsed_conversation
+from tests.support.fake_openai import FakeOpenAI, Reply, fail, make_client, ok, slow
 
 T0 = datetime(2023, 5, 8, 13, 56)
 LINES = [
@@ -34,10 +35,8 @@ LINES = [
 
 
 def conversation(n: int = 4, time: datetime | None = T0) -> ParsedSource:
-    segs = [Segment(anchor=f"D1:{i + 1}", text=t, speaker=s, time=time, session="1")
-            for i, (s, t) in enumerate(LINES[:n])]
-    return ParsedSource(kind="conversation", format="locomo", participants=["Caroline", "Melanie"], time=time,
-                        segments=segs)
+    return parsed_conversation(LINES[:n], when=time, participants=["Caroline", "Melanie"], fmt="locomo",
+                               session="1")
 
 
 def facts_answer(*facts: tuple[str, str, list[Any]] | dict[str, Any]) -> Reply:

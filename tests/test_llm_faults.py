@@ -1,14 +1,12 @@
 """LLM mode is never worse than offline: the failure modes of a real small local model
-(llama-cpp-python serving SmolLM2-135M), reproduced by tests/support/fake_openai.py on
-127.0.0.1, each against the client, the step it hits, and (for the ones a user sees) the
-real CLI."""
+(llama-cpp-python serving SmolLM2-135M), reproduced by tests/support/misbehaving.py (served
+on 127.0.0.1 by tests/support/fake_openai.py), each against the client, the step it hits,
+and (for the ones a user sees) the real CLI."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -16,7 +14,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from memfs.core.segment import ParsedSource, Segment
+from memfs.core.segment import ParsedSource
 from memfs.extract.offline import extract_offline
 from memfs.llm.client import ChatClient
 from memfs.llm.config import LLMConfig, ProfileConfig
@@ -27,9 +25,10 @@ from memfs.llm.merge import decide_merges
 from memfs.llm.summarize import summarize_category, try_summarize_memory
 from memfs.llm.usage import Budget, Usage
 from memfs.workspace import init_workspace
-from support.fake_openai import (  # noqa: F401
-    LLAMA_CPP_REJECTION, SECRET, FakeOpenAI, MisbehavingModel, client, fail, fake, make_client, ok, runaway,
-)
+from tests.support.cli import MEMFS, env as cli_env
+from tests.support.factories import parsed_conversation
+from tests.support.fake_openai import SECRET, FakeOpenAI, fail, make_client, ok, runaway
+from tests.support.misbehaving import LLAMA_CPP_REJECTION, MisbehavingModel
 
 MSGS = [{"role": "system", "content": "You answer."}, {"role": "user", "content": "Name a colour."}]
 
@@ -55,9 +54,7 @@ def state_client(fake: FakeOpenAI, state: EndpointState, **kw: Any) -> ChatClien
 
 
 def conversation(lines: list[tuple[str, str]]) -> ParsedSource:
-    segs = [Segment(anchor=f"m{i + 1}", text=t, speaker=s) for i, (s, t) in enumerate(lines)]
-    return ParsedSource(kind="conversation", format="messages", participants=sorted({s for s, _ in lines}),
-                        segments=segs)
+    return parsed_conversation(lines, participants=sorted({s for s, _ in lines}), fmt="messages", anchor="m{i}")
 
 
 LINES = [("Priya", "I moved to Leeds in March for a new job at the hospital."),
@@ -297,18 +294,13 @@ def test_update_with_a_placeholder_text_keeps_the_new_fact(fake: FakeOpenAI, cli
 # -- 4. say it: the real CLI ---------------------------------------------------------------------
 
 def _env(fake: FakeOpenAI, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMFS_", "OPENAI_"))}
-    env.update(MEMFS_LLM="openai", MEMFS_LLM_MODEL="tiny", OPENAI_BASE_URL=fake.url, OPENAI_API_KEY=SECRET,
-               MEMFS_EMBEDDER_PROVIDER="hashing", **extra)
-    return env
-
-
-CLI = [sys.executable, "-m", "memfs.cli"]
+    return cli_env(MEMFS_LLM="openai", MEMFS_LLM_MODEL="tiny", OPENAI_BASE_URL=fake.url, OPENAI_API_KEY=SECRET,
+                   **extra)
 
 
 def _offline_items(tmp_path: Path, chat: Path) -> list[str]:
     """What the offline default files for the same input (in-process: same pipeline, faster)."""
-    from conftest import hashing_memory
+    from tests.support.workspace import hashing_memory
 
     root = init_workspace(tmp_path / "offline", git=False).root
     with hashing_memory(root) as mem:
@@ -330,7 +322,7 @@ def test_cli_small_model_server_is_never_worse_than_offline_and_says_so(fake: Fa
     chat.write_text(json.dumps(CHAT))
     root = init_workspace(tmp_path / "w", git=True).root
     env = _env(fake, MEMFS_GIT_AUTOCOMMIT="true")
-    out = subprocess.run(CLI + ["ingest", str(chat)], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(MEMFS + ["ingest", str(chat)], cwd=root, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "+3 added, 0 reinforced, 0 updated, 0 superseded" in out.stdout
     assert "llm: fell back offline for 1 of 1 batches (coverage 1)" in out.stdout
@@ -340,7 +332,7 @@ def test_cli_small_model_server_is_never_worse_than_offline_and_says_so(fake: Fa
     message = subprocess.run(["git", "log", "-1", "--format=%B"], cwd=root, capture_output=True, text=True).stdout
     assert "added 3, reinforced 0, updated 0, superseded 0" in message
     assert "llm: fell back offline for 1 of 1 batches (coverage 1)" in message
-    status = subprocess.run(CLI + ["status"], cwd=root, env=env, capture_output=True, text=True, timeout=60).stdout
+    status = subprocess.run(MEMFS + ["status"], cwd=root, env=env, capture_output=True, text=True, timeout=60).stdout
     assert "fallbacks: coverage 1" in status and "dropped-uncited 3" in status and "mode:json_object 1" in status
     assert "summarize: last fallback: placeholder" in status
     assert f"llm state  {fake.url}|tiny: structured output json_object" in status
@@ -357,7 +349,7 @@ def test_cli_runaway_server_is_cut_off_and_the_input_is_filed_offline(fake: Fake
     root = init_workspace(tmp_path / "w", git=False).root
     env = _env(fake, MEMFS_LLM_TIMEOUT="1")
     t0 = time.monotonic()
-    out = subprocess.run(CLI + ["ingest", str(chat)], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(MEMFS + ["ingest", str(chat)], cwd=root, env=env, capture_output=True, text=True, timeout=120)
     took = time.monotonic() - t0
     assert out.returncode == 0, out.stderr
     assert len(fake.requests) == 3 and took < 60  # 3 × 1 s, not 20+ minutes
@@ -366,23 +358,24 @@ def test_cli_runaway_server_is_cut_off_and_the_input_is_filed_offline(fake: Fake
     assert len(_items(root)) == len(_offline_items(tmp_path, chat))
     second = tmp_path / "more.json"
     second.write_text(json.dumps([{"role": "user", "name": "Priya", "content": "I bought a red bicycle in May."}]))
-    out2 = subprocess.run(CLI + ["ingest", str(second)], cwd=root, env=env, capture_output=True, text=True,
+    out2 = subprocess.run(MEMFS + ["ingest", str(second)], cwd=root, env=env, capture_output=True, text=True,
                           timeout=120)
     assert out2.returncode == 0 and len(fake.requests) == 3  # cooling down: nothing sent
     assert "(circuit-open 1)" in out2.stdout
-    status = subprocess.run(CLI + ["status"], cwd=root, env=env, capture_output=True, text=True, timeout=60).stdout
+    status = subprocess.run(MEMFS + ["status"], cwd=root, env=env, capture_output=True, text=True, timeout=60).stdout
     assert f"llm state  {fake.url}|tiny: circuit open for" in status
 
 
+@pytest.mark.slow
 def test_usage_is_saved_by_add_and_by_recall_mode_llm(fake: FakeOpenAI, tmp_path: Path) -> None:
     fake.responder = MisbehavingModel()
     root = init_workspace(tmp_path / "w", git=False).root
     env = _env(fake)
-    subprocess.run(CLI + ["add", "Priya cycles to work every day."], cwd=root, env=env, check=True,
+    subprocess.run(MEMFS + ["add", "Priya cycles to work every day."], cwd=root, env=env, check=True,
                    capture_output=True, timeout=120)
     usage = json.loads((root / ".memfs" / "llm-usage.json").read_text())
     assert usage["steps"]["summarize"]["calls"] >= 1
-    subprocess.run(CLI + ["recall", "how does Priya get to work", "--mode", "llm"], cwd=root, env=env, check=True,
+    subprocess.run(MEMFS + ["recall", "how does Priya get to work", "--mode", "llm"], cwd=root, env=env, check=True,
                    capture_output=True, timeout=120)
     usage = json.loads((root / ".memfs" / "llm-usage.json").read_text())
     assert usage["steps"]["recall"]["calls"] == 2  # rewrite + sufficiency (a single hit needs no re-rank)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memfs.llm.merge import MergeDecision, decide_merges
-from test_llm_fake import FakeOpenAI, client, fail, fake, ok  # noqa: F401
+from tests.support.fake_openai import FakeOpenAI, fail, ok
 
 NEW = ["Melanie now lives in Lisbon.", "Melanie loves sunrises.", "Melanie said hi.", "Caroline has a cat."]
 NEAR = [

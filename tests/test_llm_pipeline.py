@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from memfs.llm.config import LLMConfig
 from memfs.llm.runtime import LLMRuntime, load_usage
 from memfs.pipeline.memorize import Memorizer
-from test_llm_fake import SECRET, FakeOpenAI, fake, ok  # noqa: F401
-from conftest import hashing_memory
+from tests.support.cli import MEMFS
+from tests.support.cli import env as cli_env
+from tests.support.fake_openai import SECRET, FakeOpenAI, ok
+from tests.support.workspace import hashing_memory
 
 NOTE = "# Deploy\n\nRun make release, then push the tag.\n\n## Rollback\n\nRollbacks use the previous tag.\n"
 
@@ -40,6 +44,7 @@ def test_memorize_with_llm_extractor_and_usage(fake: FakeOpenAI, ws_path: Path, 
         mem.close()
 
 
+@pytest.mark.slow
 def test_cli_turns_llm_mode_on_from_the_environment_alone(fake: FakeOpenAI, tmp_path: Path) -> None:
     """MEMFS_LLM=openai + OPENAI_BASE_URL + OPENAI_API_KEY: `memfs ingest` extracts through the
     server, `memfs status --json` reports the usage, and the key is written nowhere."""
@@ -55,10 +60,9 @@ def test_cli_turns_llm_mode_on_from_the_environment_alone(fake: FakeOpenAI, tmp_
         {"text": "Priya keeps her passport in the blue folder.", "type": "profile", "turns": [1]}]})
     (tmp_path / "chat.json").write_text(json.dumps(
         [{"role": "user", "name": "Priya", "content": "My passport is in the blue folder, always."}]))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMFS_", "OPENAI_"))}
-    env.update(MEMFS_LLM="openai", MEMFS_LLM_MODEL="test-model", OPENAI_BASE_URL=fake.url,
-               OPENAI_API_KEY=SECRET, MEMFS_EMBEDDER_PROVIDER="hashing")
-    cli = [sys.executable, "-m", "memfs.cli"]
+    env = cli_env(MEMFS_LLM="openai", MEMFS_LLM_MODEL="test-model", OPENAI_BASE_URL=fake.url,
+                  OPENAI_API_KEY=SECRET)
+    cli = MEMFS
     out = subprocess.run(cli + ["ingest", str(tmp_path / "chat.json")], cwd=root, env=env, capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from memfs.llm.recall import rerank, rewrite_query, sufficient
 from memfs.llm.summarize import extractive_category, extractive_memory, summarize_category, summarize_memory
-from test_llm_fake import FakeOpenAI, client, fail, fake, ok  # noqa: F401
+from tests.support.fake_openai import FakeOpenAI, fail, ok
 
 ITEMS = ["Melanie loves painting sunrises.", "Melanie camps with her kids every summer.",
          "Caroline went to an LGBTQ support group on 2023-05-07."]

@@ -14,6 +14,7 @@ import pytest
 import memfs
 from memfs import workspace
 from memfs.errors import MemfsError
+from tests.support.cli import MEMFS
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "memfs" / "workspace_template"
@@ -44,6 +45,7 @@ def test_wheel_carries_every_template_file_dotfiles_included(wheel: Path) -> Non
     assert shipped == expected
 
 
+@pytest.mark.slow
 def test_memfs_from_the_wheel_inits_a_workspace(wheel: Path, tmp_path: Path) -> None:
     """Unpack the wheel alone (no checkout on the path) and run its CLI from elsewhere."""
     site = tmp_path / "site"
@@ -54,7 +56,7 @@ def test_memfs_from_the_wheel_inits_a_workspace(wheel: Path, tmp_path: Path) -> 
     probe = subprocess.run([sys.executable, "-c", "import memfs; print(memfs.__file__)"], cwd=tmp_path,
                            env=env, capture_output=True, text=True, check=True)
     assert probe.stdout.strip().startswith(str(site))
-    cli = [sys.executable, "-m", "memfs.cli"]
+    cli = MEMFS  # run with PYTHONPATH=the unpacked wheel, not this checkout
     done = subprocess.run(cli + ["init", "mem", "--no-git"], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     ws = tmp_path / "mem"
@@ -74,7 +76,7 @@ def test_init_refuses_without_a_template(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_version_matches_the_package_metadata() -> None:
-    out = subprocess.run([sys.executable, "-m", "memfs.cli", "--version"], capture_output=True, text=True)
+    out = subprocess.run([*MEMFS, "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == f"memfs {memfs.__version__}"
     text = (ROOT / "pyproject.toml").read_text() if (ROOT / "pyproject.toml").exists() else ""
     if text:

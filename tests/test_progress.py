@@ -7,16 +7,15 @@ import os
 import pty
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-MEMFS = [sys.executable, "-m", "memfs.cli"]
+import pytest
+
+from tests.support.cli import MEMFS, env
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFS_")}
-    env.update(MEMFS_EMBEDDER_PROVIDER="hashing", MEMFS_PROGRESS_DELAY="0", COLUMNS="100", **extra)
-    return env
+    return env(MEMFS_PROGRESS_DELAY="0", COLUMNS="100", **extra)
 
 
 def _inputs(tmp_path: Path, n: int) -> list[str]:
@@ -53,6 +52,7 @@ def _on_a_terminal(args: list[str], cwd: Path) -> str:
     return out.decode(errors="replace")
 
 
+@pytest.mark.slow
 def test_progress_shows_on_a_terminal(tmp_path: Path) -> None:
     ws = _ws(tmp_path)
     text = _on_a_terminal(["ingest", *_inputs(tmp_path, 4)], ws)
@@ -64,6 +64,7 @@ def test_progress_shows_on_a_terminal(tmp_path: Path) -> None:
     assert "rebuilding" in text and "texts embedded" in text
 
 
+@pytest.mark.slow
 def test_no_progress_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:
     ws = _ws(tmp_path)
     paths = _inputs(tmp_path, 4)

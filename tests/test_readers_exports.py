@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 import zipfile
 from pathlib import Path
@@ -24,10 +22,11 @@ from memfs.api import Memory
 from memfs.readers import read_source
 from memfs.readers.errors import ReadError
 from memfs.readers.unpack import unpack
-from tests.conftest import hashing_memory
+from tests.support.workspace import hashing_memory
+from tests.support.cli import MEMFS
+from tests.support.cli import env as cli_env
 
 FIXTURES = Path(__file__).parent / "fixtures" / "exports"
-MEMFS = [sys.executable, "-m", "memfs.cli"]
 FORBIDDEN = ("ABANDONED", "HIDDEN", "INJECTED", "SECRET", "UNCHOSEN", "SUBAGENT")
 LIMITS = {"max_bytes": 20_000_000, "max_export_bytes": 500_000_000}
 
@@ -250,7 +249,7 @@ def test_every_format_through_the_inbox(mem: Memory, ws_path: Path) -> None:
 
 @pytest.mark.slow
 def test_every_format_through_memfs_ingest_cli(ws_path: Path) -> None:
-    env = {**os.environ, "MEMFS_EMBEDDER_PROVIDER": "hashing"}
+    env = cli_env()
     files = [str(FIXTURES / name) for name in FORMATS]
     out = subprocess.run(MEMFS + ["ingest", "--json", *files], cwd=ws_path, env=env,
                          capture_output=True, text=True, timeout=120)
@@ -289,8 +288,7 @@ CHATGPT_ZIP = {
 
 @pytest.mark.slow
 def test_a_chatgpt_zip_as_downloaded_through_the_real_daemon(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFS_")}
-    env["MEMFS_EMBEDDER_PROVIDER"] = "hashing"
+    env = cli_env()
     subprocess.run(MEMFS + ["init", str(tmp_path / "w"), "--no-git"], check=True, env=env, capture_output=True)
     ws = tmp_path / "w"
     (ws / "inbox" / "chatgpt-export.zip").write_bytes(_zip(CHATGPT_ZIP))
@@ -462,7 +460,7 @@ def test_the_ledger_is_rebuilt_from_resources(ws_path: Path) -> None:
         mem.ingest_file(path)
         before = _items(mem)
     shutil.rmtree(ws_path / ".memfs")
-    env = {**os.environ, "MEMFS_EMBEDDER_PROVIDER": "hashing"}
+    env = cli_env()
     subprocess.run(MEMFS + ["sync", "--rebuild"], cwd=ws_path, env=env, check=True, capture_output=True, timeout=60)
     (ws_path / "inbox" / "conversations.json").write_bytes(_chatgpt_grown())
     out = subprocess.run(MEMFS + ["ingest", "--json", str(ws_path / "inbox" / "conversations.json")], cwd=ws_path,

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from memfs.redact import looks_random, redact, redact_bytes
-from tests.conftest import hashing_memory
-from tests.test_hardening_helpers import env, init, run
+from tests.support.cli import env, init, run
+from tests.support.workspace import hashing_memory
 
 SECRETS = {
     "openai-key": "sk-proj-Q2b8xV0pLr4mN7tK1sD9fG3hJ6wE5yU8iO2aZx",

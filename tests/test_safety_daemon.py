@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_hardening_helpers import Daemon, env, figure, indexed_items, init, run, wait, waiting
+from tests.support.cli import env, init, run
+from tests.support.daemon import Daemon, wait
+from tests.support.figures import figure
+from tests.support.workspace import indexed_items, waiting
 
 
 @pytest.mark.slow
@@ -24,6 +27,7 @@ def _indexed_texts(ws: Path) -> list[str]:
         return []
 
 
+@pytest.mark.slow
 def test_rm_rf_memfs_under_a_running_daemon(tmp_path: Path) -> None:
     e = env()
     ws = init(tmp_path / "w", e)
@@ -94,7 +98,7 @@ if fh:
 
 
 def _logged_facts(ws: Path) -> list[str]:
-    from tests.test_hardening_helpers import item_set
+    from tests.support.workspace import item_set
 
     return sorted(t for _, t, _, _ in item_set(ws) if any(w in t for w in ("Rex", "nurse", "Mia", "Zoom", "Dune", "peanuts")))
 
@@ -122,7 +126,7 @@ def test_a_jsonl_logger_appending_a_line_a_second_loses_nothing(tmp_path: Path, 
         time.sleep(1.0)
         facts = _logged_facts(ws)
         assert len(facts) == lines, (facts, d.log())
-        from tests.test_hardening_helpers import item_set
+        from tests.support.workspace import item_set
 
         assert all(seen == 1 for _, t, seen, _ in item_set(ws) if t in facts)  # once, not reinforced twice
         if mode == "open":
@@ -148,7 +152,7 @@ BATCH_ENV = {"MEMFS_INGEST_BATCH_SEGMENTS": "40"}
 
 @pytest.mark.slow
 def test_a_large_input_goes_in_batches_small_inputs_do_not_wait_and_sigterm_is_honoured(tmp_path: Path) -> None:
-    from tests.test_hardening_helpers import item_set
+    from tests.support.workspace import item_set
 
     e = env(**BATCH_ENV)
     big = tmp_path / "big.json"

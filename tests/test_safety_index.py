@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_hardening_helpers import MEMFS, env, figure, init, run
+from tests.support.cli import MEMFS, env, init, run
+from tests.support.figures import figure
 
 FILES = 3
 PER_FILE = 400
@@ -93,6 +94,7 @@ REBUILD_HOOK = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("at", ["plan", "write"])
 def test_sigkill_half_way_through_sync_rebuild_keeps_the_old_index(big, at: str) -> None:
     ws, e = big
@@ -109,6 +111,7 @@ def test_sigkill_half_way_through_sync_rebuild_keeps_the_old_index(big, at: str)
     assert _count_items(ws) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("at", ["plan", "write"])
 def test_readers_never_see_an_empty_index_during_sync_rebuild(big, at: str) -> None:
     ws, e = big
@@ -116,7 +119,7 @@ def test_readers_never_see_an_empty_index_during_sync_rebuild(big, at: str) -> N
     proc = subprocess.Popen([sys.executable, "-c", REBUILD_HOOK, "sync", "--rebuild"], cwd=ws,
                             env={**e, "MEMFS_TEST_AT": at, "MEMFS_TEST_DO": "slow"},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    from tests.conftest import hashing_memory
+    from tests.support.workspace import hashing_memory
 
     counts: list[int] = []
     hits: list[int] = []
@@ -185,7 +188,8 @@ CASES = ([(d, "sync --rebuild") for d in sorted(DAMAGE)] + [(d, "recall") for d 
          + [("truncated", first) for first in ("status", "add", "sync")] + [("foreign tables", "status")])
 
 
-@pytest.mark.parametrize("damage, first", CASES)
+@pytest.mark.parametrize("damage, first", [  # the `sync --rebuild` cases are the slow ones
+    pytest.param(d, f, marks=pytest.mark.slow) if f == "sync --rebuild" else (d, f) for d, f in CASES])
 def test_a_damaged_or_foreign_index_heals_with_one_line(tmp_path: Path, damage: str, first: str) -> None:
     e = env()
     ws = init(tmp_path / "w", e)
@@ -213,6 +217,7 @@ def test_a_damaged_or_foreign_index_heals_with_one_line(tmp_path: Path, damage: 
     assert again.stderr == "" and json.loads(again.stdout)["items"] == (2 if first == "add" else 1)
 
 
+@pytest.mark.slow
 def test_deep_damage_found_by_sync_rebuild_heals(big) -> None:
     ws, e = big
     db = ws / ".memfs" / "index.sqlite3"
@@ -263,6 +268,7 @@ def shared_tmp() -> Iterator[Path]:
     shutil.rmtree(base, ignore_errors=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scope", ["workspace", ".memfs only"])
 def test_recall_works_on_a_read_only_workspace_and_writes_nothing(shared_tmp: Path, scope: str) -> None:
     e = {**env(), "HOME": str(shared_tmp), "MEMFS_NO_WARM": "1", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -290,7 +296,7 @@ def test_recall_works_on_a_read_only_workspace_and_writes_nothing(shared_tmp: Pa
 def test_a_reader_never_runs_schema_changes(tmp_path: Path) -> None:
     """The API's reader opens the index `mode=ro`: an in-process recall never takes the
     SQLite write lock, so it answers while another connection holds it."""
-    from tests.conftest import hashing_memory
+    from tests.support.workspace import hashing_memory
 
     e = env()
     ws = init(tmp_path / "w", e)

@@ -17,8 +17,8 @@ import pytest
 
 from memfs.config import load_config
 from memfs.errors import ConfigError
-from tests.conftest import hashing_memory
-from tests.test_hardening_helpers import env, init, item_set, run
+from tests.support.cli import env, init, run
+from tests.support.workspace import hashing_memory, item_set
 
 #: Two turns whose facts are near-identical (cosine >= the dedupe threshold): a clean run
 #: files one item with seen=2.
@@ -100,6 +100,7 @@ def test_a_reinforcement_whose_target_vanished_is_not_reported_as_reinforced(ws_
         mem.close()
 
 
+@pytest.mark.slow
 def test_a_fifo_in_a_category_folder_is_skipped_and_never_hangs(tmp_path: Path) -> None:
     e = env()
     ws = init(tmp_path / "w", e)
@@ -194,6 +195,7 @@ LOG_LINES = ["I adopted a dog named Rex from the shelter.", "I work as a nurse a
              "My favourite book is Dune by Frank Herbert.", "I am allergic to peanuts and shellfish."]
 
 
+@pytest.mark.slow
 def test_a_grown_log_is_memorized_by_its_new_tail_exactly_once(tmp_path: Path) -> None:
     e = env()
     ws = init(tmp_path / "w", e)

@@ -3,7 +3,6 @@ clones that ingest independently merge with a plain `git pull`."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -12,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from memfs.workspace import init_workspace
-from tests.conftest import hashing_memory
+from tests.support.factories import chat_file
+from tests.support.workspace import hashing_memory
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 
@@ -34,9 +34,8 @@ def _workspace(tmp_path: Path, name: str = "w") -> Path:
 
 
 def _chat(path: Path, text: str, who: str = "Rosa") -> Path:
-    path.write_text(json.dumps({"messages": [{"role": "user", "content": text}],
-                                "time": "2025-03-02T09:00:00", "participants": {"user": who}}))
-    return path
+    return chat_file(path, [{"role": "user", "content": text}], time="2025-03-02T09:00:00",
+                     participants={"user": who})
 
 
 def test_commit_holds_only_what_memfs_wrote_and_a_persons_edit_is_committed_apart(tmp_path: Path) -> None:
@@ -119,7 +118,7 @@ def test_the_real_daemon_with_commit_leaves_a_persons_other_edits_uncommitted(tm
     import signal
     import time
 
-    from tests.conftest import MEMFS
+    from tests.support.cli import MEMFS
 
     root = _workspace(tmp_path)
     (root / "skill" / "tools.md").write_text((root / "skill" / "tools.md").read_text()

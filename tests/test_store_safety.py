@@ -22,7 +22,8 @@ from memfs.core.categoryfile import parse_category
 from memfs.core.model import Item
 from memfs.errors import MemfsError
 from memfs.store import CategoryStore
-from tests.conftest import MEMFS, hashing_memory
+from tests.support.cli import MEMFS
+from tests.support.workspace import hashing_memory
 
 #: A helper that saves `path` in place: truncate, say so, pause, then write the content.
 SAVER = r"""

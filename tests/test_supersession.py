@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,9 +12,9 @@ import pytest
 from memfs.extract.supersede import slot_of, supersedes
 from memfs.index.timefilter import TimeFilter, is_present_query
 from memfs.errors import MemfsError
-from tests.conftest import hashing_memory
-
-MEMFS = [sys.executable, "-m", "memfs.cli"]
+from tests.support.workspace import hashing_memory
+from tests.support.cli import env as cli_env
+from tests.support.cli import run as run_cli
 
 
 def _chat(path: Path, name: str, text: str, when: str) -> Path:
@@ -120,17 +118,16 @@ def test_an_older_fact_arriving_late_is_history_at_once(ws_path: Path, tmp_path:
         mem.close()
 
 
+@pytest.mark.slow
 def test_cli_recall_time_flags_end_to_end(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFS_")}
-    env.update(MEMFS_EMBEDDER_PROVIDER="hashing", MEMFS_NO_WARM="1")
+    env = cli_env(MEMFS_NO_WARM="1")
 
     def run(*args: str, ok: bool = True) -> subprocess.CompletedProcess:
-        proc = subprocess.run(MEMFS + ["--dir", str(tmp_path / "m"), *args], capture_output=True, text=True,
-                              timeout=120, env=env)
+        proc = run_cli(["--dir", str(tmp_path / "m"), *args], e=env, check=False)
         assert (proc.returncode == 0) == ok, proc.stderr
         return proc
 
-    subprocess.run(MEMFS + ["init", "--no-git", str(tmp_path / "m")], check=True, capture_output=True, env=env)
+    run_cli(["init", "--no-git", str(tmp_path / "m")], e=env)
     a = _chat(tmp_path / "a.json", "Priya", "I live in Manchester.", "2026-03-02T10:00:00Z")
     b = _chat(tmp_path / "b.json", "Priya", "I now live in Leeds.", "2026-10-05T10:00:00Z")
     run("ingest", str(a), str(b))

@@ -1,53 +1,45 @@
-"""A scripted OpenAI chat-completions server on 127.0.0.1 (stdlib http.server in a thread),
-and `MisbehavingModel`: the failure modes seen against a real small local model, on demand.
+"""The one fake OpenAI-compatible server of the suite: a real HTTP server on 127.0.0.1
+(stdlib http.server in a thread). A model that misbehaves the way a real small local one
+did is in tests/support/misbehaving.py (set it as ``responder``).
 
-`FakeOpenAI`: each POST to /v1/chat/completions records the request and pops the next
-scripted `Reply` (or asks `responder`); an empty script answers 500 ("script exhausted"),
-so a test that makes more calls than it scripted fails loudly.
+`FakeOpenAI` serves what memfs and the agents' adapters call:
 
-`MisbehavingModel` answers by the schema a request asks for (extraction, merge, summary,
-recall), like a model would, with switches for what llama-cpp-python serving
-SmolLM2-135M did to memfs:
+- POST /v1/chat/completions: records the request and answers, in this order, from
+  ``responder(body)``, the next scripted `Reply`, or the fixed ``answer`` text; with none of
+  them it answers 500 ("script exhausted"), so a test that makes more calls than it scripted
+  fails loudly. A request with ``"stream": true`` gets the answer as SSE chunks, one per word
+  (``first_chunk_sent`` / ``release_stream`` let a test hold the stream after its first chunk).
+- POST /v1/embeddings: one vector per input from ``embed(text)`` (default ``[len, 1, 0]``),
+  or the next `Reply` in ``embed_script`` (to fail or misbehave).
+- GET /v1/models: `MODELS`.
 
-- ``reject_json_schema``: HTTP 500 with llama-cpp-python's pydantic message on
-  ``response_format: json_schema`` ("Input should be 'text' or 'json_object'");
-- ``cite``: "all" (one grounded fact per turn), "none" (schema-valid facts with
-  ``"turns": []``), "first" (only the first turn: first-topic dominance), "invented"
-  (a fact citing turn 1 about something no turn says);
-- ``placeholder_summaries``: "The summary text." for every summary;
-- ``one_based_merge``: facts and neighbours numbered from 1 where 0 was shown;
-- ``merge``: "reinforce" (REINFORCE every fact into its first neighbour, related or not),
-  "update-subject" (UPDATE neighbour 0 with text about someone else), "add";
-- ``runaway``: a 200 whose body never ends (a space every 50 ms), as a generation that
-  does not stop; ``finish_length``: answers cut at max_tokens (invalid JSON,
-  finish_reason "length").
+Misbehaviour knobs, all on `Reply`: status codes (`fail`, `rate_limited` for 429 with
+Retry-After), malformed JSON (`malformed`), slow answers (`slow`), never-ending answers
+(`runaway`), usage fields present or absent (``usage``), a hostile server quoting the
+Authorization header back (``echo_auth``), extra headers, finish_reason.
 
-Everything runs in this process on 127.0.0.1 and stops with the fixture.
+Everything runs in this process on 127.0.0.1; the `fake` fixture (tests/conftest.py)
+starts one per test and stops it afterwards.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-
-import pytest
 
 from memfs.llm.client import ChatClient
 from memfs.llm.config import ProfileConfig
 from memfs.llm.usage import Budget, Usage
 
 SECRET = "sk-test-SECRET-123"
-#: What llama-cpp-python's server says (HTTP 500) to response_format type json_schema.
-LLAMA_CPP_REJECTION = ("1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  Input should be "
-                       "'text' or 'json_object' [type=literal_error, input_value='json_schema', input_type=str]")
 RUNAWAY_CAP_SECONDS = 20.0  # a never-ending answer still ends: the test server stops by itself
+MODELS = {"object": "list", "data": [{"id": "fake-model", "object": "model", "owned_by": "test"}]}
 
 
 @dataclass
@@ -58,7 +50,8 @@ class Reply:
     usage: dict[str, int] | None = field(default_factory=lambda: {"prompt_tokens": 11, "completion_tokens": 7,
                                                                    "total_tokens": 18})
     error: str = "error"
-    echo_auth: bool = False  # a hostile server quoting the Authorization header in its error body
+    error_type: str = "invalid_request_error"
+    echo_auth: bool = False  # a hostile server quoting the Authorization header in its error body or answer
     raw: bytes | None = None
     headers: dict[str, str] = field(default_factory=dict)
     finish_reason: str = "stop"
@@ -66,14 +59,24 @@ class Reply:
     trickle_for: float = RUNAWAY_CAP_SECONDS  # ... for this long, then the answer
 
 
-def ok(answer: Any, usage: bool = True) -> Reply:
+def ok(answer: Any, usage: bool = True, **kw: Any) -> Reply:
     """A 200 whose message content is ``answer`` (JSON-encoded unless it is already a string)."""
     content = answer if isinstance(answer, str) else json.dumps(answer)
-    return Reply(content=content) if usage else Reply(content=content, usage=None)
+    return Reply(content=content, **kw) if usage else Reply(content=content, usage=None, **kw)
 
 
 def fail(status: int, message: str = "error", **kw: Any) -> Reply:
     return Reply(status=status, error=message, **kw)
+
+
+def rate_limited(retry_after: float | str, message: str = "rate limited") -> Reply:
+    """A 429 carrying a Retry-After header (seconds)."""
+    return fail(429, message, headers={"Retry-After": str(retry_after)})
+
+
+def malformed(body: bytes = b'{"choices": [{"message": {"content": ') -> Reply:
+    """A 200 whose body is not JSON at all (a proxy that cut the answer short)."""
+    return Reply(raw=body)
 
 
 def slow(seconds: float, then: Reply | None = None) -> Reply:
@@ -87,84 +90,174 @@ def runaway(every: float = 0.05, lasting: float = RUNAWAY_CAP_SECONDS) -> Reply:
     return Reply(content=json.dumps({"facts": []}), trickle=every, trickle_for=lasting)
 
 
+def failing(status: int, message: str) -> Callable[[dict[str, Any]], Reply]:
+    """A responder that fails every request (an upstream that broke)."""
+    return lambda body: fail(status, message, error_type="server_error")
+
+
+def refusing_system(marker: str, then: Callable[[dict[str, Any]], Reply]) -> Callable[[dict[str, Any]], Reply]:
+    """A responder that answers 400 to any request with a system message containing `marker`."""
+    def respond(body: dict[str, Any]) -> Reply:
+        if any(m.get("role") == "system" and marker in str(m.get("content")) for m in body.get("messages", [])):
+            return fail(400, "no system messages here", error_type="invalid_request")
+        return then(body)
+    return respond
+
+
+def _length_vector(text: str) -> list[float]:
+    return [float(len(text)), 1.0, 0.0]
+
+
 class FakeOpenAI:
-    def __init__(self) -> None:
+    """One OpenAI-compatible server on 127.0.0.1; see the module docstring for its endpoints."""
+
+    def __init__(self, answer: str | None = None) -> None:
         self.script: deque[Reply] = deque()
+        self.embed_script: deque[Reply] = deque()
         self.requests: list[dict[str, Any]] = []
         self.responder: Callable[[dict[str, Any]], Reply] | None = None
+        self.answer = answer  # answered when neither a responder nor a script is set
+        self.embed: Callable[[str], list[float]] = _length_vector
         self.disconnects = 0  # answers the client walked away from
+        self.first_chunk_sent = threading.Event()
+        self.release_stream = threading.Event()
+        self.release_stream.set()
         self._lock = threading.Lock()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # chunked streams and keep-alive, like a real endpoint
+
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
+
+            def _record(self, body: dict[str, Any] | None) -> None:
+                fake.requests.append({"method": self.command, "path": self.path, "json": body,
+                                      "headers": {k.lower(): v for k, v in self.headers.items()},
+                                      "auth": self.headers.get("Authorization"), "t": time.monotonic()})
+
+            def do_GET(self) -> None:  # noqa: N802
+                with fake._lock:
+                    self._record(None)
+                found = self.path.rstrip("/").endswith("/models")
+                self._send(200 if found else 404, json.dumps(MODELS if found else {"error": "no"}).encode())
 
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
+                embeddings = self.path.rstrip("/").endswith("/embeddings")
                 with fake._lock:
-                    fake.requests.append({"path": self.path, "json": body,
-                                          "auth": self.headers.get("Authorization"), "t": time.monotonic()})
-                    if fake.responder is not None:
+                    self._record(body)
+                    if embeddings:
+                        reply = fake.embed_script.popleft() if fake.embed_script else None
+                    elif fake.responder is not None:
                         reply = fake.responder(body)
                     elif fake.script:
                         reply = fake.script.popleft()
+                    elif fake.answer is not None:
+                        reply = ok(fake.answer)
                     else:
                         reply = fail(500, "script exhausted")
+                if reply is None:
+                    self._send(200, self._vectors(body))
+                    return
                 if reply.delay:
                     time.sleep(reply.delay)
+                if reply.status == 200 and reply.raw is None and body.get("stream"):
+                    self._stream(body, reply)
+                    return
+                self._send(reply.status, self._payload(body, reply), reply)
+
+            def _vectors(self, body: dict[str, Any]) -> bytes:
+                inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                data = [{"object": "embedding", "index": i, "embedding": fake.embed(t)} for i, t in enumerate(inputs)]
+                return json.dumps({"object": "list", "data": data, "model": body.get("model", "m"),
+                                   "usage": {"prompt_tokens": len(inputs), "total_tokens": len(inputs)}}).encode()
+
+            def _payload(self, body: dict[str, Any], reply: Reply) -> bytes:
+                auth = self.headers.get("Authorization", "")
                 if reply.raw is not None:
-                    payload = reply.raw
-                elif reply.status == 200:
+                    return reply.raw
+                if reply.status == 200:
+                    content = reply.content
+                    if reply.echo_auth:
+                        content = f"{content or ''} {auth}"
                     doc: dict[str, Any] = {
-                        "id": f"chatcmpl-{len(fake.requests)}", "object": "chat.completion", "created": 0,
+                        "id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
                         "model": body.get("model", "m"),
                         "choices": [{"index": 0, "finish_reason": reply.finish_reason,
-                                     "message": {"role": "assistant", "content": reply.content}}]}
+                                     "message": {"role": "assistant", "content": content}}]}
                     if reply.usage is not None:
                         doc["usage"] = reply.usage
-                    payload = json.dumps(doc).encode()
-                else:
-                    msg = reply.error
-                    if reply.echo_auth:
-                        msg += " " + self.headers.get("Authorization", "")
-                    payload = json.dumps({"error": {"message": msg, "type": "invalid_request_error",
-                                                    "code": None}}).encode()
+                    return json.dumps(doc).encode()
+                msg = reply.error + (" " + auth if reply.echo_auth else "")
+                return json.dumps({"error": {"message": msg, "type": reply.error_type, "code": None}}).encode()
+
+            def _send(self, status: int, payload: bytes, reply: Reply | None = None) -> None:
+                trickle = reply.trickle if reply else 0.0
                 try:
-                    self.send_response(reply.status)
+                    self.send_response(status)
                     self.send_header("Content-Type", "application/json")
-                    if reply.trickle > 0:
+                    self.send_header("X-Upstream", "fake")
+                    if trickle > 0:
                         self.send_header("Connection", "close")  # body ends when the connection does
                     else:
                         self.send_header("Content-Length", str(len(payload)))
-                    for k, v in reply.headers.items():
+                    for k, v in (reply.headers if reply else {}).items():
                         self.send_header(k, v)
                     self.end_headers()
-                    if reply.trickle > 0:
+                    if trickle > 0 and reply is not None:
                         self.close_connection = True
                         end = time.monotonic() + reply.trickle_for
                         while time.monotonic() < end:  # JSON may start with white space: valid padding
                             self.wfile.write(b" ")
                             self.wfile.flush()
-                            time.sleep(reply.trickle)
+                            time.sleep(trickle)
                     self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     with fake._lock:
                         fake.disconnects += 1  # the client gave up (timeout test)
 
+            def _stream(self, body: dict[str, Any], reply: Reply) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for n, word in enumerate((reply.content or "").split(" ")):
+                    chunk = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
+                             "model": body.get("model", "m"),
+                             "choices": [{"index": 0, "delta": {"content": (" " if n else "") + word},
+                                          "finish_reason": None}]}
+                    self._chunk(f"data: {json.dumps(chunk)}\n\n".encode())
+                    if n == 0:
+                        fake.first_chunk_sent.set()
+                        fake.release_stream.wait(10)
+                    time.sleep(0.01)
+                self._chunk(b"data: [DONE]\n\n")
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+
+            def _chunk(self, data: bytes) -> None:
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
+        self.port = int(self.server.server_address[1])
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
                                        daemon=True)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self.port}/v1"
 
     def push(self, *replies: Reply) -> "FakeOpenAI":
         self.script.extend(replies)
         return self
+
+    def chat_requests(self) -> list[dict[str, Any]]:
+        """The POSTs to chat/completions, in order."""
+        return [r for r in self.requests if r["method"] == "POST" and r["path"].endswith("/chat/completions")]
 
     def messages(self, i: int = -1) -> list[dict[str, str]]:
         return self.requests[i]["json"]["messages"]
@@ -183,12 +276,11 @@ class FakeOpenAI:
         self.server.shutdown()
         self.server.server_close()
 
+    def __enter__(self) -> "FakeOpenAI":
+        return self.start()
 
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    yield server
-    server.stop()
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 def make_client(fake: FakeOpenAI, *, timeout: float = 5.0, retries: int = 2, budget: int | None = None,
@@ -196,101 +288,3 @@ def make_client(fake: FakeOpenAI, *, timeout: float = 5.0, retries: int = 2, bud
     profile = ProfileConfig(base_url=fake.url, model="test-model", timeout=timeout, retries=retries)
     return ChatClient(profile, usage or Usage(), budget=Budget(limit_tokens=budget),
                       environ={"OPENAI_API_KEY": SECRET}, backoff_base=0.01, **kw)
-
-
-@pytest.fixture
-def client(fake: FakeOpenAI) -> ChatClient:
-    return make_client(fake)
-
-
-# -- a model that misbehaves on purpose ----------------------------------------------------
-
-_TURN_RE = re.compile(r"^\[(\d+)\] (?:\([^)]*\) )?([^:\n]+): (.+)$", re.MULTILINE)
-_NEW_RE = re.compile(r"^NEW fact (\d+): (.+)$", re.MULTILINE)
-_EXISTING_RE = re.compile(r"^    (\d+): (.+)$", re.MULTILINE)
-
-
-def schema_of(body: dict[str, Any]) -> str:
-    """Which answer a request wants: the json_schema name, else the schema title in the prompt."""
-    rf = body.get("response_format") or {}
-    if rf.get("type") == "json_schema":
-        return str(rf.get("json_schema", {}).get("name", ""))
-    prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
-    for name in ("ExtractionAnswer", "MergeAnswer", "SummaryAnswer", "RewriteAnswer", "RerankAnswer",
-                 "SufficientAnswer"):
-        if f'"title":"{name}"' in prompt:
-            return name
-    return ""
-
-
-@dataclass
-class MisbehavingModel:
-    reject_json_schema: bool = False
-    cite: str = "all"  # all | none | first | invented
-    placeholder_summaries: bool = False
-    one_based_merge: bool = False
-    merge: str = "add"  # add | reinforce | update-subject
-    runaway: bool = False
-    finish_length: bool = False
-    calls: dict[str, int] = field(default_factory=dict)
-
-    def __call__(self, body: dict[str, Any]) -> Reply:
-        rf = (body.get("response_format") or {}).get("type")
-        if self.reject_json_schema and rf == "json_schema":
-            return fail(500, LLAMA_CPP_REJECTION)
-        kind = schema_of(body)
-        self.calls[kind] = self.calls.get(kind, 0) + 1
-        if self.runaway:
-            return runaway()
-        if self.finish_length:
-            r = ok('{"facts": [{"text": "Alice went to the lake and then she went to the')
-            r.finish_reason = "length"
-            return r
-        user = next((m["content"] for m in reversed(body.get("messages", [])) if m.get("role") == "user"), "")
-        if kind == "ExtractionAnswer":
-            return ok({"facts": self._facts(user)})
-        if kind == "MergeAnswer":
-            return ok({"decisions": self._merge(user)})
-        if kind == "SummaryAnswer":
-            if self.placeholder_summaries:
-                return ok({"summary": "The summary text."})
-            items = [line[2:] for line in user.splitlines() if line.startswith("- ")]
-            return ok({"summary": " ".join(items[:2])[:200] or "nothing"})
-        if kind == "RewriteAnswer":
-            return ok({"queries": []})
-        if kind == "RerankAnswer":
-            return ok({"order": []})
-        if kind == "SufficientAnswer":
-            return ok({"sufficient": True})
-        return ok({})
-
-    def _facts(self, user: str) -> list[dict[str, Any]]:
-        turns = [(int(n), who.strip(), text.strip()) for n, who, text in _TURN_RE.findall(user)]
-        people = [(n, who, text) for n, who, text in turns if who.lower() not in ("assistant", "ai", "bot")]
-        if self.cite == "none":
-            return [{"text": f"{who} said: {text}", "type": "profile", "turns": []} for _, who, text in people]
-        if self.cite == "first":
-            people = people[:1]
-        out = [{"text": f"{who} said: {text}", "type": "profile", "turns": [n]} for n, who, text in people]
-        if self.cite == "invented" and people:
-            out = out[:1] + [{"text": "Zorblax commands the lunar fleet from Atlantis.", "type": "profile",
-                              "turns": [people[0][0]]}]
-        return out
-
-    def _merge(self, user: str) -> list[dict[str, Any]]:
-        shift = 1 if self.one_based_merge else 0
-        out = []
-        for block in user.split("\n\n"):
-            m = _NEW_RE.search(block)
-            if not m:
-                continue
-            k = int(m.group(1))
-            existing = _EXISTING_RE.findall(block)
-            if self.merge == "reinforce" and existing:
-                out.append({"fact": k + shift, "action": "REINFORCE", "target": len(existing) - 1 + shift})
-            elif self.merge == "update-subject" and existing:
-                out.append({"fact": k + shift, "action": "UPDATE", "target": 0 + shift,
-                            "text": "Zorblax now lives on the Moon."})
-            else:
-                out.append({"fact": k + shift, "action": "ADD"})
-        return out

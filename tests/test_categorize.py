@@ -1,0 +1,80 @@
+"""Choosing a category file for a new item (memfs/categorize.py): the kind from the type,
+an existing category named by the hint, else the nearest "name: description" by meaning.
+Also the step end to end: `Memory.add` files into the category the categorizer picked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from memfs.categorize import FALLBACK, Categorizer, CategorySpec
+from memfs.core.categoryfile import parse_category
+from memfs.providers.hashing import HashingEmbedder
+from tests.support.workspace import hashing_memory
+
+SPECS = [
+    CategorySpec("memory", "pets", "dogs cats animals the vet"),
+    CategorySpec("memory", "work", "job office meetings colleagues"),
+    CategorySpec("index", "knowledge", "facts about the world"),
+    CategorySpec("skill", "procedures", "how to do things"),
+]
+
+
+class CountingEmbedder(HashingEmbedder):
+    def __init__(self) -> None:
+        super().__init__(256)
+        self.calls = 0
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.calls += 1
+        return super().embed(texts)
+
+
+def _vec(e: HashingEmbedder, text: str) -> np.ndarray:
+    return e.embed([text])[0]
+
+
+def test_the_nearest_description_of_the_types_kind_wins() -> None:
+    e = CountingEmbedder()
+    cat = Categorizer(e, SPECS)
+    assert cat.choose(_vec(e, "Ana took her dogs and cats to the vet"), "profile").name == "pets"
+    assert cat.choose(_vec(e, "Ana has meetings at the office with colleagues"), "event").name == "work"
+    # A skill-type fact never lands in memory/, however close its words are to a memory file.
+    assert cat.choose(_vec(e, "dogs cats animals the vet"), "skill").rel == "skill/procedures.md"
+    assert cat.choose(_vec(e, "dogs cats"), "knowledge").rel == "index/knowledge.md"
+    before = e.calls
+    cat.choose(_vec(e, "more dogs"), "profile")
+    assert e.calls == before + 1  # the category vectors are embedded once, not per choice
+
+
+def test_an_existing_hint_wins_over_meaning_and_a_missing_one_does_not() -> None:
+    e = HashingEmbedder(256)
+    cat = Categorizer(e, SPECS)
+    dogs = _vec(e, "dogs cats animals the vet")
+    assert cat.choose(dogs, "profile", hint="Work").name == "work"  # slugified, then matched
+    assert cat.choose(dogs, "profile", hint="holidays").name == "pets"  # no such file: by meaning
+    assert cat.choose(dogs, "profile", hint="procedures").name == "pets"  # a file of another kind is no target
+
+
+def test_no_vector_one_candidate_a_foreign_dimension_or_no_category_at_all() -> None:
+    e = HashingEmbedder(256)
+    cat = Categorizer(e, SPECS)
+    assert cat.choose(None, "profile").name == "pets"  # no vector: the kind's first file
+    assert cat.choose(np.ones(7, dtype=np.float32), "profile").name == "pets"  # another embedder's vector
+    assert cat.choose(_vec(e, "anything"), "tool").name == "procedures"  # the only skill file
+    empty = Categorizer(e, [])
+    for type_, kind in (("profile", "memory"), ("knowledge", "index"), ("skill", "skill")):
+        spec = empty.choose(_vec(e, "x"), type_)
+        assert (spec.kind, spec.name) == (kind, FALLBACK[kind])
+    assert empty.choose(None, "no-such-type").kind == "memory"
+
+
+def test_add_files_into_the_category_the_step_chose(ws_path: Path) -> None:
+    (ws_path / "memory" / "beekeeping.md").write_text("---\ntitle: Beekeeping\n---\n")
+    with hashing_memory(ws_path) as mem:
+        specs = {s.rel for s in mem.category_specs()}
+        assert "memory/beekeeping.md" in specs  # a file a person created is a target at once
+        mem.add("Beekeeping: Ana keeps two beekeeping hives.", type="profile")  # by name: "beekeeping: "
+    items = parse_category((ws_path / "memory" / "beekeeping.md").read_text(), "memory/beekeeping.md").items
+    assert [i.text for i in items] == ["Beekeeping: Ana keeps two beekeeping hives."]
