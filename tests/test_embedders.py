@@ -49,25 +49,25 @@ def test_openai_compatible_embedder_against_a_local_server(fake: FakeOpenAI, mon
     assert calls[-1]["auth"] == "Bearer sk-test-secret"
 
 
-def test_openai_embedder_goes_through_usage_and_budget(fake_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_openai_embedder_goes_through_usage_and_budget(fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
     """The one OpenAI client: embedding calls are counted (step `embed`) and a spent budget
     stops them before a request is sent."""
     from memfs.errors import MemfsError
     from memfs.llm.usage import Budget
 
     monkeypatch.setenv("MY_KEY", "sk-test-secret")
-    cfg = EmbedderConfig(provider="openai", base_url=fake_server, model="m1", api_key_env="MY_KEY", batch_size=2)
+    cfg = EmbedderConfig(provider="openai", base_url=fake.url, model="m1", api_key_env="MY_KEY", batch_size=2)
     e = OpenAIEmbedder(cfg)
     e.embed(["a", "bbb", "cc"])
     assert e.usage.steps["embed"].calls == 2 and e.usage.total_tokens > 0
-    before = len(_FakeEmbeddings.calls)
+    before = len(fake.requests)
     spent = OpenAIEmbedder(cfg, budget=Budget(limit_tokens=1, used_tokens=1))
     with pytest.raises(MemfsError, match="budget"):
         spent.embed(["a"])
-    assert len(_FakeEmbeddings.calls) == before  # refused before any request
+    assert len(fake.requests) == before  # refused before any request
 
 
-def test_openai_embedder_usage_is_saved_with_the_workspace(fake_server: str, monkeypatch: pytest.MonkeyPatch,
+def test_openai_embedder_usage_is_saved_with_the_workspace(fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
                                                          ws_path: Path) -> None:
     from memfs.api import Memory
     from memfs.config import load_config
@@ -75,7 +75,7 @@ def test_openai_embedder_usage_is_saved_with_the_workspace(fake_server: str, mon
 
     monkeypatch.setenv("MY_KEY", "sk-test-secret")
     config = load_config(ws_path, environ={})
-    config.embedder = EmbedderConfig(provider="openai", base_url=fake_server, model="m1", api_key_env="MY_KEY")
+    config.embedder = EmbedderConfig(provider="openai", base_url=fake.url, model="m1", api_key_env="MY_KEY")
     with Memory(ws_path, config=config) as mem:
         mem.embedder.embed(["hello"])
     assert load_usage(ws_path / ".memfs").steps["embed"].calls == 1
