@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Warm CLI recall: `memfs recall` end to end while a daemon runs, against `python -c pass`.
 
-    .venv/bin/python bench/warm_cli.py [--runs 30] [--items 2000]
+    .venv/bin/python bench/warm_cli.py [--runs 30] [--items 2000] [--memfs PATH/bin/memfs]
 
 Builds a workspace (default MiniLM embedder) in a temp dir, starts `memfs daemon`, then
 times whole processes, interleaved round-robin so load on a shared machine hits every
@@ -12,6 +12,8 @@ variant alike:
   * full:     `python -m memfs.cli recall Q` (imports typer/pydantic/the API first, then asks
               the same socket: the path before the thin client);
   * cold:     the same with MEMFS_NO_WARM=1 (no daemon help: model and index load).
+With `--memfs` (an installed console script, e.g. from a wheel in a fresh venv — what users
+run), it also times that script warm and cold, and its own interpreter's `python -c pass`.
 Prints p50/p90 per variant and the ratio to the baseline.
 """
 
@@ -61,6 +63,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--items", type=int, default=2000)
+    ap.add_argument("--memfs", help="an installed `memfs` console script to time as well")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         ws = _build(Path(tmp), args.items)
@@ -80,6 +83,13 @@ def main() -> None:
                 "full CLI, warm socket": ([PY, "-m", "memfs.cli", "recall", q], _env()),
                 "cold (no daemon help)": ([PY, "-m", "memfs.cli", "recall", q], _env(MEMFS_NO_WARM="1")),
             }
+            if args.memfs:
+                script = str(Path(args.memfs).resolve())
+                shebang = Path(script).read_text().splitlines()[0][2:].strip()
+                variants["installed: its python -c pass"] = ([shebang, "-c", "pass"], _env())
+                variants["installed: memfs recall, warm"] = ([script, "recall", q], _env())
+                variants["installed: memfs recall --json, warm"] = ([script, "recall", q, "--json"], _env())
+                variants["installed: memfs recall, cold"] = ([script, "recall", q], _env(MEMFS_NO_WARM="1"))
             times: dict[str, list[float]] = {name: [] for name in variants}
             for _ in range(args.runs):
                 for name, (cmd, env) in variants.items():

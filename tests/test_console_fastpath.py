@@ -53,7 +53,8 @@ def test_warm_answer_is_the_full_clis_answer_without_loading_it(tmp_path: Path) 
         deadline = time.time() + 60
         while not (ws / ".memfs" / "daemon.sock").exists() and time.time() < deadline:
             time.sleep(0.1)
-        for args in (["recall", "green tea"], ["recall", "espresso", "-k", "1", "--json"]):
+        for args in (["recall", "green tea"], ["recall", "espresso", "-k", "1", "--json"],
+                     ["recall", 'Zoë\'s "green" tea \\ back\tslash', "--json"]):
             warm = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=ws, env=_env(), capture_output=True,
                                   text=True, timeout=60)
             cold = subprocess.run(MEMFS + args, cwd=ws, env=_env(MEMFS_NO_WARM="1"), capture_output=True,

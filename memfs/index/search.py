@@ -16,6 +16,7 @@ import numpy as np
 
 from memfs.config import RecallConfig
 from memfs.index.db import IndexDB, ItemRow
+from memfs.index.qcache import CachingEmbedder
 from memfs.index.timefilter import TimeFilter, is_present_query, stamp_range
 from memfs.index.vectors import HnswSidecar, exact_search
 from memfs.providers.embedding import Embedder
@@ -84,7 +85,8 @@ class Searcher:
 
     def __init__(self, db: IndexDB, embedder: Embedder, state_dir, cfg: RecallConfig) -> None:  # type: ignore[no-untyped-def]
         self.db = db
-        self.embedder = embedder
+        # Repeated queries (an agent re-asking each turn) skip the embedding.
+        self.embedder = embedder if isinstance(embedder, CachingEmbedder) else CachingEmbedder(embedder)
         self.state_dir = state_dir
         self.cfg = cfg
         self._matrix_version: tuple[int, int] | None = None
@@ -167,14 +169,16 @@ class Searcher:
             return vec
 
         # The query embedding (onnxruntime) and BM25 (SQLite) both release the GIL: run
-        # them side by side, so the query costs max(embed, bm25), not their sum.
-        pending = self._pool().submit(embed)
+        # them side by side, so the query costs max(embed, bm25), not their sum. A cached
+        # vector needs no thread (handing work to one costs more than the lookup).
+        cached = self.embedder.peek(query)
+        pending = None if cached is not None else self._pool().submit(embed)
         limit = max(cfg.candidates, k) * (3 if window.since or window.until or window.as_of else 1)
         with self.db.snapshot():
             t = time.perf_counter()
             bm = self.db.bm25(query, limit)
             timings["bm25"] = (time.perf_counter() - t) * 1000
-            qv = pending.result()
+            qv = cached if pending is None else pending.result()
             t = time.perf_counter()
             count = self.db.count_items()
             dense, mode = self._dense(qv, count, limit)
