@@ -4,8 +4,10 @@
 importing typer, pydantic and numpy first costs ~0.2 s. So this module recognises the
 plain form `memfs [--dir D] recall QUERY [-k N] [--json]`, asks the daemon's socket for
 the finished output (the daemon renders it exactly as the full CLI would) and prints it.
-Anything else — another verb, another option, no daemon, a daemon that fails — goes to
-`memfs.cli.main`, which does the work itself; the answer is the same either way.
+With no daemon it answers cold through memfs.coldrecall, which imports only what a read
+needs (not typer, not memfs.api). Anything else — another verb, another option, an index
+that needs a sync, any failure — goes to `memfs.cli.main`, which does the work itself; the
+answer is the same either way.
 
 Every import here is paid on each warm recall, so this module imports only `os` and `sys`
 (already loaded by the interpreter) and `_socket` (the C module: `socket.py` builds enums
@@ -58,17 +60,17 @@ def _parse(argv: list[str]) -> tuple[str | None, str, int | None, bool] | None:
     return directory, query, k, as_json
 
 
-def _socket_path(directory: str | None) -> str | None:
-    """The daemon socket of the workspace `find_workspace` would pick, or None (no
-    workspace: the full CLI reports that)."""
+def _root(directory: str | None) -> str | None:
+    """The workspace `find_workspace` would pick, or None (no workspace: the full CLI
+    reports that)."""
     chosen = directory or os.environ.get("MEMFS_DIR")
     if chosen:
         root = os.path.realpath(os.path.expanduser(chosen))
-        return os.path.join(root, SOCKET) if os.path.isfile(os.path.join(root, CONFIG_NAME)) else None
+        return root if os.path.isfile(os.path.join(root, CONFIG_NAME)) else None
     folder = os.path.realpath(os.getcwd())
     while True:
         if os.path.isfile(os.path.join(folder, CONFIG_NAME)):
-            return os.path.join(folder, SOCKET)
+            return folder
         parent = os.path.dirname(folder)
         if parent == folder:
             return None
@@ -120,22 +122,33 @@ def ask(path: str, payload: bytes, timeout: float = TIMEOUT) -> str | None:
         return None
 
 
+def _warm(root: str, query: str, k: int | None, as_json: bool) -> str | None:
+    """The daemon's answer, or None (none runs, MEMFS_NO_WARM, or it failed)."""
+    path = os.path.join(root, SOCKET)
+    if os.environ.get("MEMFS_NO_WARM") or not os.path.exists(path):
+        return None
+    try:
+        payload = request_line(query, k, as_json)
+    except UnicodeEncodeError:
+        return None
+    return ask(path, payload)
+
+
 def _quick(argv: list[str]) -> bool:
-    """True if a running daemon answered and the answer was printed."""
-    if os.environ.get("MEMFS_NO_WARM"):
-        return False
+    """True if the plain recall was answered (by a daemon, else by the lean cold path of
+    memfs.coldrecall) and printed; False sends the command to the full CLI."""
     parsed = _parse(argv)
     if parsed is None:
         return False
     directory, query, k, as_json = parsed
-    path = _socket_path(directory)
-    if path is None or not os.path.exists(path):
+    root = _root(directory)
+    if root is None:
         return False
-    try:
-        payload = request_line(query, k, as_json)
-    except UnicodeEncodeError:
-        return False
-    out = ask(path, payload)
+    out = _warm(root, query, k, as_json)
+    if out is None:
+        from memfs.coldrecall import answer
+
+        out = answer(root, query, k, as_json)
     if out is None:
         return False
     sys.stdout.write(out)

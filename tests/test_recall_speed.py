@@ -104,17 +104,17 @@ def test_thin_client_names_agree_with_the_packages() -> None:
 
 def test_socket_lookup_finds_the_workspace_like_find_workspace(ws_path: Path, tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    sock = str(ws_path.resolve() / ".memfs" / "daemon.sock")
+    root = str(ws_path.resolve())
     deep = ws_path / "memory" / "sub"
     deep.mkdir()
     monkeypatch.chdir(deep)
-    assert console._socket_path(None) == sock
+    assert console._root(None) == root
     monkeypatch.chdir(tmp_path)
-    assert console._socket_path(None) is None
-    assert console._socket_path(str(ws_path)) == sock
-    assert console._socket_path(str(tmp_path)) is None  # not a workspace: the full CLI says so
+    assert console._root(None) is None
+    assert console._root(str(ws_path)) == root
+    assert console._root(str(tmp_path)) is None  # not a workspace: the full CLI says so
     monkeypatch.setenv("MEMFS_DIR", str(ws_path))
-    assert console._socket_path(None) == sock
+    assert console._root(None) == root
 
 
 def _one_shot_server(path: Path, reply: bytes) -> threading.Thread:
@@ -184,3 +184,31 @@ def test_thin_client_imports_nothing_heavy(ws_path: Path) -> None:
     answer, modules = out.stdout.split("\n", 1)
     assert answer == "rendered answer"
     assert set(modules.split()) <= {"__future__", "memfs", "memfs.console"}, modules
+
+
+def test_cold_path_answers_exactly_what_memory_recall_answers(ws_path: Path) -> None:
+    from memfs import coldrecall
+    from memfs.api import RecallHit
+
+    assert coldrecall.HIT_FIELDS == tuple(RecallHit.model_fields)
+    mem = hashing_memory(ws_path)
+    try:
+        for text in ("Alice prefers green tea over coffee in the morning.", "Bob drinks espresso after lunch.",
+                     "On 2024-05-01 Alice moved to Lisbon."):
+            mem.add(text)
+        want = [h.model_dump() for h in mem.recall("what does Alice drink", k=2)]
+    finally:
+        mem.close()
+    os.environ["MEMFS_EMBEDDER_PROVIDER"] = "hashing"  # what hashing_memory's config says (autouse fixture cleans)
+    assert coldrecall.rows(str(ws_path), "what does Alice drink", 2) == want
+    assert coldrecall.answer(str(ws_path), "what does Alice drink", 2, True) == \
+        json.dumps(want, ensure_ascii=False, indent=2) + "\n"
+
+
+def test_cold_path_steps_aside_when_a_sync_is_needed(tmp_path: Path) -> None:
+    from memfs import coldrecall
+
+    root = workspace.init_workspace(tmp_path / "fresh", git=False).root
+    (root / ".memfs" / "index.sqlite3").unlink(missing_ok=True)
+    assert coldrecall.rows(str(root), "tea", None) is None
+    assert coldrecall.rows(str(tmp_path / "nowhere"), "tea", None) is None
