@@ -94,6 +94,24 @@ def request_line(query: str, k: int | None, as_json: bool) -> bytes:
     return line.encode("utf-8")
 
 
+def connect(sock: object, path: str, timeout: float) -> None:
+    """`sock.connect(path)`, waiting while the daemon's listen queue is full (EAGAIN: a Unix
+    socket does not queue the caller, it refuses at once) instead of giving up."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    pause = 0.001
+    while True:
+        try:
+            sock.connect(path)  # type: ignore[attr-defined]
+            return
+        except BlockingIOError:
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+
+
 def ask(path: str, payload: bytes, timeout: float = TIMEOUT) -> str | None:
     """The daemon's rendered answer, or None (no daemon, an error, a timeout)."""
     import _socket
@@ -101,7 +119,7 @@ def ask(path: str, payload: bytes, timeout: float = TIMEOUT) -> str | None:
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.settimeout(timeout)
-        sock.connect(path)
+        connect(sock, path, timeout)
         sock.sendall(payload)
         chunks = []
         while True:

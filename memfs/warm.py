@@ -90,6 +90,21 @@ def query_embedder(shared: Any) -> Any:
     return shared
 
 
+#: Connections the kernel queues before `connect` fails with EAGAIN (socketserver's
+#: default is 5: eight recall loops on a busy machine overflowed it; half their requests
+#: failed over to a cold recall).
+BACKLOG = 128
+
+
+def _server_class() -> type:
+    import socketserver
+
+    class _Server(socketserver.ThreadingUnixStreamServer):
+        request_queue_size = BACKLOG
+
+    return _Server
+
+
 def _handler_class() -> type:
     # socketserver and threading are the server's: the thin client (memfs.console) that
     # imports this module for try_warm_recall does not pay for them.
@@ -119,7 +134,7 @@ class WarmServer:
             self.path.unlink()
         except FileNotFoundError:
             pass
-        self.server = socketserver.ThreadingUnixStreamServer(str(self.path), _handler_class())
+        self.server = _server_class()(str(self.path), _handler_class())
         os.chmod(self.path, 0o600)
         self.server.memory = reader  # type: ignore[attr-defined]
         self.server.embedder = embedder  # type: ignore[attr-defined]
@@ -172,10 +187,12 @@ def try_warm_recall(state_dir: Path, query: str, k: int | None, types: list[str]
     path = socket_path(state_dir)
     if not path.exists():
         return None
+    from memfs.console import connect
+
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(timeout)
-            sock.connect(str(path))
+            connect(sock, str(path), timeout)
             sock.sendall(json.dumps({"verb": "recall", "query": query, "k": k, "types": types,
                                      "categories": categories}).encode() + b"\n")
             buf = b""

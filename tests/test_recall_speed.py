@@ -212,3 +212,32 @@ def test_cold_path_steps_aside_when_a_sync_is_needed(tmp_path: Path) -> None:
     (root / ".memfs" / "index.sqlite3").unlink(missing_ok=True)
     assert coldrecall.rows(str(root), "tea", None) is None
     assert coldrecall.rows(str(tmp_path / "nowhere"), "tea", None) is None
+
+
+def test_warm_server_answers_many_concurrent_clients(ws_path: Path) -> None:
+    """Sixteen clients at once (more than socketserver's default listen queue of 5): every
+    one gets the answer the full CLI would print, none falls back."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    mem = hashing_memory(ws_path)
+    server = None
+    try:
+        for text in ("Alice prefers green tea over coffee in the morning.", "Bob drinks espresso after lunch."):
+            mem.add(text)
+        server = warm.WarmServer(mem)
+        server.start()
+        sock = str(warm.socket_path(mem.ws.state))
+        queries = [f"what does {name} drink {i}" for i in range(4) for name in ("Alice", "Bob", "Carol", "Dan")]
+
+        def one(q: str) -> str | None:
+            return console.ask(sock, console.request_line(q, 3, True))
+
+        with ThreadPoolExecutor(16) as pool:
+            answers = list(pool.map(one, queries * 3))
+        want = {q: json.dumps([h.model_dump() for h in mem.recall(q, k=3)], ensure_ascii=False, indent=2) + "\n"
+                for q in queries}
+        assert answers == [want[q] for q in queries * 3]
+    finally:
+        if server is not None:
+            server.stop()
+        mem.close()
