@@ -47,6 +47,14 @@ def _ready(db_path: Path) -> bool:
     return rows.get("schema") == SCHEMA_VERSION and "embedder" in rows
 
 
+def _prime(embedder: Any, query: str) -> None:
+    """Load the model and embed the query into the cache (errors: the search reports them)."""
+    try:
+        embedder.embed([query])
+    except Exception:  # noqa: BLE001, S110 - the search embeds again and fails properly
+        pass
+
+
 def rows(root: str, query: str, k: int | None) -> list[dict[str, Any]] | None:
     """The hits of a fast-mode recall in the workspace at `root`, or None (the full CLI then
     answers: it syncs a missing index and heals a damaged one)."""
@@ -55,9 +63,16 @@ def rows(root: str, query: str, k: int | None) -> list[dict[str, Any]] | None:
     # pydantic looks for plugins among every installed distribution's entry points when it
     # builds its first model (~15-50 ms); memfs has none and this process only reads.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # As memfs.cli does, before numpy loads: one query is one mat·vec; BLAS threads only
+    # add hand-over latency on 2 shared cores.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
     try:
+        import threading
+
         from memfs.config import load_config
         from memfs.index.db import IndexDB
+        from memfs.index.qcache import CachingEmbedder
         from memfs.index.search import Searcher
         from memfs.providers.embedding import make_embedder
 
@@ -66,9 +81,16 @@ def rows(root: str, query: str, k: int | None) -> list[dict[str, Any]] | None:
         if not _ready(db_path):
             return None
         config = load_config(ws)
+        embedder = CachingEmbedder(make_embedder(config.embedder))
+        # The model load (~0.25 s, onnxruntime releases the GIL) overlaps opening the index
+        # and loading its vectors (the hnsw sidecar: ~0.2 s at 10^5 items).
+        primer = threading.Thread(target=_prime, args=(embedder, query), daemon=True)
+        primer.start()
         db = IndexDB(db_path, readonly=True)
         try:
-            searcher = Searcher(db, make_embedder(config.embedder), ws / ".memfs", config.recall)
+            searcher = Searcher(db, embedder, ws / ".memfs", config.recall)
+            searcher.preload()
+            primer.join()
             result = searcher.search(query, k or config.recall.top_k)
         finally:
             db.close()

@@ -100,7 +100,9 @@ class Searcher:
         self._pending_set: set[int] = set()
         self._executor: ThreadPoolExecutor | None = None
 
-    def _dense(self, qv: np.ndarray, count: int, limit: int) -> tuple[list[tuple[int, float]], str]:
+    def _load_vectors(self, count: int) -> bool:
+        """Load what the dense stage needs, if not loaded or stale: the hnsw sidecar (True)
+        or, below `exact_search_max` or without a sidecar, the exact-search matrix (False)."""
         if count >= self.cfg.exact_search_max:
             gen = int(self.db.get_meta("hnsw_generation") or 0)
             if self._sidecar is None or self._sidecar_gen != gen:
@@ -108,12 +110,23 @@ class Searcher:
                 if sidecar.load():
                     self._sidecar, self._sidecar_gen = sidecar, gen
             if self._sidecar is not None:
-                return self._hnsw_with_pending(qv, limit), "hnsw"
+                return True
         # Exact: cached matrix, reloaded when any connection committed since.
         version = self._db_version()
         if self._matrix_version != version:
             self._labels, self._matrix = self.db.labeled_vectors()
             self._matrix_version = version
+        return False
+
+    def preload(self) -> None:
+        """Load the vectors now (a cold process does this while the model loads: onnxruntime
+        builds its session without the GIL), so the first query does not wait for both."""
+        with self.db.snapshot():
+            self._load_vectors(self.db.count_items())
+
+    def _dense(self, qv: np.ndarray, count: int, limit: int) -> tuple[list[tuple[int, float]], str]:
+        if self._load_vectors(count):
+            return self._hnsw_with_pending(qv, limit), "hnsw"
         if self._matrix.shape[0] and self._matrix.shape[1] != qv.shape[0]:
             return [], "exact"
         return exact_search(qv, self._labels, self._matrix, limit), "exact"
