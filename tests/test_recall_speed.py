@@ -241,3 +241,42 @@ def test_warm_server_answers_many_concurrent_clients(ws_path: Path) -> None:
         if server is not None:
             server.stop()
         mem.close()
+
+
+def test_vector_copy_refreshed_by_difference_equals_a_full_reload(ws_path: Path) -> None:
+    """New, changed and removed items and ones without a vector: after every change the
+    copy is exactly `labeled_vectors()`, and unchanged blobs are not read again."""
+    from memfs.index.db import IndexDB
+    from memfs.index.vcache import VectorCopy
+
+    mem = hashing_memory(ws_path)
+    try:
+        for i in range(30):
+            mem.add(f"Person {i} keeps a garden of {i} roses.")
+        db = IndexDB(ws_path / ".memfs" / "index.sqlite3", readonly=True)
+        copy = VectorCopy()
+
+        def check() -> None:
+            with db.snapshot():
+                copy.refresh(db)
+                labels, matrix = db.labeled_vectors()
+            order = np.argsort(labels)
+            assert np.array_equal(copy.labels, labels[order]) and np.array_equal(copy.matrix, matrix[order])
+
+        check()
+        reads: list[int] = []
+        real = db.cached_vectors
+        db.cached_vectors = lambda hashes: reads.append(len(hashes)) or real(hashes)  # type: ignore[method-assign]
+        check()
+        assert reads == []  # nothing changed: no blob read
+        mem.add("Somebody new likes tulips.")
+        rows = mem.indexer.db.all_items()
+        mem.forget(rows[0].id)
+        check()
+        assert reads and sum(reads) <= 2
+        with mem.indexer.db.transaction() as c:  # an item whose vector is missing is left out
+            c.execute("DELETE FROM embeddings WHERE text_hash = (SELECT text_hash FROM items LIMIT 1)")
+        check()
+        db.close()
+    finally:
+        mem.close()

@@ -17,6 +17,7 @@ import numpy as np
 from memfs.config import RecallConfig
 from memfs.index.db import IndexDB, ItemRow
 from memfs.index.qcache import CachingEmbedder
+from memfs.index.vcache import VectorCopy
 from memfs.index.timefilter import TimeFilter, is_present_query, stamp_range
 from memfs.index.vectors import HnswSidecar, exact_search
 from memfs.providers.embedding import Embedder
@@ -98,6 +99,7 @@ class Searcher:
         self._pending_labels = np.zeros(0, dtype=np.int64)
         self._pending_matrix = np.zeros((0, 0), dtype=np.float32)
         self._pending_set: set[int] = set()
+        self._all, self._pending = VectorCopy(), VectorCopy(pending_only=True)
         self._executor: ThreadPoolExecutor | None = None
 
     def _load_vectors(self, count: int) -> bool:
@@ -114,7 +116,8 @@ class Searcher:
         # Exact: cached matrix, reloaded when any connection committed since.
         version = self._db_version()
         if self._matrix_version != version:
-            self._labels, self._matrix = self.db.labeled_vectors()
+            self._all.refresh(self.db)  # by difference: only new or changed vectors are read
+            self._labels, self._matrix = self._all.labels, self._all.matrix
             self._matrix_version = version
         return False
 
@@ -140,7 +143,8 @@ class Searcher:
         """Sidecar hits (minus stale vectors of pending items) merged with exact pending hits."""
         version = self._db_version()
         if self._pending_version != version:
-            self._pending_labels, self._pending_matrix = self.db.labeled_vectors(pending_only=True)
+            self._pending.refresh(self.db)
+            self._pending_labels, self._pending_matrix = self._pending.labels, self._pending.matrix
             self._pending_set = set(int(x) for x in self._pending_labels)
             self._pending_version = version
         assert self._sidecar is not None
