@@ -1,18 +1,33 @@
 """The `memfs` console script: a thin client for the one hot call, then the full CLI.
 
 `memfs recall QUERY` answered by a running daemon costs a few milliseconds of work, but
-importing typer, pydantic and numpy first costs ~0.2 s. So this module, which imports
-nothing heavy, recognises the plain form `memfs [--dir D] recall QUERY [-k N] [--json]`,
-asks the daemon's socket, and prints the answer exactly as the full CLI would. Anything
-else — another verb, another option, no daemon, a daemon that fails — goes to
-`memfs.cli.main`, which does the work itself; the answer is the same either way.
+importing typer, pydantic and numpy first costs ~0.2 s. So this module recognises the
+plain form `memfs [--dir D] recall QUERY [-k N] [--json]`, asks the daemon's socket for
+the finished output (the daemon renders it exactly as the full CLI would) and prints it.
+With no daemon it answers cold through memfs.coldrecall, which imports only what a read
+needs (not typer, not memfs.api). Anything else — another verb, another option, an index
+that needs a sync, any failure — goes to `memfs.cli.main`, which does the work itself; the
+answer is the same either way.
+
+Every import here is paid on each warm recall, so this module imports only `os` and `sys`
+(already loaded by the interpreter) and `_socket` (the C module: `socket.py` builds enums
+at import). No json, pathlib or memfs.workspace: the request is encoded by hand, the reply
+is the text to print, and the workspace is found with `os.path` the way
+`memfs.workspace.find_workspace` finds it.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
+
+from memfs.sockconnect import connect
+
+CONFIG_NAME = "memfs.toml"  # memfs.workspace.CONFIG_NAME (a test keeps them equal)
+SOCKET = os.path.join(".memfs", "daemon.sock")  # memfs.warm.socket_path
+TIMEOUT = 5.0
+#: The verb the daemon answers with the rendered output (memfs.warm.RENDER_VERB).
+RENDER_VERB = "recall-rendered"
 
 
 def _parse(argv: list[str]) -> tuple[str | None, str, int | None, bool] | None:
@@ -47,32 +62,98 @@ def _parse(argv: list[str]) -> tuple[str | None, str, int | None, bool] | None:
     return directory, query, k, as_json
 
 
+def _root(directory: str | None) -> str | None:
+    """The workspace `find_workspace` would pick, or None (no workspace: the full CLI
+    reports that)."""
+    chosen = directory or os.environ.get("MEMFS_DIR")
+    if chosen:
+        root = os.path.realpath(os.path.expanduser(chosen))
+        return root if os.path.isfile(os.path.join(root, CONFIG_NAME)) else None
+    folder = os.path.realpath(os.getcwd())
+    while True:
+        if os.path.isfile(os.path.join(folder, CONFIG_NAME)):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def json_string(text: str) -> str:
+    """`text` as a JSON string literal (what json.dumps(text, ensure_ascii=False) gives,
+    without importing json)."""
+    out = text.replace("\\", "\\\\").replace('"', '\\"')
+    if any(c < " " for c in out):
+        out = "".join(f"\\u{ord(c):04x}" if c < " " else c for c in out)
+    return f'"{out}"'
+
+
+def request_line(query: str, k: int | None, as_json: bool) -> bytes:
+    """The one request line for the rendered recall (UnicodeEncodeError for a query with
+    lone surrogates, which the full CLI then handles)."""
+    line = (f'{{"verb": "{RENDER_VERB}", "query": {json_string(query)}, '
+            f'"k": {"null" if k is None else int(k)}, "format": "{"json" if as_json else "markdown"}"}}\n')
+    return line.encode("utf-8")
+
+
+def ask(path: str, payload: bytes, timeout: float = TIMEOUT) -> str | None:
+    """The daemon's rendered answer, or None (no daemon, an error, a timeout)."""
+    import _socket
+
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        connect(sock, path, timeout)
+        sock.sendall(payload)
+        chunks = []
+        while True:
+            chunk = sock.recv(1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        sock.close()
+    reply = b"".join(chunks)
+    if not reply.startswith(b"ok\n"):
+        return None  # an error line: the full CLI does the work and reports it
+    try:
+        return reply[3:].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _warm(root: str, query: str, k: int | None, as_json: bool) -> str | None:
+    """The daemon's answer, or None (none runs, MEMFS_NO_WARM, or it failed)."""
+    path = os.path.join(root, SOCKET)
+    if os.environ.get("MEMFS_NO_WARM") or not os.path.exists(path):
+        return None
+    try:
+        payload = request_line(query, k, as_json)
+    except UnicodeEncodeError:
+        return None
+    return ask(path, payload)
+
+
 def _quick(argv: list[str]) -> bool:
-    """True if a running daemon answered and the answer was printed."""
-    if os.environ.get("MEMFS_NO_WARM"):
-        return False
+    """True if the plain recall was answered (by a daemon, else by the lean cold path of
+    memfs.coldrecall) and printed; False sends the command to the full CLI."""
     parsed = _parse(argv)
     if parsed is None:
         return False
     directory, query, k, as_json = parsed
-    from memfs.errors import MemfsError
-    from memfs.warm_client import try_warm_recall
-    from memfs.workspace import find_workspace
-
-    try:
-        ws = find_workspace(explicit=directory)
-    except MemfsError:
+    root = _root(directory)
+    if root is None:
         return False
-    rows = try_warm_recall(ws.state, query, k, None, None)
-    if rows is None:
-        return False
-    if as_json:
-        out = json.dumps(rows, ensure_ascii=False, indent=2)
-    else:
-        from memfs.render import render_recall_markdown
+    out = _warm(root, query, k, as_json)
+    if out is None:
+        from memfs.coldrecall import answer
 
-        out = render_recall_markdown(query, rows)
-    sys.stdout.write(out + "\n")
+        out = answer(root, query, k, as_json)
+    if out is None:
+        return False
+    sys.stdout.write(out)
     sys.stdout.flush()
     return True
 

@@ -3,7 +3,9 @@
 A cold `memfs recall` pays for imports, the model load and the index load (~0.7 s); the
 daemon already holds all three. The CLI tries the socket first and falls back to doing
 the work itself, so the answer is the same either way, only faster with a daemon.
-Requests and answers are one JSON line each; only `recall` and `ping` are served (reads only).
+Requests are one JSON line each; only `recall`, `ping` and `recall-rendered` are served
+(reads only). Answers are one JSON line, except `recall-rendered`: `ok` and then the exact
+text `memfs recall [--json]` prints, so the thin client (memfs.console) needs no json.
 """
 
 from __future__ import annotations
@@ -20,22 +22,82 @@ if TYPE_CHECKING:
 __all__ = ["MAX_REQUEST", "SOCKET_NAME", "WarmServer", "ping", "socket_path", "try_warm_recall"]
 
 
+#: The verb whose answer is the finished output of `memfs recall [--json]` (memfs.console).
+RENDER_VERB = "recall-rendered"
+
+
+def _recall_rows(server: Any, req: dict) -> list[dict]:
+    """The hits as `RecallHit.model_dump()` dicts. The query vector is computed before the
+    reader lock (cached, and onnxruntime releases the GIL), so concurrent requests embed side
+    by side and hold the lock only for the SQLite and vector-index reads (~1-2 ms)."""
+    query = str(req["query"])
+    if query.strip():
+        server.embedder.embed([query])
+    with server.lock:
+        hits = server.memory.recall(query, k=req.get("k"),
+                                    types=set(req["types"]) if req.get("types") else None,
+                                    categories=set(req["categories"]) if req.get("categories") else None)
+    return [h.model_dump() for h in hits]
+
+
+def render_output(query: str, rows: list[dict], fmt: str) -> str:
+    """Exactly what `memfs recall` prints (memfs.cli.recall), trailing newline included."""
+    if fmt == "json":
+        return json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
+    from memfs.render import render_recall_markdown
+
+    return render_recall_markdown(query, rows) + "\n"
+
+
 def _answer(server: Any, line: bytes) -> bytes:
-    """One request line in, one answer line out (the server side of the protocol)."""
+    """One request line in, one answer out (the server side of the protocol): a JSON line,
+    or for RENDER_VERB `ok\n` and the text to print (an error is one `error: ...` line)."""
+    req: Any = None
     try:
         req = json.loads(line)
-        if req.get("verb") == "ping":  # `memfs doctor`: is anyone answering?
+        verb = req.get("verb")
+        if verb == "ping":  # `memfs doctor`: is anyone answering?
             return b'{"ok": true}\n'
-        if req.get("verb") != "recall":
+        if verb == RENDER_VERB:
+            fmt = req.get("format", "markdown")
+            if fmt not in ("json", "markdown"):
+                raise ValueError(f"unknown format {fmt!r}")
+            return b"ok\n" + render_output(str(req["query"]), _recall_rows(server, req), fmt).encode("utf-8")
+        if verb != "recall":
             raise ValueError("only recall and ping are served")
-        with server.lock:
-            hits = server.memory.recall(str(req["query"]), k=req.get("k"),
-                                        types=set(req["types"]) if req.get("types") else None,
-                                        categories=set(req["categories"]) if req.get("categories") else None)
-        out = {"ok": True, "hits": [h.model_dump() for h in hits]}
+        out = {"ok": True, "hits": _recall_rows(server, req)}
     except Exception as err:  # noqa: BLE001 - reported to the client, which falls back
+        if isinstance(req, dict) and req.get("verb") == RENDER_VERB:
+            return f"error: {type(err).__name__}: {err}\n".encode("utf-8", "replace")
         out = {"ok": False, "error": f"{type(err).__name__}: {err}"}
     return json.dumps(out).encode() + b"\n"
+
+
+def query_embedder(shared: Any) -> Any:
+    """The embedder the recall threads use. For MiniLM, a session of its own on one thread:
+    onnxruntime runs concurrent calls of one session on its one intra-op pool, so a query
+    sharing the ingest's session waited behind each 64-text batch (hundreds of ms). The
+    same files, so the same vectors; ~25 MB more memory. Other embedders are shared."""
+    from memfs.providers.minilm import MiniLMEmbedder
+
+    if type(shared) is MiniLMEmbedder:
+        return MiniLMEmbedder(threads=1, batch_size=shared.batch_size)
+    return shared
+
+
+#: Connections the kernel queues before `connect` fails with EAGAIN (socketserver's
+#: default is 5: eight recall loops on a busy machine overflowed it; half their requests
+#: failed over to a cold recall).
+BACKLOG = 128
+
+
+def _server_class() -> type:
+    import socketserver
+
+    class _Server(socketserver.ThreadingUnixStreamServer):
+        request_queue_size = BACKLOG
+
+    return _Server
 
 
 def _handler_class() -> type:
@@ -58,19 +120,31 @@ class WarmServer:
         import threading
 
         from memfs.api import Memory
+        from memfs.index.qcache import CachingEmbedder
 
         self.path = socket_path(memory.ws.state)
-        reader = Memory(memory.ws.root, config=memory.config, embedder=memory.embedder)
+        embedder = CachingEmbedder(query_embedder(memory.embedder))
+        reader = Memory(memory.ws.root, config=memory.config, embedder=embedder)
         try:
             self.path.unlink()
         except FileNotFoundError:
             pass
-        self.server = socketserver.ThreadingUnixStreamServer(str(self.path), _handler_class())
+        self.server = _server_class()(str(self.path), _handler_class())
         os.chmod(self.path, 0o600)
         self.server.memory = reader  # type: ignore[attr-defined]
+        self.server.embedder = embedder  # type: ignore[attr-defined]
         self.server.lock = threading.Lock()  # type: ignore[attr-defined]
         self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self._serve, daemon=True, name="memfs-warm")
+
+    def _serve(self) -> None:
+        # Load the query session before answering (requests wait in the listen backlog
+        # meanwhile, ~0.3 s once), so no request pays for it and ingestion starts at once.
+        try:
+            self.server.embedder.embed(["warm up"])  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001, S110 - the first request reports the error
+            pass
+        self.server.serve_forever()
 
     def start(self) -> None:
         self.thread.start()

@@ -11,6 +11,8 @@ import json
 import socket
 from pathlib import Path
 
+from memfs.sockconnect import connect
+
 SOCKET_NAME = "daemon.sock"
 MAX_REQUEST = 1 << 20
 
@@ -45,7 +47,7 @@ def try_warm_recall(state_dir: Path, query: str, k: int | None, types: list[str]
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(timeout)
-            sock.connect(str(path))
+            connect(sock, str(path), timeout)
             sock.sendall(json.dumps({"verb": "recall", "query": query, "k": k, "types": types,
                                      "categories": categories}).encode() + b"\n")
             buf = b""

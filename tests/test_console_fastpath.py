@@ -49,7 +49,8 @@ def test_warm_answer_is_the_full_clis_answer_without_loading_it(tmp_path: Path) 
         deadline = time.time() + 60
         while not (ws / ".memfs" / "daemon.sock").exists() and time.time() < deadline:
             time.sleep(0.1)
-        for args in (["recall", "green tea"], ["recall", "espresso", "-k", "1", "--json"]):
+        for args in (["recall", "green tea"], ["recall", "espresso", "-k", "1", "--json"],
+                     ["recall", 'Zoë\'s "green" tea \\ back\tslash', "--json"]):
             warm = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=ws, env=_env(), capture_output=True,
                                   text=True, timeout=60)
             cold = subprocess.run(MEMFS + args, cwd=ws, env=_env(MEMFS_NO_WARM="1"), capture_output=True,
@@ -63,7 +64,21 @@ def test_warm_answer_is_the_full_clis_answer_without_loading_it(tmp_path: Path) 
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=60)
-    # No daemon: the thin client steps aside and the full CLI answers cold.
-    gone = subprocess.run([sys.executable, "-c", PROBE, "recall", "green tea"], cwd=ws, env=_env(),
-                          capture_output=True, text=True, timeout=60)
-    assert gone.returncode == 0 and "green tea" in gone.stdout and gone.stderr.endswith("typer-loaded")
+    # No daemon: the lean cold path (memfs.coldrecall) answers, still without the full CLI,
+    # and prints what the full CLI prints.
+    for args in (["recall", "green tea"], ["recall", "espresso", "-k", "1", "--json"]):
+        gone = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=ws, env=_env(), capture_output=True,
+                              text=True, timeout=60)
+        full = subprocess.run(MEMFS + args, cwd=ws, env=_env(), capture_output=True, text=True, timeout=60)
+        assert gone.returncode == 0 and gone.stderr == "thin", gone.stderr
+        assert gone.stdout == full.stdout and ("green tea" in full.stdout or "espresso" in full.stdout)
+    # An index that needs a sync (here: an older layout): the full CLI does it, then answers.
+    import sqlite3
+
+    conn = sqlite3.connect(ws / ".memfs" / "index.sqlite3")
+    conn.execute("UPDATE meta SET value='0' WHERE key='schema'")
+    conn.commit()
+    conn.close()
+    stale = subprocess.run([sys.executable, "-c", PROBE, "recall", "green tea"], cwd=ws, env=_env(),
+                           capture_output=True, text=True, timeout=60)
+    assert stale.returncode == 0 and "green tea" in stale.stdout and stale.stderr.endswith("typer-loaded")

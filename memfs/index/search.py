@@ -17,6 +17,8 @@ from memfs.config import RecallConfig
 from memfs.core.salience import salience
 from memfs.core.stamps import age_days
 from memfs.index.db import IndexDB, ItemRow
+from memfs.index.qcache import CachingEmbedder
+from memfs.index.vcache import VectorCopy
 from memfs.index.timefilter import TimeFilter, is_present_query, stamp_range
 from memfs.index.vectors import HnswSidecar, exact_search
 from memfs.providers.embedding import Embedder
@@ -73,7 +75,8 @@ class Searcher:
 
     def __init__(self, db: IndexDB, embedder: Embedder, state_dir, cfg: RecallConfig) -> None:  # type: ignore[no-untyped-def]
         self.db = db
-        self.embedder = embedder
+        # Repeated queries (an agent re-asking each turn) skip the embedding.
+        self.embedder = embedder if isinstance(embedder, CachingEmbedder) else CachingEmbedder(embedder)
         self.state_dir = state_dir
         self.cfg = cfg
         self._matrix_version: tuple[int, int] | None = None
@@ -85,9 +88,12 @@ class Searcher:
         self._pending_labels = np.zeros(0, dtype=np.int64)
         self._pending_matrix = np.zeros((0, 0), dtype=np.float32)
         self._pending_set: set[int] = set()
+        self._all, self._pending = VectorCopy(), VectorCopy(pending_only=True)
         self._executor: ThreadPoolExecutor | None = None
 
-    def _dense(self, qv: np.ndarray, count: int, limit: int) -> tuple[list[tuple[int, float]], str]:
+    def _load_vectors(self, count: int) -> bool:
+        """Load what the dense stage needs, if not loaded or stale: the hnsw sidecar (True)
+        or, below `exact_search_max` or without a sidecar, the exact-search matrix (False)."""
         if count >= self.cfg.exact_search_max:
             gen = int(self.db.get_meta("hnsw_generation") or 0)
             if self._sidecar is None or self._sidecar_gen != gen:
@@ -95,12 +101,24 @@ class Searcher:
                 if sidecar.load():
                     self._sidecar, self._sidecar_gen = sidecar, gen
             if self._sidecar is not None:
-                return self._hnsw_with_pending(qv, limit), "hnsw"
+                return True
         # Exact: cached matrix, reloaded when any connection committed since.
         version = self._db_version()
         if self._matrix_version != version:
-            self._labels, self._matrix = self.db.labeled_vectors()
+            self._all.refresh(self.db)  # by difference: only new or changed vectors are read
+            self._labels, self._matrix = self._all.labels, self._all.matrix
             self._matrix_version = version
+        return False
+
+    def preload(self) -> None:
+        """Load the vectors now (a cold process does this while the model loads: onnxruntime
+        builds its session without the GIL), so the first query does not wait for both."""
+        with self.db.snapshot():
+            self._load_vectors(self.db.count_items())
+
+    def _dense(self, qv: np.ndarray, count: int, limit: int) -> tuple[list[tuple[int, float]], str]:
+        if self._load_vectors(count):
+            return self._hnsw_with_pending(qv, limit), "hnsw"
         if self._matrix.shape[0] and self._matrix.shape[1] != qv.shape[0]:
             return [], "exact"
         return exact_search(qv, self._labels, self._matrix, limit), "exact"
@@ -114,7 +132,8 @@ class Searcher:
         """Sidecar hits (minus stale vectors of pending items) merged with exact pending hits."""
         version = self._db_version()
         if self._pending_version != version:
-            self._pending_labels, self._pending_matrix = self.db.labeled_vectors(pending_only=True)
+            self._pending.refresh(self.db)
+            self._pending_labels, self._pending_matrix = self._pending.labels, self._pending.matrix
             self._pending_set = set(int(x) for x in self._pending_labels)
             self._pending_version = version
         assert self._sidecar is not None
@@ -156,14 +175,16 @@ class Searcher:
             return vec
 
         # The query embedding (onnxruntime) and BM25 (SQLite) both release the GIL: run
-        # them side by side, so the query costs max(embed, bm25), not their sum.
-        pending = self._pool().submit(embed)
+        # them side by side, so the query costs max(embed, bm25), not their sum. A cached
+        # vector needs no thread (handing work to one costs more than the lookup).
+        cached = self.embedder.peek(query)
+        pending = None if cached is not None else self._pool().submit(embed)
         limit = max(cfg.candidates, k) * (3 if window.since or window.until or window.as_of else 1)
         with self.db.snapshot():
             t = time.perf_counter()
             bm = self.db.bm25(query, limit)
             timings["bm25"] = (time.perf_counter() - t) * 1000
-            qv = pending.result()
+            qv = cached if pending is None else pending.result()
             t = time.perf_counter()
             count = self.db.count_items()
             dense, mode = self._dense(qv, count, limit)
