@@ -78,6 +78,16 @@ _PLURAL_FIRST = frozenset({"we", "we're", "we've", "we'll", "we'd", "us", "our",
 _AGREE = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does",
           "don't": "doesn't", "haven't": "hasn't", "aren't": "isn't", "weren't": "wasn't",
           "ain't": "isn't", "dont": "doesn't", "havent": "hasn't"}
+_LATER_MENTION = {"i": "they", "i'm": "they are", "im": "they are", "i've": "they have",
+                  "ive": "they have", "i'll": "they will", "i'd": "they", "me": "them", "my": "their",
+                  "mine": "theirs"}
+_AGREE_THEY = {"am": "are", "was": "were", "wasn't": "weren't", "'m": "are"}
+_THEY_RE = re.compile(r"\b(?:they|them|their|theirs|they're|they've|he|she|his|him|her|hers)\b",
+                      re.IGNORECASE)
+_PLURAL_THEY_RE = re.compile(r"\b(?:they|them|their|theirs|they're|they've)\b", re.IGNORECASE)
+_GROUP_LATER = {"we": "they", "we're": "they are", "we've": "they have", "we'll": "they will",
+                "we'd": "they would", "us": "them", "our": "their", "ours": "theirs"}
+_YOU_RE = re.compile(r"\b(?:you|your|you're|you've|you'll|you'd|yours|yourself)\b", re.IGNORECASE)
 _IRREGULAR_3RD = {"be": "is", "have": "has", "do": "does", "go": "goes", "undergo": "undergoes"}
 
 _PAST_CUE_RE = re.compile(r"\b(?:yesterday|ago|last|was|were|went|did|had|earlier|in (?:january|february|"
@@ -128,7 +138,8 @@ def _looks_like_base_verb(word: str) -> bool:
     low = word.lower()
     if not word.islower() or not low.isalpha() or len(low) < 2:
         return False
-    if low in _NON_VERBS or low in MODALS or low in ADVERBS or is_past_form(low):
+    if low in _NON_VERBS or low in MODALS or low in ADVERBS or is_past_form(low) \
+            or low in ("is", "was", "has", "does"):  # already agrees: never "ises"
         return False
     if low.endswith(("ed", "ing", "ly")) and len(low) > 4:
         return False
@@ -139,13 +150,19 @@ def _looks_like_base_verb(word: str) -> bool:
 
 class _Rewriter:
     def __init__(self, sentence: str, name: str, addressee: str | None, group: str,
-                 plural: bool = True):
+                 plural: bool = True, named: bool = False):
         self.tokens: list[str] = _TOKEN_RE.findall(sentence)
         self.plural = plural
         self.name = name
         self.addressee = addressee
         self.group = group
         self.past_context = bool(_PAST_CUE_RE.search(sentence))
+        # Once the line has named the speaker, later "I"/"my"/"me" read better as singular
+        # "they" -- unless another person or a plural "they" could be meant.
+        self.named = named  # the line already named the speaker (a continuation)
+        self.group_pronoun_ok = _PLURAL_THEY_RE.search(sentence) is None
+        self.pronoun_ok = _THEY_RE.search(sentence) is None and not _WE_RE.search(sentence.lower()) and (
+            addressee is None or addressee not in sentence) and not _YOU_RE.search(sentence)
 
     def _next_word(self, i: int) -> int | None:
         """Index of the next word token if only whitespace separates it from token i."""
@@ -224,6 +241,12 @@ class _Rewriter:
         if _looks_like_base_verb(verb):
             self.tokens[j] = third_person(verb)
 
+    def _agree_plural(self, i: int) -> None:
+        """After "they" (the speaker, named earlier in the line): am -> are, was -> were."""
+        j = self._next_word(i)
+        if j is not None and self.tokens[j].lower() in _AGREE_THEY:
+            self.tokens[j] = _AGREE_THEY[self.tokens[j].lower()]
+
     def _would_or_had(self, i: int) -> str:
         j = self._next_word(i)
         if j is not None:
@@ -241,6 +264,19 @@ class _Rewriter:
             if (i + 1 < len(toks) and toks[i + 1] == "-") or (i > 0 and toks[i - 1] == "-"):
                 continue  # part of a compound: "me-time", "self-care"
             low = tok.lower()
+            if self.plural and self.group_pronoun_ok and low in _GROUP_LATER \
+                    and group in "".join(toks[:i]):
+                toks[i] = _GROUP_LATER[low]  # "Maria and others organized ... they served"
+                continue
+            if self.pronoun_ok and low in _LATER_MENTION and (self.named or name in "".join(toks[:i])) \
+                    and not (low == "i" and self._is_coordinated(i)) \
+                    and (low != "i" or tok in ("I", "i")):
+                toks[i] = _LATER_MENTION[low]  # "Caroline explored their transition"
+                if low == "i":
+                    self._agree_plural(i)
+                elif low == "i'd":
+                    toks[i] = "they " + self._would_or_had(i)
+                continue
             if low == "i" and tok in ("I", "i"):
                 coordinated = self._is_coordinated(i)
                 toks[i] = name
@@ -332,14 +368,18 @@ _MUTUAL_RE = re.compile(r"\b(?:chat|chats|chatted|chatting|talk|talks|talked|tal
                         re.IGNORECASE)
 
 
+_TOGETHER_RE = re.compile(r"\btogether\b", re.IGNORECASE)
+
+
 def group_name(name: str, context: str, sentence: str = "", addressee: str | None = None) -> str:
     """What "we" becomes: plural, so the verb after it needs no change.
 
     "since we last chatted" between two people -> "Caroline and Melanie"; a turn that
     mentions family -> "Caroline and family"; otherwise "Caroline and others".
     """
-    if addressee and _MUTUAL_RE.search(sentence):
-        return f"{name} and {addressee}"
+    if addressee and (_MUTUAL_RE.search(sentence) or (
+            _TOGETHER_RE.search(sentence) and not _FAMILY_RE.search(sentence))):
+        return f"{name} and {addressee}"  # "we volunteered together", said to the other one
     if _FAMILY_RE.search(context):
         return f"{name} and family"
     return f"{name} and others"
@@ -350,11 +390,13 @@ def is_generic_you(sentence: str) -> bool:
 
 
 def attribute(sentence: str, name: str, addressee: str | None = None, *,
-              context: str | None = None, plural: bool = True) -> str:
+              context: str | None = None, plural: bool = True, named: bool = False) -> str:
     """Rewrite pronouns in ``sentence`` as said by ``name`` (to ``addressee``, if known).
 
     ``context`` (the whole turn) decides whether "we" means family or others.
     ``plural=False`` leaves "we"/"our"/"us" as written (a document's "we" is its team).
+    ``named=True``: the line this sentence joins already names the speaker, so first
+    person reads as singular "they" throughout (when nobody else could be meant).
     """
     low = sentence.lower()
     needs_group = ("we" in low or "us" in low) and _WE_RE.search(low) is not None
@@ -364,7 +406,7 @@ def attribute(sentence: str, name: str, addressee: str | None = None, *,
     second = addressee is not None and not is_generic_you(sentence)
     if second and "you know" in low:
         sentence = _YOU_KNOW_RE.sub("", sentence)
-    out = _Rewriter(sentence, name, addressee, group, plural).run(second_person=second)
+    out = _Rewriter(sentence, name, addressee, group, plural, named).run(second_person=second)
     if out and out[0].islower():
         out = out[0].upper() + out[1:]
     return out

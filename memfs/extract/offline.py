@@ -43,7 +43,7 @@ from memfs.extract.attribution import (
 )
 from memfs.extract.blocks import Block, chat_blocks, document_blocks
 from memfs.extract.classify import classify
-from memfs.extract.dates import resolve_dates
+from memfs.extract.dates import resolve_dates, sentence_tense
 from memfs.extract.deixis import resolve_place
 from memfs.extract.intro import drop_introduction, introduced_name
 from memfs.extract.transcript import as_transcript
@@ -78,6 +78,8 @@ _CONTINUATION_RE = re.compile(r"^(?:it|it's|its|that|that's|this|this's|they|the
 _FIRST_PERSON_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself)\b")
 _FIRST_PERSON_ANY_RE = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|my|me|mine|myself|we|"
                                   r"we're|we've|our|ours|us)\b", re.IGNORECASE)
+_SECOND_PERSON_RE = re.compile(r"\b(?:you|your|you're|you've|you'll|you'd|yours|yourself|ya|u|ur)\b",
+                               re.IGNORECASE)
 _WS_RE = re.compile(r"\s+")
 _SPACE_PUNCT_RE = re.compile(r"\s+([,.;:!?])")
 _END_RE = re.compile(r"[\s!.\u2026,;:]+$")
@@ -178,7 +180,7 @@ def _short_fact(s: str, names: list[str]) -> bool:
 
 
 def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: str,
-                    ref: datetime | None) -> _Piece | None:
+                    ref: datetime | None, named: bool = False) -> _Piece | None:
     is_doc = ctx.kind == "document"
     names = ctx.names + ([seg.speaker] if seg.speaker else [])
     s = strip_edges(raw, names)
@@ -200,10 +202,18 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
             personal = True
     else:
         addressee = ctx.addressee.get(seg.speaker or "")
-        if addressee and is_generic_you(s) and not _FIRST_PERSON_ANY_RE.search(s):
-            return None  # "you guys are the best": about a group, not a fact about anyone
+        opinion = False
+        if addressee and not _FIRST_PERSON_ANY_RE.search(s):
+            if is_generic_you(s):
+                return None  # "you guys are the best": about a group, not a fact about anyone
+            if _SECOND_PERSON_RE.search(s):
+                if sentence_tense(s) == "past":
+                    # "You found the perfect spot for your store": the listener's news told
+                    # back to them; their own turn holds it first-hand.
+                    return None
+                opinion = True  # "You're a great mentor": what the speaker thinks of them
         s = restore_subject(normalize_slang(s))
-        s = attribute(s, name, addressee, context=seg.text)
+        s = attribute(s, name, addressee, context=seg.text, named=named)
     if "there" in s or "here" in s:
         before = seg.text[: max(seg.text.find(raw[:20]), 0)] if raw else ""
         resolved = resolve_place(s, ctx.previous + " " + before)
@@ -211,11 +221,21 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
             return None  # "the food there" with no place to point at: says nothing alone
         s = resolved
     s, when = resolve_dates(s, ref)
+    if not is_doc and opinion:
+        s = _held_by(s, name, ctx.names)
     text = _finish(s)
     if not text:
         return None
     return _Piece(text=text, when=when, dated=when is not None, personal=personal,
                   block=block, continuation=bool(_CONTINUATION_RE.match(raw.strip())))
+
+
+def _held_by(s: str, name: str, names: list[str]) -> str:
+    """ "Jon is a great mentor" said by Gina to Jon is Gina's view: "Gina thinks Jon is ..."."""
+    first = s.split(None, 1)[0] if s.split() else ""
+    if not any(first.startswith(n) for n in names if n):
+        s = s[:1].lower() + s[1:]
+    return f"{name} thinks {s}"
 
 
 def _with_heading(piece: _Piece, text: str, heading: str | None) -> str:
@@ -252,10 +272,12 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
     pieces: list[_Piece] = []
     for block in blocks:
         for raw in split_sentences(block.text):
-            piece = _sentence_piece(raw, block, seg, ctx, name, ref)
+            prev = pieces[-1] if pieces else None
+            joins = (prev is not None and prev.block is block and not block.list_item
+                     and name in prev.text and bool(_CONTINUATION_RE.match(raw.strip())))
+            piece = _sentence_piece(raw, block, seg, ctx, name, ref, named=joins)
             if piece is None:
                 continue
-            prev = pieces[-1] if pieces else None
             if (piece.continuation and prev is not None and prev.block is block
                     and not block.list_item
                     and len(prev.text) + len(piece.text) + 1 <= MAX_FACT_CHARS):

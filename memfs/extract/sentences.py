@@ -154,6 +154,10 @@ _LEAD_BARE_RE = re.compile(
     r"then|anyway|anyways|btw)\s+(?=[a-z])",
     re.IGNORECASE,
 )
+# Thanks for the listener's words: "Your support means a lot, ...", "Ur words mean so much!".
+_GRATITUDE_RE = re.compile(
+    r"^(?:your|ur)\s+(?:[\w'-]+\s+){0,3}?(?:means?|meant)\s+(?:a lot|a ton|so much|the world|"
+    r"everything|heaps)(?:\s+to\s+me)?(?:\s*[,.!\u2026-]+\s*|\s*$)", re.IGNORECASE)
 # A tag after a comma (", right?", ", you know", ", though") or a laugh at the end.
 _TRAIL_TAG_RE = re.compile(
     r"(?:,\s*(?:you know|right|though|too|tbh|honestly|isn't it|don't you think|ain't it|huh|"
@@ -179,6 +183,7 @@ def strip_edges(sentence: str, names: Iterable[str] = ()) -> str:
             s = _LEAD_NOTE_RE.sub("", s).strip()
             s = _CATCH_UP_LEAD_RE.sub("", s).strip()
             s = _LEAD_REACTION_RE.sub("", s).strip()
+            s = _GRATITUDE_RE.sub("", s).strip()
         if "," in s or "!" in s or ":" in s:
             s = _strip_vocatives(s, names)
         last = s.rstrip(".!?\u2026 ").rsplit(None, 1)[-1].lower() if s.strip(".!?\u2026 ") else ""
@@ -196,7 +201,7 @@ congratulations by btw anyway anyways honestly seriously actually also plus and 
 girl guys friend buddy dear hun babe agreed same me for of you to tbh that's remind reminder
 note fyi just quick update then it's how really very super im i'm glad happy neat impressive
 lovely exciting please big some fun heads keep bear remember be worth noted understood got will
-a since lots much tons loads
+a since lots much tons loads your ur
 """.split())
 _TAG_WORDS = frozenset("""know right lol haha hahaha hehe though too tbh honestly it think huh
 eh""".split())

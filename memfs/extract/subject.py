@@ -40,7 +40,8 @@ taking glad happy excited thrilled stoked grateful thankful proud sad bummed swa
 keen into obsessed considering currently busy off
 """.split())
 _GERUND_VERB_RE = re.compile(r"\b(?:is|was|are|were|isn't|wasn't|aren't|weren't|has been|"
-                             r"can be|makes|made|helps|helped|gives|keeps|means)\b",
+                             r"can be|makes|made|helps|helped|gives|keeps|means|has|had|would|will|could|can|"
+                             r"should|might|must)\b",
                              re.IGNORECASE)
 # A clause that starts after the gerund phrase: ", which is exciting", " - it's been".
 _LATER_CLAUSE_RE = re.compile(
