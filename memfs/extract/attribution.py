@@ -101,6 +101,7 @@ _GENERIC_YOU_RE = re.compile(
     re.IGNORECASE,
 )
 _YOU_KNOW_RE = re.compile(
+    r"(?<!\blet)(?<!\blet\s)(?<!\blet's)(?<!\blet's\s)"
     r",?\s*\byou know\b,?(?!\s+(?:what|how|that|about|if|when|where|who|why)\b)",
     re.IGNORECASE)
 _PARTICIPLE_HINT = frozenset("""

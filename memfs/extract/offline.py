@@ -49,6 +49,7 @@ from memfs.extract.intro import drop_introduction, introduced_name
 from memfs.extract.transcript import as_transcript
 from memfs.extract.sentences import (
     has_content,
+    is_talk,
     normalize_text,
     question_to_statement,
     split_sentences,
@@ -58,6 +59,8 @@ from memfs.extract.sentences import (
 log = logging.getLogger(__name__)
 
 MAX_FACT_CHARS = 300
+#: A follow-up sentence this short joins the speaker's previous fact in the same turn.
+MERGE_SHORT_CHARS = 60
 #: A fact naming nobody, undated, without a proper noun, of at most this many words, is a
 #: reaction to what the other person said, not a memory.
 REACTION_MAX_WORDS = 9
@@ -171,7 +174,7 @@ _DANGLING_END_RE = re.compile(r"\b(?:it|that|this|them|so|too|there|here|one)\W*
 
 def _short_fact(s: str, names: list[str]) -> bool:
     m = _SHORT_FACT_RE.match(s.strip())
-    if not m or _DANGLING_END_RE.search(s) or len(s.split()) > 6:
+    if not m or _DANGLING_END_RE.search(s) or len(s.split()) > 6 or is_talk(s):
         return False
     rest = m.group("rest")
     if re.fullmatch(r"\d{1,3}(?: years old)?", rest.strip()):
@@ -202,7 +205,7 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
             personal = True
     else:
         addressee = ctx.addressee.get(seg.speaker or "")
-        opinion = False
+        opinion = exhortation = False
         if addressee and not _FIRST_PERSON_ANY_RE.search(s):
             if is_generic_you(s):
                 return None  # "you guys are the best": about a group, not a fact about anyone
@@ -212,6 +215,7 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
                     # back to them; their own turn holds it first-hand.
                     return None
                 opinion = True  # "You're a great mentor": what the speaker thinks of them
+        exhortation = _LETS_RE.match(s) is not None and not _specific(s, names)
         s = restore_subject(normalize_slang(s))
         s = attribute(s, name, addressee, context=seg.text, named=named)
     if "there" in s or "here" in s:
@@ -221,13 +225,36 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
             return None  # "the food there" with no place to point at: says nothing alone
         s = resolved
     s, when = resolve_dates(s, ref)
+    if not is_doc and exhortation and when is None:
+        return None  # "Let's keep making a difference!": no plan, no date, no place
     if not is_doc and opinion:
-        s = _held_by(s, name, ctx.names)
+        addressee = ctx.addressee.get(seg.speaker or "", "")
+        if s.startswith(addressee):  # a clause about the listener: the speaker's view
+            if not named:
+                s = _held_by(s, name, ctx.names)
+        elif not _EVALUATION_RE.match(s):
+            return None  # "Keep going for your dreams!", "Respect for all you do": no fact
+
     text = _finish(s)
     if not text:
         return None
     return _Piece(text=text, when=when, dated=when is not None, personal=personal,
                   block=block, continuation=bool(_CONTINUATION_RE.match(raw.strip())))
+
+
+# A sentence that opens on the speaker is a fact of its own ("I love jazz."), never an add-on.
+_OWN_SUBJECT_RE = re.compile(r"^(?:i|i'm|im|i've|i'd|i'll|my|me|we|we're|we've|our|"
+                             r"(?:love|loved|like|hate|live|work)s?)\b", re.IGNORECASE)
+# "Working with people like you is motivating", "It's great to have a friend like you".
+_EVALUATION_RE = re.compile(r"^(?:[A-Za-z]+ing\b[^.!?]*\b(?:is|are|was|makes|helps|brings|means)\b|"
+                            r"(?:it's|it is|it was|that's|that is)\b)", re.IGNORECASE)
+_LETS_RE = re.compile(r"^(?:so\s+|and\s+|yes,?\s+)?let'?s\b", re.IGNORECASE)
+_CAPITAL_RE = re.compile(r"(?<=\w )[A-Z][a-z]+|\d")
+
+
+def _specific(s: str, names: list[str]) -> bool:
+    """A proper noun (not a participant) or a number: "Let's meet at Rosie's at 7"."""
+    return any(m.group(0) not in " ".join(names) for m in _CAPITAL_RE.finditer(s))
 
 
 def _held_by(s: str, name: str, names: list[str]) -> str:
@@ -278,6 +305,17 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
             piece = _sentence_piece(raw, block, seg, ctx, name, ref, named=joins)
             if piece is None:
                 continue
+            if (ctx.kind == "conversation" and not joins and prev is not None
+                    and prev.block is block and name in prev.text
+                    and len(piece.text) <= MERGE_SHORT_CHARS
+                    and not _OWN_SUBJECT_RE.match(strip_edges(raw, ctx.names))
+                    and len(prev.text) + len(piece.text) + 1 <= MAX_FACT_CHARS):
+                # A short follow-up by the same speaker adds to the fact before it ("Melanie
+                # took the kids to the museum. They loved the dinosaurs."): one line, not two.
+                again = _sentence_piece(raw, block, seg, ctx, name, ref, named=True)
+                if again is not None:
+                    again.continuation = True
+                    piece = again
             if (piece.continuation and prev is not None and prev.block is block
                     and not block.list_item
                     and len(prev.text) + len(piece.text) + 1 <= MAX_FACT_CHARS):

@@ -154,6 +154,16 @@ _LEAD_BARE_RE = re.compile(
     r"then|anyway|anyways|btw)\s+(?=[a-z])",
     re.IGNORECASE,
 )
+# Framing before the news itself: "Wanted to let you know that I ...", "Got some great news
+# to share - I ...", "You won't believe it - I ...".
+_NEWS_LEAD_RE = re.compile(
+    r"(?:^|(?<=, )|(?<= - ))(?:(?:i|i've|i have)\s+)?(?:just\s+|also\s+|really\s+)?(?:wanted to|want to|have to|gotta|got to|had to)\s+"
+    r"(?:let (?:you|ya) know|tell (?:you|ya)|share(?: with (?:you|ya))?|say)(?:\s+that)?,?\s+"
+    r"(?=(?:i|i'm|i've|i'd|im|my|we|we're|we've|our)\b)|"
+    r"^(?:(?:i've|i have|i)\s+)?(?:got|have)\s+(?:some\s+)?(?:great|good|big|exciting|amazing|awesome)?\s*news"
+    r"(?:\s+to\s+share)?\s*(?:\s-\s|[-:,!.\u2026]+)\s*|"
+    r"^(?:you won't believe (?:it|this|what happened)|guess what)\s*(?:\s-\s|[-:,!.\u2026]+)\s*",
+    re.IGNORECASE)
 # Thanks for the listener's words: "Your support means a lot, ...", "Ur words mean so much!".
 _GRATITUDE_RE = re.compile(
     r"^(?:your|ur)\s+(?:[\w'-]+\s+){0,3}?(?:means?|meant)\s+(?:a lot|a ton|so much|the world|"
@@ -177,6 +187,7 @@ def strip_edges(sentence: str, names: Iterable[str] = ()) -> str:
     prev = None
     while s and s != prev:
         prev = s
+        s = _NEWS_LEAD_RE.sub("", s, count=1).strip()
         if _may_have_lead(s):
             s = _LEAD_RE.sub("", s).strip()
             s = _LEAD_BARE_RE.sub("", s).strip()
@@ -316,7 +327,25 @@ _CATCH_UP_RE = re.compile(
     r"a busy|a crazy|a hectic)|long time no (?:see|talk|chat)|"
     r"(?:so\s+)?much (?:since|going on)|(?:a lot|lots|so much) (?:since|to catch up)|"
     r"(?:i've |it's |it has )?been (?:a|such a|so|super|really) (?:busy|crazy|hectic|long|wild) "
-    r"(?:week|month|few weeks|few days|time|while)|i'll keep you (?:posted|updated))\b[^-]*$", re.IGNORECASE)
+    r"(?:week|month|few weeks|few days|time|while)|i'll keep (?:you|ya|u) (?:posted|updated))\b[^-]*$", re.IGNORECASE)
+# Support talk between friends: "I'm always here for you", "Glad I could help", "I'm sure
+# you'll do great", "I'd love to see it" -- kind, and nothing an agent needs to remember.
+_SUPPORT_RE = re.compile(
+    r"^(?:i'm|im|i am|i'll|i will)\s+(?:always\s+|still\s+)?(?:be\s+)?(?:here|there|around|proud of you)\b|"
+    r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|just\s+)?(?:glad|happy)\s+(?:i|we)\s+(?:could|can|was able to)\s+help|"
+    r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|just\s+)?(?:glad|happy|sure)\s+(?:that\s+)?(?:you|your|you're|you've|"
+    r"you'll|it|the pic|the photo|that|everyone)\b|"
+    r"^(?:i'd|i would)\s+love\s+to\s+(?:see|check|hear|read|watch)\b", re.IGNORECASE)
+_NAMED_RE = re.compile(r"(?<=\w )[A-Z]|\d")
+# The chat's own logistics: "I'll get the video to you soon", "I'll send it to ya later".
+_LOGISTICS_RE = re.compile(
+    r"^(?:i'll|i will|will)\s+(?:keep (?:you|ya|u) (?:posted|updated|in the loop)|(?:get|send|show|text|"
+    r"forward)\s+(?:[\w'-]+\s+){0,3}?(?:to\s+)?(?:you|ya|u)(?:\s+(?:soon|later|asap|tomorrow|then))?)\W*$",
+    re.IGNORECASE)
+# A look at what was shown: "The black and white design looks so fancy", "That cup is so cute".
+_LOOKS_RE = re.compile(
+    r"^(?:the|that|this|those|these|your|its|their|it|they)\b[\w\s'&-]{0,40}?\b(?:looks?|sounds?|seems?|is|are|was|were)"
+    r"\s+(?:so|really|super|very|pretty|totally|absolutely|just|such)\s+(?:a\s+|an\s+)?[\w-]+\W*$", re.IGNORECASE)
 _CATCH_UP_LEAD_RE = re.compile(
     r"^(?:(?:so\s+)?(?:a lot|lots|so much|much|some big things|big things)(?:'s|\s+has|\s+have)?\s+"
     r"(?:been\s+)?(?:happened|going on)|since (?:we|\w+ and \w+) last (?:spoke|talked|chatted))[^-,]*"
@@ -339,12 +368,19 @@ def content_words(text: str) -> list[str]:
             and len(w) > 1]
 
 
+def is_talk(sentence: str) -> bool:
+    """Catching up, the chat's logistics, support talk, a look at what was shown: no fact."""
+    return bool(_CATCH_UP_RE.match(sentence) or _LOGISTICS_RE.match(sentence)
+                or _SUPPORT_RE.match(sentence)
+                or (_LOOKS_RE.match(sentence) and not _NAMED_RE.search(sentence)))
+
+
 def has_content(sentence: str, *, min_words: int = 4, names: Iterable[str] = ()) -> bool:
     """True if the sentence says something: enough words, one content word, not a closing."""
     ws = words(sentence)
     if len(ws) < min_words:
         return False
-    if _CATCH_UP_RE.match(sentence):
+    if is_talk(sentence):
         return False
     if min_words >= 4 and _IMPERATIVE_RE.match(sentence):
         return False

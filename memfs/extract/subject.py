@@ -41,7 +41,8 @@ keen into obsessed considering currently busy off
 """.split())
 _GERUND_VERB_RE = re.compile(r"\b(?:is|was|are|were|isn't|wasn't|aren't|weren't|has been|"
                              r"can be|makes|made|helps|helped|gives|keeps|means|has|had|would|will|could|can|"
-                             r"should|might|must)\b",
+                             r"should|might|must|pays|works|matters|helps|brings|takes|costs|feels|goes|gets|lets|"
+                             r"does|did|changed|changes|shows|showed)\b",
                              re.IGNORECASE)
 # A clause that starts after the gerund phrase: ", which is exciting", " - it's been".
 _LATER_CLAUSE_RE = re.compile(
@@ -99,6 +100,8 @@ def restore_subject(sentence: str) -> str:
     first, nxt = m.group(1).lower(), (m.group(3) or "").lower()
     if first in ("i", "im", "i'm", "i've", "i'd", "i'll", "we", "my", "our"):
         return sentence
+    if first in ("don't", "dont", "never") and _YOU_RE.search(sentence):
+        return sentence  # "Don't let anything stop you": an imperative, not a dropped "I"
     if nxt in _NOT_AFTER_DROP:
         return sentence
     rest = sentence[0].lower() + sentence[1:]
