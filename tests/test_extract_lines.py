@@ -62,8 +62,11 @@ def test_framing_before_the_news_is_dropped_and_let_you_know_is_kept_whole(text:
 
 
 def test_a_short_follow_up_joins_its_fact_but_a_new_first_person_fact_does_not() -> None:
-    assert lines(("Tim", "I took the kids to the museum yesterday. The dinosaurs were huge.")) == [
-        "Tim took the kids to the museum on 2023-05-07. The dinosaurs were huge."]
+    assert lines(("Tim", "I signed up for a pottery class yesterday. The class is on Fridays.")) == [
+        "Tim signed up for a pottery class on 2023-05-07. The class is on Fridays."]
+    # A short remark about something else stays its own line.
+    assert lines(("Tim", "I took the kids to the museum yesterday. Dinosaurs were my favourite thing.")) == [
+        "Tim took the kids to the museum on 2023-05-07.", "Dinosaurs were Tim's favourite thing."]
     assert lines(("Tim", "I live in Manchester. I love jazz.")) == [
         "Tim lives in Manchester.", "Tim loves jazz."]
 

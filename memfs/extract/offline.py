@@ -48,6 +48,7 @@ from memfs.extract.deixis import resolve_place
 from memfs.extract.intro import drop_introduction, introduced_name
 from memfs.extract.transcript import as_transcript
 from memfs.extract.sentences import (
+    content_words,
     has_content,
     is_talk,
     normalize_text,
@@ -257,6 +258,14 @@ def _specific(s: str, names: list[str]) -> bool:
     return any(m.group(0) not in " ".join(names) for m in _CAPITAL_RE.finditer(s))
 
 
+def _same_subject(before: str, after: str, names: list[str]) -> bool:
+    """The follow-up names something the fact before it named ("... a pottery class. The
+    class is on Fridays."), so the two read as one fact, not two glued together."""
+    people = {n.lower() for name in names for n in name.split()}
+    stems = {w[:5] for w in content_words(before) if w not in people}
+    return any(w[:5] in stems for w in content_words(after) if w not in people)
+
+
 def _held_by(s: str, name: str, names: list[str]) -> str:
     """ "Jon is a great mentor" said by Gina to Jon is Gina's view: "Gina thinks Jon is ..."."""
     first = s.split(None, 1)[0] if s.split() else ""
@@ -309,6 +318,7 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
                     and prev.block is block and name in prev.text
                     and len(piece.text) <= MERGE_SHORT_CHARS
                     and not _OWN_SUBJECT_RE.match(strip_edges(raw, ctx.names))
+                    and _same_subject(prev.text, piece.text, ctx.names + [name])
                     and len(prev.text) + len(piece.text) + 1 <= MAX_FACT_CHARS):
                 # A short follow-up by the same speaker adds to the fact before it ("Melanie
                 # took the kids to the museum. They loved the dinosaurs."): one line, not two.

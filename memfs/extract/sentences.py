@@ -162,8 +162,15 @@ _NEWS_LEAD_RE = re.compile(
     r"(?=(?:i|i'm|i've|i'd|im|my|we|we're|we've|our)\b)|"
     r"^(?:(?:i've|i have|i)\s+)?(?:got|have)\s+(?:some\s+)?(?:great|good|big|exciting|amazing|awesome)?\s*news"
     r"(?:\s+to\s+share)?\s*(?:\s-\s|[-:,!.\u2026]+)\s*|"
-    r"^(?:you won't believe (?:it|this|what happened)|guess what)\s*(?:\s-\s|[-:,!.\u2026]+)\s*",
+    r"^(?:you won't believe (?:it|this|what happened)|guess what)\s*(?:\s-\s|[-:,!.\u2026]+)\s*|"
+    r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|super\s+)?(?:excited|happy|thrilled|stoked)\s+to\s+"
+    r"(?:tell|share with|let) (?:you|ya)(?:\s+know)?(?:\s+that)?,?\s+(?=(?:i|i'm|i've|my|we|we're|our)\b)",
     re.IGNORECASE)
+# How it felt, tacked on at the end: ", it was amazing", " - it's awesome", ", which is great".
+_TRAIL_FEELING_RE = re.compile(
+    r"(?:,|\s-)\s*(?:and\s+)?(?:it was|it's|it is|that was|which (?:is|was))\s+(?:so\s+|really\s+|super\s+|"
+    r"just\s+|totally\s+|pretty\s+)?(?:amazing|awesome|great|cool|fun|nice|wonderful|fantastic|incredible|"
+    r"a blast|exciting)\s*[.!\u2026]*$", re.IGNORECASE)
 # Thanks for the listener's words: "Your support means a lot, ...", "Ur words mean so much!".
 _GRATITUDE_RE = re.compile(
     r"^(?:your|ur)\s+(?:[\w'-]+\s+){0,3}?(?:means?|meant)\s+(?:a lot|a ton|so much|the world|"
@@ -197,6 +204,8 @@ def strip_edges(sentence: str, names: Iterable[str] = ()) -> str:
             s = _GRATITUDE_RE.sub("", s).strip()
         if "," in s or "!" in s or ":" in s:
             s = _strip_vocatives(s, names)
+        if "," in s or " - " in s:
+            s = _TRAIL_FEELING_RE.sub("", s).strip()
         last = s.rstrip(".!?\u2026 ").rsplit(None, 1)[-1].lower() if s.strip(".!?\u2026 ") else ""
         if last in _TAG_WORDS:
             s = _TRAIL_TAG_RE.sub("", s).strip()
