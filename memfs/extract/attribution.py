@@ -30,12 +30,12 @@ from memfs.extract.lexicon import (
     ADVERBS,
     AMBIGUOUS_PAST,
     ED_ADJECTIVES,
-    FAMILY_WORDS,
     MODALS,
     RELATION_WORDS,
     STOPWORDS,
     is_past_form,
 )
+from memfs.extract.groups import group_name  # noqa: F401 (public here)
 from memfs.extract.subject import normalize_slang, restore_subject  # noqa: F401 (public here)
 
 USER_ROLES = frozenset({"user", "human", "me", "customer", "client", "person", "speaker",
@@ -359,31 +359,6 @@ class _Rewriter:
             toks[i] = possessive(other)
         elif low == "yourself":
             toks[i] = "themself"
-
-
-_FAMILY_RE = re.compile(r"\b(?:" + "|".join(sorted(FAMILY_WORDS, key=len, reverse=True))
-                        + r")\b", re.IGNORECASE)
-_MUTUAL_RE = re.compile(r"\b(?:chat|chats|chatted|chatting|talk|talks|talked|talking|spoke|"
-                        r"speak|spoken|met|meet|caught up|catch up|hung out|hang out|each other|"
-                        r"last time|texted|messaged|friendship|conversation|conversations)\b",
-                        re.IGNORECASE)
-
-
-_TOGETHER_RE = re.compile(r"\btogether\b", re.IGNORECASE)
-
-
-def group_name(name: str, context: str, sentence: str = "", addressee: str | None = None) -> str:
-    """What "we" becomes: plural, so the verb after it needs no change.
-
-    "since we last chatted" between two people -> "Caroline and Melanie"; a turn that
-    mentions family -> "Caroline and family"; otherwise "Caroline and others".
-    """
-    if addressee and (_MUTUAL_RE.search(sentence) or (
-            _TOGETHER_RE.search(sentence) and not _FAMILY_RE.search(sentence))):
-        return f"{name} and {addressee}"  # "we volunteered together", said to the other one
-    if _FAMILY_RE.search(context):
-        return f"{name} and family"
-    return f"{name} and others"
 
 
 def is_generic_you(sentence: str) -> bool:

@@ -46,9 +46,16 @@ from memfs.extract.classify import classify
 from memfs.extract.dates import resolve_dates, sentence_tense
 from memfs.extract.deixis import resolve_place
 from memfs.extract.intro import drop_introduction, introduced_name
+from memfs.extract.listener import (
+    EVALUATION_RE,
+    LETS_RE,
+    OWN_SUBJECT_RE,
+    held_by,
+    same_subject,
+    specific,
+)
 from memfs.extract.transcript import as_transcript
 from memfs.extract.sentences import (
-    content_words,
     has_content,
     is_talk,
     normalize_text,
@@ -216,7 +223,7 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
                     # back to them; their own turn holds it first-hand.
                     return None
                 opinion = True  # "You're a great mentor": what the speaker thinks of them
-        exhortation = _LETS_RE.match(s) is not None and not _specific(s, names)
+        exhortation = LETS_RE.match(s) is not None and not specific(s, names)
         s = restore_subject(normalize_slang(s))
         s = attribute(s, name, addressee, context=seg.text, named=named)
     if "there" in s or "here" in s:
@@ -232,8 +239,8 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
         addressee = ctx.addressee.get(seg.speaker or "", "")
         if s.startswith(addressee):  # a clause about the listener: the speaker's view
             if not named:
-                s = _held_by(s, name, ctx.names)
-        elif not _EVALUATION_RE.match(s):
+                s = held_by(s, name, ctx.names)
+        elif not EVALUATION_RE.match(s):
             return None  # "Keep going for your dreams!", "Respect for all you do": no fact
 
     text = _finish(s)
@@ -241,37 +248,6 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
         return None
     return _Piece(text=text, when=when, dated=when is not None, personal=personal,
                   block=block, continuation=bool(_CONTINUATION_RE.match(raw.strip())))
-
-
-# A sentence that opens on the speaker is a fact of its own ("I love jazz."), never an add-on.
-_OWN_SUBJECT_RE = re.compile(r"^(?:i|i'm|im|i've|i'd|i'll|my|me|we|we're|we've|our|"
-                             r"(?:love|loved|like|hate|live|work)s?)\b", re.IGNORECASE)
-# "Working with people like you is motivating", "It's great to have a friend like you".
-_EVALUATION_RE = re.compile(r"^(?:[A-Za-z]+ing\b[^.!?]*\b(?:is|are|was|makes|helps|brings|means)\b|"
-                            r"(?:it's|it is|it was|that's|that is)\b)", re.IGNORECASE)
-_LETS_RE = re.compile(r"^(?:so\s+|and\s+|yes,?\s+)?let'?s\b", re.IGNORECASE)
-_CAPITAL_RE = re.compile(r"(?<=\w )[A-Z][a-z]+|\d")
-
-
-def _specific(s: str, names: list[str]) -> bool:
-    """A proper noun (not a participant) or a number: "Let's meet at Rosie's at 7"."""
-    return any(m.group(0) not in " ".join(names) for m in _CAPITAL_RE.finditer(s))
-
-
-def _same_subject(before: str, after: str, names: list[str]) -> bool:
-    """The follow-up names something the fact before it named ("... a pottery class. The
-    class is on Fridays."), so the two read as one fact, not two glued together."""
-    people = {n.lower() for name in names for n in name.split()}
-    stems = {w[:5] for w in content_words(before) if w not in people}
-    return any(w[:5] in stems for w in content_words(after) if w not in people)
-
-
-def _held_by(s: str, name: str, names: list[str]) -> str:
-    """ "Jon is a great mentor" said by Gina to Jon is Gina's view: "Gina thinks Jon is ..."."""
-    first = s.split(None, 1)[0] if s.split() else ""
-    if not any(first.startswith(n) for n in names if n):
-        s = s[:1].lower() + s[1:]
-    return f"{name} thinks {s}"
 
 
 def _with_heading(piece: _Piece, text: str, heading: str | None) -> str:
@@ -317,8 +293,8 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
             if (ctx.kind == "conversation" and not joins and prev is not None
                     and prev.block is block and name in prev.text
                     and len(piece.text) <= MERGE_SHORT_CHARS
-                    and not _OWN_SUBJECT_RE.match(strip_edges(raw, ctx.names))
-                    and _same_subject(prev.text, piece.text, ctx.names + [name])
+                    and not OWN_SUBJECT_RE.match(strip_edges(raw, ctx.names))
+                    and same_subject(prev.text, piece.text, ctx.names + [name])
                     and len(prev.text) + len(piece.text) + 1 <= MAX_FACT_CHARS):
                 # A short follow-up by the same speaker adds to the fact before it ("Melanie
                 # took the kids to the museum. They loved the dinosaurs."): one line, not two.
