@@ -84,3 +84,9 @@ def test_what_the_speaker_thinks_of_the_listener_is_their_view() -> None:
     assert lines(("Tim", "Working with people like you is motivating.")) == [
         "Working with people like John is motivating."]
     assert lines(("Tim", "Keep going for your dreams and never quit!")) == []
+
+
+def test_a_question_keeps_the_statement_before_the_ask() -> None:
+    assert lines(("Tim", "Need help with marketing strategies - any advice on reaching my audience?")) == [
+        "Tim needs help with marketing strategies."]
+    assert lines(("Tim", "Wanna grab lunch tomorrow?")) == []

@@ -199,6 +199,9 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
         return None
     if s.endswith("?"):
         stmt = question_to_statement(s)
+        if stmt is None and not is_doc:
+            # "Need help with marketing - any advice?": the statement before the ask.
+            stmt = question_to_statement(restore_subject(s))
         if stmt is None:
             return None
         s = stmt
