@@ -35,6 +35,7 @@ def lines(*turns: tuple[str, str]) -> list[str]:
     "I'd love to see it sometime.",
     "I'll get the video to you soon!",
     "I'll keep ya posted.",
+    "I'll let you know!",
     "The black and white design looks so fancy.",
     "Your support means a lot.",
     "Let's keep making a difference together!",

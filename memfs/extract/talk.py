@@ -54,7 +54,7 @@ _SUPPORT_RE = re.compile(
 _NAMED_RE = re.compile(r"(?<=\w )[A-Z]|\d")
 # The chat's own logistics: "I'll get the video to you soon", "I'll send it to ya later".
 _LOGISTICS_RE = re.compile(
-    r"^(?:i'll|i will|will)\s+(?:keep (?:you|ya|u) (?:posted|updated|in the loop)|(?:get|send|show|text|"
+    r"^(?:i'll|i will|will)\s+(?:keep (?:you|ya|u) (?:posted|updated|in the loop)|let (?:you|ya|u) know|(?:get|send|show|text|"
     r"forward)\s+(?:[\w'-]+\s+){0,3}?(?:to\s+)?(?:you|ya|u)(?:\s+(?:soon|later|asap|tomorrow|then))?)\W*$",
     re.IGNORECASE)
 # A look at what was shown: "The black and white design looks so fancy", "That cup is so cute".
