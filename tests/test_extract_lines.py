@@ -40,6 +40,12 @@ def lines(*turns: tuple[str, str]) -> list[str]:
     "Your support means a lot.",
     "Let's keep making a difference together!",
     "You found the perfect spot for your store.",  # the listener's own news, echoed back
+    "We haven't talked in a few days!",
+    "Some pretty cool stuff happened since we talked.",
+    "Oof, sorry to hear that.",
+    "I can only imagine how tough it must be.",
+    "I'm so thrilled for you!",
+    "Got any other objects that you treasure, like that necklace?",
 ])
 def test_talk_that_is_no_fact_is_not_stored(text: str) -> None:
     assert lines(("Tim", text)) == []
@@ -91,3 +97,7 @@ def test_a_question_keeps_the_statement_before_the_ask() -> None:
     assert lines(("Tim", "Need help with marketing strategies - any advice on reaching my audience?")) == [
         "Tim needs help with marketing strategies."]
     assert lines(("Tim", "Wanna grab lunch tomorrow?")) == []
+
+
+def test_a_pleasantry_for_the_listener_does_not_lose_the_fact_after_it() -> None:
+    assert lines(("Tim", "I'm so happy for you, I got a new job too!")) == ["Tim got a new job too."]

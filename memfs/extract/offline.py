@@ -199,9 +199,11 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
         return None
     if s.endswith("?"):
         stmt = question_to_statement(s)
-        if stmt is None and not is_doc:
+        if stmt is None and not is_doc and " - " in s:
             # "Need help with marketing - any advice?": the statement before the ask.
-            stmt = question_to_statement(restore_subject(s))
+            head = restore_subject(s.split(" - ", 1)[0])
+            if len(head.split()) >= 4 and head.split(None, 1)[0].lower() in ("i", "i'm", "i've"):
+                stmt = head.rstrip(",;:") + "."
         if stmt is None:
             return None
         s = stmt

@@ -119,7 +119,7 @@ def words(text: str) -> list[str]:
 # --- cleaning the edges of a sentence ----------------------------------------------
 
 _INTERJECTION = (
-    r"(?:hey|hi|hello|heya|hiya|yo|oh|ooh|ah|aw+|wow+|whoa|woah|omg|oh my god|oh my gosh|"
+    r"(?:hey|hi|hello|heya|hiya|yo|oh|ooh|ah|oof|ouch|yikes|phew|aw+|wow+|whoa|woah|omg|oh my god|oh my gosh|"
     r"gosh|geez|jeez|yeah|yea|yep|yup|yes|no|nope|nah|ok|okay|alright|well|so|um+|uh+|hmm+|"
     r"lol|haha(?:ha)*|hehe|thanks|thank you|thx|sure|totally|absolutely|definitely|exactly|"
     r"indeed|true|right|cool|awesome|great|nice|sweet|good|amazing|wonderful|fantastic|"
@@ -207,7 +207,7 @@ congratulations by btw anyway anyways honestly seriously actually also plus and 
 girl guys friend buddy dear hun babe agreed same me for of you to tbh that's remind reminder
 note fyi just quick update then it's how really very super im i'm glad happy neat impressive
 lovely exciting please big some fun heads keep bear remember be worth noted understood got will
-a since lots much tons loads your ur
+a since lots much tons loads your ur oof ouch yikes phew
 """.split())
 _TAG_WORDS = frozenset("""know right lol haha hahaha hehe though too tbh honestly it think huh
 eh""".split())

@@ -20,6 +20,8 @@ _NEWS_LEAD_RE = re.compile(
     r"^(?:(?:i've|i have|i)\s+)?(?:got|have)\s+(?:some\s+)?(?:great|good|big|exciting|amazing|awesome)?\s*news"
     r"(?:\s+to\s+share)?\s*(?:\s-\s|[-:,!.\u2026]+)\s*|"
     r"^(?:you won't believe (?:it|this|what happened)|guess what)\s*(?:\s-\s|[-:,!.\u2026]+)\s*|"
+    r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|super\s+)?(?:happy|glad|thrilled|stoked|proud)\s+for\s+(?:you|ya)"
+    r"(?:\s+too)?\s*(?:\s-\s|[,!.\u2026]+)\s*(?=\S)|"
     r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|super\s+)?(?:excited|happy|thrilled|stoked)\s+to\s+"
     r"(?:tell|share with|let) (?:you|ya)(?:\s+know)?(?:\s+that)?,?\s+(?=(?:i|i'm|i've|my|we|we're|our)\b)",
     re.IGNORECASE)
@@ -42,7 +44,10 @@ _CATCH_UP_RE = re.compile(
     r"a busy|a crazy|a hectic)|long time no (?:see|talk|chat)|"
     r"(?:so\s+)?much (?:since|going on)|(?:a lot|lots|so much) (?:since|to catch up)|"
     r"(?:i've |it's |it has )?been (?:a|such a|so|super|really) (?:busy|crazy|hectic|long|wild) "
-    r"(?:week|month|few weeks|few days|time|while)|i'll keep (?:you|ya|u) (?:posted|updated))\b[^-]*$", re.IGNORECASE)
+    r"(?:week|month|few weeks|few days|time|while)|i'll keep (?:you|ya|u) (?:posted|updated)|"
+    r"(?:hey\s+)?(?:we|i)\s+haven't\s+(?:talked|spoken|chatted|caught up|seen each other)|"
+    r"(?:some\s+)?(?:(?:pretty|really|so)\s+)?(?:cool|crazy|big|exciting|fun|wild)?\s*(?:stuff|things)\s+"
+    r"(?:has\s+|have\s+)?(?:happened|been happening|going on)\s+since)\b[^-]*$", re.IGNORECASE)
 # Support talk between friends: "I'm always here for you", "Glad I could help", "I'm sure
 # you'll do great", "I'd love to see it" -- kind, and nothing an agent needs to remember.
 _SUPPORT_RE = re.compile(
@@ -50,7 +55,10 @@ _SUPPORT_RE = re.compile(
     r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|just\s+)?(?:glad|happy)\s+(?:i|we)\s+(?:could|can|was able to)\s+help|"
     r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|just\s+)?(?:glad|happy|sure)\s+(?:that\s+)?(?:you|your|you're|you've|"
     r"you'll|it|the pic|the photo|that|everyone)\b|"
-    r"^(?:i'd|i would)\s+love\s+to\s+(?:see|check|hear|read|watch)\b", re.IGNORECASE)
+    r"^(?:i'd|i would)\s+love\s+to\s+(?:see|check|hear|read|watch)\b|"
+    r"^(?:i\s+)?can\s+(?:only\s+)?imagine\b|"
+    r"^(?:i'm|im|i am)\s+(?:so\s+|really\s+|super\s+)?(?:thrilled|stoked|happy|excited|glad|proud)\s+for\s+(?:you|ya)\b[^,;-]*$",
+    re.IGNORECASE)
 _NAMED_RE = re.compile(r"(?<=\w )[A-Z]|\d")
 # The chat's own logistics: "I'll get the video to you soon", "I'll send it to ya later".
 _LOGISTICS_RE = re.compile(
