@@ -101,3 +101,15 @@ def test_a_question_keeps_the_statement_before_the_ask() -> None:
 
 def test_a_pleasantry_for_the_listener_does_not_lose_the_fact_after_it() -> None:
     assert lines(("Tim", "I'm so happy for you, I got a new job too!")) == ["Tim got a new job too."]
+
+
+def test_advice_and_what_the_speaker_did_with_the_listener_are_kept() -> None:
+    # Seen missing on LoCoMo retrieval when all of this was dropped as "about the listener".
+    assert lines(("Tim", "Make sure you watch other people's videos first.")) == [
+        "Make sure John watches other people's videos first."]
+    assert lines(("Tim", "Been reading that book you recommended a while ago.")) == [
+        "Tim has been reading that book John recommended a while ago."]
+    assert lines(("Tim", "It's a stuffed animal to remind you of the good vibes.")) == [
+        "It's a stuffed animal to remind John of the good vibes."]
+    assert lines(("Tim", "Let's make our collaboration awesome!")) == [
+        "Tim and John should make Tim's collaboration awesome."]

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import re
 
+from memfs.extract.lexicon import is_past_form
 from memfs.extract.sentences import content_words
 
 # A sentence that opens on the speaker is a fact of its own ("I love jazz."), never an add-on.
 OWN_SUBJECT_RE = re.compile(r"^(?:i|i'm|im|i've|i'd|i'll|my|me|we|we're|we've|our|"
                              r"(?:love|loved|like|hate|live|work)s?)\b", re.IGNORECASE)
-# "Working with people like you is motivating", "It's great to have a friend like you".
-EVALUATION_RE = re.compile(r"^(?:[A-Za-z]+ing\b[^.!?]*\b(?:is|are|was|makes|helps|brings|means)\b|"
-                            r"(?:it's|it is|it was|that's|that is)\b)", re.IGNORECASE)
-LETS_RE = re.compile(r"^(?:so\s+|and\s+|yes,?\s+)?let'?s\b", re.IGNORECASE)
+LETS_RE = re.compile(r"^(?:so\s+|and\s+|yes,?\s+)?let'?s\s+(?:just\s+)?(?:keep|continue|stay|never|always|not|"
+                     r"don't|hope|make (?:a|the|some|this|it) (?:difference|change|impact|happen|count))\b",
+                     re.IGNORECASE)
 _CAPITAL_RE = re.compile(r"(?<=\w )[A-Z][a-z]+|\d")
 
 
@@ -42,3 +42,17 @@ def held_by(s: str, name: str, names: list[str]) -> str:
     if not any(first.startswith(n) for n in names if n):
         s = s[:1].lower() + s[1:]
     return f"{name} thinks {s}"
+
+
+_YOU_VERB_RE = re.compile(r"\b(?:you|you've|you have)\s+(?:(?:just|really|finally|already|totally|definitely|"
+                          r"all|both|guys)\s+)?([a-z']+)", re.IGNORECASE)
+
+
+def told_back(s: str) -> bool:
+    """ "You found the perfect spot", "You've done so much": the listener's own past, said
+    back to them (a past verb right after "you"), not the speaker's view of them."""
+    for m in _YOU_VERB_RE.finditer(s):
+        verb = m.group(1).lower()
+        if verb in ("were", "did", "had", "been", "got", "went", "made") or is_past_form(verb):
+            return True
+    return False

@@ -43,14 +43,14 @@ from memfs.extract.attribution import (
 )
 from memfs.extract.blocks import Block, chat_blocks, document_blocks
 from memfs.extract.classify import classify
-from memfs.extract.dates import resolve_dates, sentence_tense
+from memfs.extract.dates import resolve_dates
 from memfs.extract.deixis import resolve_place
 from memfs.extract.intro import drop_introduction, introduced_name
 from memfs.extract.listener import (
-    EVALUATION_RE,
     LETS_RE,
     OWN_SUBJECT_RE,
     held_by,
+    told_back,
     same_subject,
     specific,
 )
@@ -219,17 +219,17 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
     else:
         addressee = ctx.addressee.get(seg.speaker or "")
         opinion = exhortation = False
+        s = restore_subject(normalize_slang(s))  # "Been reading the book you recommended": "I've"
         if addressee and not _FIRST_PERSON_ANY_RE.search(s):
             if is_generic_you(s):
                 return None  # "you guys are the best": about a group, not a fact about anyone
             if _SECOND_PERSON_RE.search(s):
-                if sentence_tense(s) == "past":
+                if told_back(s):
                     # "You found the perfect spot for your store": the listener's news told
                     # back to them; their own turn holds it first-hand.
                     return None
                 opinion = True  # "You're a great mentor": what the speaker thinks of them
         exhortation = LETS_RE.match(s) is not None and not specific(s, names)
-        s = restore_subject(normalize_slang(s))
         s = attribute(s, name, addressee, context=seg.text, named=named)
     if "there" in s or "here" in s:
         before = seg.text[: max(seg.text.find(raw[:20]), 0)] if raw else ""
@@ -245,8 +245,8 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
         if s.startswith(addressee):  # a clause about the listener: the speaker's view
             if not named:
                 s = held_by(s, name, ctx.names)
-        elif not EVALUATION_RE.match(s):
-            return None  # "Keep going for your dreams!", "Respect for all you do": no fact
+        # Anything else keeps its speaker below: advice ("Make sure you watch other people's
+        # videos first") is worth a line; encouragement was dropped by has_content.
 
     text = _finish(s)
     if not text:
