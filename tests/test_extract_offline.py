@@ -128,6 +128,7 @@ def test_questions_dropped_unless_they_carry_a_statement() -> None:
      "Caroline and family organized a meal and their kids served it to them."),
     ("Working with people like you is motivating.", "Working with people like Melanie is motivating."),
     ("Working together would be great!", "Working together would be great!"),
+    ("Networking plays a big role in deals.", "Networking plays a big role in deals."),
 ])
 def test_attribution(text: str, expected: str) -> None:
     assert said("Caroline", text, "Melanie") == expected

@@ -42,7 +42,8 @@ keen into obsessed considering currently busy off
 _GERUND_VERB_RE = re.compile(r"\b(?:is|was|are|were|isn't|wasn't|aren't|weren't|has been|"
                              r"can be|makes|made|helps|helped|gives|keeps|means|has|had|would|will|could|can|"
                              r"should|might|must|pays|works|matters|helps|brings|takes|costs|feels|goes|gets|lets|"
-                             r"does|did|changed|changes|shows|showed)\b",
+                             r"does|did|changed|changes|shows|showed|plays|played|creates|leads|needs|requires|"
+                             r"involves|becomes|builds)\b",
                              re.IGNORECASE)
 # A clause that starts after the gerund phrase: ", which is exciting", " - it's been".
 _LATER_CLAUSE_RE = re.compile(
