@@ -93,15 +93,15 @@ def test_questions_dropped_unless_they_carry_a_statement() -> None:
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("I went to a support group.", "Caroline went to a support group."),
-    ("I'm swamped with my kids.", "Caroline is swamped with Caroline's kids."),
+    ("I'm swamped with my kids.", "Caroline is swamped with their kids."),
     ("I've been to Paris.", "Caroline has been to Paris."),
     ("I have two dogs.", "Caroline has two dogs."),
     ("I am a teacher.", "Caroline is a teacher."),
     ("I was sad.", "Caroline was sad."),
-    ("I do yoga and I don't like cats.", "Caroline does yoga and Caroline doesn't like cats."),
+    ("I do yoga and I don't like cats.", "Caroline does yoga and they don't like cats."),
     ("I love painting.", "Caroline loves painting."),
     ("I really enjoy camping.", "Caroline really enjoys camping."),
-    ("I try to watch my diet.", "Caroline tries to watch Caroline's diet."),
+    ("I try to watch my diet.", "Caroline tries to watch their diet."),
     ("I usually go running.", "Caroline usually goes running."),
     ("I'd love to help.", "Caroline would love to help."),
     ("I'd been there before.", "Caroline had been there before."),
@@ -112,11 +112,21 @@ def test_questions_dropped_unless_they_carry_a_statement() -> None:
     ("Your kids are lovely.", "Melanie's kids are lovely."),
     ("You have such a caring heart.", "Melanie has such a caring heart."),
     ("It helps the people you work with.", "It helps the people Melanie works with."),
-    ("Gonna continue my edu.", "Caroline is going to continue Caroline's edu."),
+    ("Gonna continue my edu.", "Caroline is going to continue their edu."),
     ("Love that painting!", "Caroline loves that painting!"),
-    ("Lost my job yesterday.", "Caroline lost Caroline's job yesterday."),
+    ("Lost my job yesterday.", "Caroline lost their job yesterday."),
     ("I carved out some me-time.", "Caroline carved out some me-time."),
     ("Taking care of ourselves is vital.", "Taking care of themselves is vital."),
+    # A later mention of the speaker in the same line is singular "they" -- unless someone
+    # else could be meant ("they" already there, or the listener named).
+    ("My sister and I think they moved.", "Caroline's sister and Caroline think they moved."),
+    ("I told you my plan.", "Caroline told Melanie Caroline's plan."),
+    ("I was glad my team won and I am proud.", "Caroline was glad their team won and they are proud."),
+    ("We organized a meal and our kids served it to us.",
+     "Caroline and family organized a meal and their kids served it to them."),
+    ("Working with people like you is motivating.", "Working with people like Melanie is motivating."),
+    ("Working together would be great!", "Working together would be great!"),
+    ("Networking plays a big role in deals.", "Networking plays a big role in deals."),
 ])
 def test_attribution(text: str, expected: str) -> None:
     assert said("Caroline", text, "Melanie") == expected
@@ -249,10 +259,22 @@ def test_locomo_like_session() -> None:
         ("D1:2", "Melanie is swamped with the kids & work.", "profile", "2023-05-08"),
         ("D1:3", "Caroline went to a LGBTQ support group on 2023-05-07 and it was so powerful.",
          "event", "2023-05-07"),
-        ("D1:4", "Melanie painted that lake sunrise in 2022. It's special to Melanie.", "event",
+        ("D1:4", "Melanie painted that lake sunrise in 2022. It's special to them.", "event",
          "2022"),
     ]
     assert [f.speaker for f in facts] == ["Melanie", "Caroline", "Melanie"]
+
+
+def test_what_one_says_of_the_listener_is_their_view_and_echoes_are_dropped() -> None:
+    src = chat(
+        ("Caroline", "I opened my store last week."),
+        ("Melanie", "Wow! You found the perfect spot for your store. You're a great businesswoman."),
+        ("Caroline", "Your support means a lot, I'm opening a second shop in May."),
+    )
+    texts = [f.text for f in extract_offline(src)]
+    assert texts == ["Caroline opened their store in the week of 2023-05-01.",
+                     "Melanie thinks Caroline is a great businesswoman.",
+                     "Caroline is opening a second shop in May 2023."]
 
 
 def test_provenance_dedupe_and_determinism() -> None:

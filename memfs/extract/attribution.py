@@ -18,8 +18,8 @@ Rules (conservative; a wrong name is worse than a clumsy sentence):
 - Speaker None or a generic role ("user", "human") -> "the user" ("The user" at the
   start of a sentence). Turns from assistant/system/tool roles are not attributed: the
   offline extractor skips them (see ``offline``).
-- Subject-less chat sentences get their "I" back first: "Love that painting!" ->
-  "I love that painting!", "Gonna continue my edu" -> "I'm going to continue my edu".
+- Subject-less chat sentences get their "I" back first (``subject.restore_subject``,
+  re-exported here): "Love that painting!" -> "I love that painting!".
 """
 
 from __future__ import annotations
@@ -30,13 +30,13 @@ from memfs.extract.lexicon import (
     ADVERBS,
     AMBIGUOUS_PAST,
     ED_ADJECTIVES,
-    FAMILY_WORDS,
-    IRREGULAR_PAST,
     MODALS,
     RELATION_WORDS,
     STOPWORDS,
     is_past_form,
 )
+from memfs.extract.groups import group_name  # noqa: F401 (public here)
+from memfs.extract.subject import normalize_slang, restore_subject  # noqa: F401 (public here)
 
 USER_ROLES = frozenset({"user", "human", "me", "customer", "client", "person", "speaker",
                         "unknown", "anonymous", "guest", "you", "author", "owner"})
@@ -78,6 +78,16 @@ _PLURAL_FIRST = frozenset({"we", "we're", "we've", "we'll", "we'd", "us", "our",
 _AGREE = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does",
           "don't": "doesn't", "haven't": "hasn't", "aren't": "isn't", "weren't": "wasn't",
           "ain't": "isn't", "dont": "doesn't", "havent": "hasn't"}
+_LATER_MENTION = {"i": "they", "i'm": "they are", "im": "they are", "i've": "they have",
+                  "ive": "they have", "i'll": "they will", "i'd": "they", "me": "them", "my": "their",
+                  "mine": "theirs"}
+_AGREE_THEY = {"am": "are", "was": "were", "wasn't": "weren't", "'m": "are"}
+_THEY_RE = re.compile(r"\b(?:they|them|their|theirs|they're|they've|he|she|his|him|her|hers)\b",
+                      re.IGNORECASE)
+_PLURAL_THEY_RE = re.compile(r"\b(?:they|them|their|theirs|they're|they've)\b", re.IGNORECASE)
+_GROUP_LATER = {"we": "they", "we're": "they are", "we've": "they have", "we'll": "they will",
+                "we'd": "they would", "us": "them", "our": "their", "ours": "theirs"}
+_YOU_RE = re.compile(r"\b(?:you|your|you're|you've|you'll|you'd|yours|yourself)\b", re.IGNORECASE)
 _IRREGULAR_3RD = {"be": "is", "have": "has", "do": "does", "go": "goes", "undergo": "undergoes"}
 
 _PAST_CUE_RE = re.compile(r"\b(?:yesterday|ago|last|was|were|went|did|had|earlier|in (?:january|february|"
@@ -91,6 +101,7 @@ _GENERIC_YOU_RE = re.compile(
     re.IGNORECASE,
 )
 _YOU_KNOW_RE = re.compile(
+    r"(?<!\blet)(?<!\blet\s)(?<!\blet's)(?<!\blet's\s)"
     r",?\s*\byou know\b,?(?!\s+(?:what|how|that|about|if|when|where|who|why)\b)",
     re.IGNORECASE)
 _PARTICIPLE_HINT = frozenset("""
@@ -98,125 +109,10 @@ been had gone done seen taken given known got gotten made become heard come neve
 better rather
 """.split())
 
-# --- slang that hides the verb --------------------------------------------------
-_SLANG = [
-    (re.compile(r"\bgonna\b", re.I), "going to"),
-    (re.compile(r"\bwanna\b", re.I), "want to"),
-    (re.compile(r"(?<='ve )gotta\b|(?<=\bhave )gotta\b", re.I), "got to"),
-    (re.compile(r"\bgotta\b", re.I), "have to"),
-    (re.compile(r"\bkinda\b", re.I), "kind of"),
-    (re.compile(r"\bsorta\b", re.I), "sort of"),
-    (re.compile(r"(?<!\w)'cause\b|\bcuz\b|\bcoz\b", re.I), "because"),
-    (re.compile(r"(?<![\w'])ya\b(?!')", re.I), "you"),
-    (re.compile(r"\b([A-Za-z]{3,})in'(?=\W|$)"), r"\1ing"),
-]
-
-# --- dropped subjects -------------------------------------------------------------
-_DROP_I = frozenset("""
-love loved like liked want wanted hope hoped wish think thought feel felt went got had saw
-made took started finished need needed miss missed agree enjoyed bought tried visited
-can't cannot couldn't didn't don't won't haven't learned found joined signed booked spent
-adopted decided met picked painted ran baked cooked watched attended took received
-recommend recommended lost won quit moved
-""".split())
-_DROP_IM = frozenset("""
-going planning thinking hoping trying working looking heading loving feeling getting
-taking glad happy excited thrilled stoked grateful thankful proud sad bummed swamped
-keen into obsessed considering currently busy off
-""".split())
-_GERUND_VERB_RE = re.compile(r"\b(?:is|was|are|were|isn't|wasn't|aren't|weren't|has been|"
-                             r"can be|makes|made|helps|helped|gives|keeps|means)\b",
-                             re.IGNORECASE)
-# A clause that starts after the gerund phrase: ", which is exciting", " - it's been".
-_LATER_CLAUSE_RE = re.compile(
-    r",\s*(?:which|who|where)\b|,\s*(?:and|but|so)\s+(?:i|we|you|it|he|she|they|my|that|this)\b"
-    r"|\s-\s|;", re.IGNORECASE)
-
-
-def _gerund_is_subject(sentence: str) -> bool:
-    """ "Taking care of ourselves is vital": the -ing phrase has its own verb."""
-    m = _GERUND_VERB_RE.search(sentence)
-    return m is not None and not _LATER_CLAUSE_RE.search(sentence[:m.start()])
-_OBJECT_START = frozenset("""my a an the some this that these those to up out back our his her
-their it them home into on in at by with for""".split())
-_YOU_RE = re.compile(r"\b(?:you|your|you're|you've|yours)\b", re.IGNORECASE)
-_ING_NOUNS = frozenset("""thing things something nothing anything everything morning mornings
-evening evenings wedding weddings building buildings meeting meetings ceiling king ring
-spring string wing sibling siblings offspring pudding during ping swing sing bring sting
-feeling feelings painting paintings drawing drawings reading writing clothing darling
-earring earrings setting ending beginning opening blessing blessings according nothing
-interesting amazing exciting inspiring boring relaxing challenging rewarding stunning
-charming annoying exhausting frustrating fascinating surprising touching encouraging
-disappointing overwhelming refreshing promising heartwarming terrifying interesting
-outstanding breathtaking satisfying uplifting calming soothing thrilling intriguing
-""".split())
-_DROP_ADV = frozenset({"just", "really", "finally", "recently", "also", "actually", "totally",
-                       "always", "never", "still", "highly", "definitely", "even", "once"})
-_NOT_AFTER_DROP = frozenset({"is", "was", "are", "were", "can", "will", "would", "has",
-                             "have", "'s", "of", "and", "it's", "but", "or"})
-
-_SLANG_ANY_RE = re.compile(r"gonna|wanna|gotta|kinda|sorta|cause|cuz|coz|in'|\bya\b",
-                           re.IGNORECASE)
-_FIRST_TWO_RE = re.compile(r"([A-Za-z']+)(\s+)([A-Za-z']+)?")
-_IT_MADE_ME_RE = re.compile(r"(?:[A-Za-z']+\s+)?(?:made|makes|make|gave|gives|got|gets|helped|"
-                            r"helps|reminded|reminds|brought|brings)\s+(?:me|my)\b", re.IGNORECASE)
-_VERB_ME_RE = re.compile(r"[A-Za-z']+\s+me\b", re.IGNORECASE)
-# "Growing up, I saw ..." / "Seeing their smiles, we knew ...": a participle phrase.
-_PARTICIPLE_COMMA_RE = re.compile(
-    r"[A-Za-z']+(?:\s+[A-Za-z']+)?,|[^,]{0,80},\s*(?:i|we|you|he|she|they|my|our|i'm|"
-    r"we're|we've|i've)\b", re.IGNORECASE)
 _WE_RE = re.compile(r"\b(?:we|we're|we've|we'll|we'd|us)\b")
 _SHARED_NOUNS = frozenset({"friendship", "chat", "chats", "talk", "talks", "conversation",
                            "conversations", "meeting", "call", "catch-up"})
 
-
-def normalize_slang(sentence: str) -> str:
-    if not _SLANG_ANY_RE.search(sentence):
-        return sentence
-    for pattern, repl in _SLANG:
-        sentence = pattern.sub(repl, sentence)
-    return sentence
-
-
-def restore_subject(sentence: str) -> str:
-    """Chat drops the subject: "Love that painting!" -> "I love that painting!"."""
-    m = _FIRST_TWO_RE.match(sentence)
-    if not m:
-        return sentence
-    first, nxt = m.group(1).lower(), (m.group(3) or "").lower()
-    if first in ("i", "im", "i'm", "i've", "i'd", "i'll", "we", "my", "our"):
-        return sentence
-    if nxt in _NOT_AFTER_DROP:
-        return sentence
-    rest = sentence[0].lower() + sentence[1:]
-    if _IT_MADE_ME_RE.match(sentence) or \
-            _VERB_ME_RE.match(sentence) and first not in (
-                "love", "loved", "miss", "missed", "sent", "told", "gave", "showed"):
-        return sentence  # "Really made me think" / "Made my day": the subject is "it"
-    if first == "been":
-        return "I've " + rest
-    ing_verb = (first.endswith("ing") and len(first) > 5 and first not in _ING_NOUNS
-                and first not in _DROP_I)
-    if first in _DROP_IM or ing_verb:
-        if first.endswith("ing") and (_gerund_is_subject(sentence)
-                                      or _YOU_RE.search(sentence)
-                                      or _PARTICIPLE_COMMA_RE.match(sentence)):
-            # "Taking care of ourselves is vital." has its subject; "Seeing their
-            # smiles, we knew ..." is a participle; "Taking in kids in need - you're so
-            # kind" is about the other person.
-            return sentence
-        return "I'm " + rest
-    if first in _DROP_I or (
-            (first in IRREGULAR_PAST or (first.endswith("ed") and first not in ED_ADJECTIVES))
-            and first not in ("was", "were", "did", "had", "said", "used", "need", "meant")
-            and nxt in _OBJECT_START):
-        return "I " + rest  # "Lost my job yesterday", "Finished a painting"
-    if first in _DROP_ADV and nxt and (nxt in _DROP_I or nxt in IRREGULAR_PAST
-                                       or (nxt.endswith("ed") and nxt not in ED_ADJECTIVES)):
-        if first in ("always", "never") and (nxt in IRREGULAR_PAST or nxt.endswith("ed")):
-            return "I've " + rest
-        return "I " + rest
-    return sentence
 
 
 def third_person(verb: str) -> str:
@@ -243,7 +139,8 @@ def _looks_like_base_verb(word: str) -> bool:
     low = word.lower()
     if not word.islower() or not low.isalpha() or len(low) < 2:
         return False
-    if low in _NON_VERBS or low in MODALS or low in ADVERBS or is_past_form(low):
+    if low in _NON_VERBS or low in MODALS or low in ADVERBS or is_past_form(low) \
+            or low in ("is", "was", "has", "does"):  # already agrees: never "ises"
         return False
     if low.endswith(("ed", "ing", "ly")) and len(low) > 4:
         return False
@@ -254,13 +151,19 @@ def _looks_like_base_verb(word: str) -> bool:
 
 class _Rewriter:
     def __init__(self, sentence: str, name: str, addressee: str | None, group: str,
-                 plural: bool = True):
+                 plural: bool = True, named: bool = False):
         self.tokens: list[str] = _TOKEN_RE.findall(sentence)
         self.plural = plural
         self.name = name
         self.addressee = addressee
         self.group = group
         self.past_context = bool(_PAST_CUE_RE.search(sentence))
+        # Once the line has named the speaker, later "I"/"my"/"me" read better as singular
+        # "they" -- unless another person or a plural "they" could be meant.
+        self.named = named  # the line already named the speaker (a continuation)
+        self.group_pronoun_ok = _PLURAL_THEY_RE.search(sentence) is None
+        self.pronoun_ok = _THEY_RE.search(sentence) is None and not _WE_RE.search(sentence.lower()) and (
+            addressee is None or addressee not in sentence) and not _YOU_RE.search(sentence)
 
     def _next_word(self, i: int) -> int | None:
         """Index of the next word token if only whitespace separates it from token i."""
@@ -339,6 +242,12 @@ class _Rewriter:
         if _looks_like_base_verb(verb):
             self.tokens[j] = third_person(verb)
 
+    def _agree_plural(self, i: int) -> None:
+        """After "they" (the speaker, named earlier in the line): am -> are, was -> were."""
+        j = self._next_word(i)
+        if j is not None and self.tokens[j].lower() in _AGREE_THEY:
+            self.tokens[j] = _AGREE_THEY[self.tokens[j].lower()]
+
     def _would_or_had(self, i: int) -> str:
         j = self._next_word(i)
         if j is not None:
@@ -356,6 +265,19 @@ class _Rewriter:
             if (i + 1 < len(toks) and toks[i + 1] == "-") or (i > 0 and toks[i - 1] == "-"):
                 continue  # part of a compound: "me-time", "self-care"
             low = tok.lower()
+            if self.plural and self.group_pronoun_ok and low in _GROUP_LATER \
+                    and group in "".join(toks[:i]):
+                toks[i] = _GROUP_LATER[low]  # "Maria and others organized ... they served"
+                continue
+            if self.pronoun_ok and low in _LATER_MENTION and (self.named or name in "".join(toks[:i])) \
+                    and not (low == "i" and self._is_coordinated(i)) \
+                    and (low != "i" or tok in ("I", "i")):
+                toks[i] = _LATER_MENTION[low]  # "Caroline explored their transition"
+                if low == "i":
+                    self._agree_plural(i)
+                elif low == "i'd":
+                    toks[i] = "they " + self._would_or_had(i)
+                continue
             if low == "i" and tok in ("I", "i"):
                 coordinated = self._is_coordinated(i)
                 toks[i] = name
@@ -439,37 +361,18 @@ class _Rewriter:
             toks[i] = "themself"
 
 
-_FAMILY_RE = re.compile(r"\b(?:" + "|".join(sorted(FAMILY_WORDS, key=len, reverse=True))
-                        + r")\b", re.IGNORECASE)
-_MUTUAL_RE = re.compile(r"\b(?:chat|chats|chatted|chatting|talk|talks|talked|talking|spoke|"
-                        r"speak|spoken|met|meet|caught up|catch up|hung out|hang out|each other|"
-                        r"last time|texted|messaged|friendship|conversation|conversations)\b",
-                        re.IGNORECASE)
-
-
-def group_name(name: str, context: str, sentence: str = "", addressee: str | None = None) -> str:
-    """What "we" becomes: plural, so the verb after it needs no change.
-
-    "since we last chatted" between two people -> "Caroline and Melanie"; a turn that
-    mentions family -> "Caroline and family"; otherwise "Caroline and others".
-    """
-    if addressee and _MUTUAL_RE.search(sentence):
-        return f"{name} and {addressee}"
-    if _FAMILY_RE.search(context):
-        return f"{name} and family"
-    return f"{name} and others"
-
-
 def is_generic_you(sentence: str) -> bool:
     return "you" in sentence.lower() and bool(_GENERIC_YOU_RE.search(sentence))
 
 
 def attribute(sentence: str, name: str, addressee: str | None = None, *,
-              context: str | None = None, plural: bool = True) -> str:
+              context: str | None = None, plural: bool = True, named: bool = False) -> str:
     """Rewrite pronouns in ``sentence`` as said by ``name`` (to ``addressee``, if known).
 
     ``context`` (the whole turn) decides whether "we" means family or others.
     ``plural=False`` leaves "we"/"our"/"us" as written (a document's "we" is its team).
+    ``named=True``: the line this sentence joins already names the speaker, so first
+    person reads as singular "they" throughout (when nobody else could be meant).
     """
     low = sentence.lower()
     needs_group = ("we" in low or "us" in low) and _WE_RE.search(low) is not None
@@ -479,7 +382,7 @@ def attribute(sentence: str, name: str, addressee: str | None = None, *,
     second = addressee is not None and not is_generic_you(sentence)
     if second and "you know" in low:
         sentence = _YOU_KNOW_RE.sub("", sentence)
-    out = _Rewriter(sentence, name, addressee, group, plural).run(second_person=second)
+    out = _Rewriter(sentence, name, addressee, group, plural, named).run(second_person=second)
     if out and out[0].islower():
         out = out[0].upper() + out[1:]
     return out

@@ -46,9 +46,18 @@ from memfs.extract.classify import classify
 from memfs.extract.dates import resolve_dates
 from memfs.extract.deixis import resolve_place
 from memfs.extract.intro import drop_introduction, introduced_name
+from memfs.extract.listener import (
+    LETS_RE,
+    OWN_SUBJECT_RE,
+    held_by,
+    told_back,
+    same_subject,
+    specific,
+)
 from memfs.extract.transcript import as_transcript
 from memfs.extract.sentences import (
     has_content,
+    is_talk,
     normalize_text,
     question_to_statement,
     split_sentences,
@@ -58,6 +67,8 @@ from memfs.extract.sentences import (
 log = logging.getLogger(__name__)
 
 MAX_FACT_CHARS = 300
+#: A follow-up sentence this short joins the speaker's previous fact in the same turn.
+MERGE_SHORT_CHARS = 60
 #: A fact naming nobody, undated, without a proper noun, of at most this many words, is a
 #: reaction to what the other person said, not a memory.
 REACTION_MAX_WORDS = 9
@@ -78,6 +89,8 @@ _CONTINUATION_RE = re.compile(r"^(?:it|it's|its|that|that's|this|this's|they|the
 _FIRST_PERSON_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself)\b")
 _FIRST_PERSON_ANY_RE = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|my|me|mine|myself|we|"
                                   r"we're|we've|our|ours|us)\b", re.IGNORECASE)
+_SECOND_PERSON_RE = re.compile(r"\b(?:you|your|you're|you've|you'll|you'd|yours|yourself|ya|u|ur)\b",
+                               re.IGNORECASE)
 _WS_RE = re.compile(r"\s+")
 _SPACE_PUNCT_RE = re.compile(r"\s+([,.;:!?])")
 _END_RE = re.compile(r"[\s!.\u2026,;:]+$")
@@ -169,7 +182,7 @@ _DANGLING_END_RE = re.compile(r"\b(?:it|that|this|them|so|too|there|here|one)\W*
 
 def _short_fact(s: str, names: list[str]) -> bool:
     m = _SHORT_FACT_RE.match(s.strip())
-    if not m or _DANGLING_END_RE.search(s) or len(s.split()) > 6:
+    if not m or _DANGLING_END_RE.search(s) or len(s.split()) > 6 or is_talk(s):
         return False
     rest = m.group("rest")
     if re.fullmatch(r"\d{1,3}(?: years old)?", rest.strip()):
@@ -178,7 +191,7 @@ def _short_fact(s: str, names: list[str]) -> bool:
 
 
 def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: str,
-                    ref: datetime | None) -> _Piece | None:
+                    ref: datetime | None, named: bool = False) -> _Piece | None:
     is_doc = ctx.kind == "document"
     names = ctx.names + ([seg.speaker] if seg.speaker else [])
     s = strip_edges(raw, names)
@@ -186,6 +199,11 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
         return None
     if s.endswith("?"):
         stmt = question_to_statement(s)
+        if stmt is None and not is_doc and " - " in s:
+            # "Need help with marketing - any advice?": the statement before the ask.
+            head = restore_subject(s.split(" - ", 1)[0])
+            if len(head.split()) >= 4 and head.split(None, 1)[0].lower() in ("i", "i'm", "i've"):
+                stmt = head.rstrip(",;:") + "."
         if stmt is None:
             return None
         s = stmt
@@ -200,10 +218,19 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
             personal = True
     else:
         addressee = ctx.addressee.get(seg.speaker or "")
-        if addressee and is_generic_you(s) and not _FIRST_PERSON_ANY_RE.search(s):
-            return None  # "you guys are the best": about a group, not a fact about anyone
-        s = restore_subject(normalize_slang(s))
-        s = attribute(s, name, addressee, context=seg.text)
+        opinion = exhortation = False
+        s = restore_subject(normalize_slang(s))  # "Been reading the book you recommended": "I've"
+        if addressee and not _FIRST_PERSON_ANY_RE.search(s):
+            if is_generic_you(s):
+                return None  # "you guys are the best": about a group, not a fact about anyone
+            if _SECOND_PERSON_RE.search(s):
+                if told_back(s):
+                    # "You found the perfect spot for your store": the listener's news told
+                    # back to them; their own turn holds it first-hand.
+                    return None
+                opinion = True  # "You're a great mentor": what the speaker thinks of them
+        exhortation = LETS_RE.match(s) is not None and not specific(s, names)
+        s = attribute(s, name, addressee, context=seg.text, named=named)
     if "there" in s or "here" in s:
         before = seg.text[: max(seg.text.find(raw[:20]), 0)] if raw else ""
         resolved = resolve_place(s, ctx.previous + " " + before)
@@ -211,6 +238,16 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
             return None  # "the food there" with no place to point at: says nothing alone
         s = resolved
     s, when = resolve_dates(s, ref)
+    if not is_doc and exhortation and when is None:
+        return None  # "Let's keep making a difference!": no plan, no date, no place
+    if not is_doc and opinion:
+        addressee = ctx.addressee.get(seg.speaker or "", "")
+        if s.startswith(addressee):  # a clause about the listener: the speaker's view
+            if not named:
+                s = held_by(s, name, ctx.names)
+        # Anything else keeps its speaker below: advice ("Make sure you watch other people's
+        # videos first") is worth a line; encouragement was dropped by has_content.
+
     text = _finish(s)
     if not text:
         return None
@@ -252,10 +289,24 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
     pieces: list[_Piece] = []
     for block in blocks:
         for raw in split_sentences(block.text):
-            piece = _sentence_piece(raw, block, seg, ctx, name, ref)
+            prev = pieces[-1] if pieces else None
+            joins = (prev is not None and prev.block is block and not block.list_item
+                     and name in prev.text and bool(_CONTINUATION_RE.match(raw.strip())))
+            piece = _sentence_piece(raw, block, seg, ctx, name, ref, named=joins)
             if piece is None:
                 continue
-            prev = pieces[-1] if pieces else None
+            if (ctx.kind == "conversation" and not joins and prev is not None
+                    and prev.block is block and name in prev.text
+                    and len(piece.text) <= MERGE_SHORT_CHARS
+                    and not OWN_SUBJECT_RE.match(strip_edges(raw, ctx.names))
+                    and same_subject(prev.text, piece.text, ctx.names + [name])
+                    and len(prev.text) + len(piece.text) + 1 <= MAX_FACT_CHARS):
+                # A short follow-up by the same speaker adds to the fact before it ("Melanie
+                # took the kids to the museum. They loved the dinosaurs."): one line, not two.
+                again = _sentence_piece(raw, block, seg, ctx, name, ref, named=True)
+                if again is not None:
+                    again.continuation = True
+                    piece = again
             if (piece.continuation and prev is not None and prev.block is block
                     and not block.list_item
                     and len(prev.text) + len(piece.text) + 1 <= MAX_FACT_CHARS):

@@ -24,6 +24,13 @@ import unicodedata
 from collections.abc import Iterable
 
 from memfs.extract.lexicon import FILLER, STOPWORDS
+from memfs.extract.talk import (  # noqa: F401 (is_talk is public here)
+    _CATCH_UP_LEAD_RE,
+    _GRATITUDE_RE,
+    _NEWS_LEAD_RE,
+    _TRAIL_FEELING_RE,
+    is_talk,
+)
 
 _WORD_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*|\d+(?:[.,:]\d+)*", re.UNICODE)
 
@@ -112,7 +119,7 @@ def words(text: str) -> list[str]:
 # --- cleaning the edges of a sentence ----------------------------------------------
 
 _INTERJECTION = (
-    r"(?:hey|hi|hello|heya|hiya|yo|oh|ooh|ah|aw+|wow+|whoa|woah|omg|oh my god|oh my gosh|"
+    r"(?:hey|hi|hello|heya|hiya|yo|oh|ooh|ah|oof|ouch|yikes|phew|aw+|wow+|whoa|woah|omg|oh my god|oh my gosh|"
     r"gosh|geez|jeez|yeah|yea|yep|yup|yes|no|nope|nah|ok|okay|alright|well|so|um+|uh+|hmm+|"
     r"lol|haha(?:ha)*|hehe|thanks|thank you|thx|sure|totally|absolutely|definitely|exactly|"
     r"indeed|true|right|cool|awesome|great|nice|sweet|good|amazing|wonderful|fantastic|"
@@ -173,14 +180,18 @@ def strip_edges(sentence: str, names: Iterable[str] = ()) -> str:
     prev = None
     while s and s != prev:
         prev = s
+        s = _NEWS_LEAD_RE.sub("", s, count=1).strip()
         if _may_have_lead(s):
             s = _LEAD_RE.sub("", s).strip()
             s = _LEAD_BARE_RE.sub("", s).strip()
             s = _LEAD_NOTE_RE.sub("", s).strip()
             s = _CATCH_UP_LEAD_RE.sub("", s).strip()
             s = _LEAD_REACTION_RE.sub("", s).strip()
+            s = _GRATITUDE_RE.sub("", s).strip()
         if "," in s or "!" in s or ":" in s:
             s = _strip_vocatives(s, names)
+        if "," in s or " - " in s:
+            s = _TRAIL_FEELING_RE.sub("", s).strip()
         last = s.rstrip(".!?\u2026 ").rsplit(None, 1)[-1].lower() if s.strip(".!?\u2026 ") else ""
         if last in _TAG_WORDS:
             s = _TRAIL_TAG_RE.sub("", s).strip()
@@ -196,7 +207,7 @@ congratulations by btw anyway anyways honestly seriously actually also plus and 
 girl guys friend buddy dear hun babe agreed same me for of you to tbh that's remind reminder
 note fyi just quick update then it's how really very super im i'm glad happy neat impressive
 lovely exciting please big some fun heads keep bear remember be worth noted understood got will
-a since lots much tons loads
+a since lots much tons loads your ur oof ouch yikes phew
 """.split())
 _TAG_WORDS = frozenset("""know right lol haha hahaha hehe though too tbh honestly it think huh
 eh""".split())
@@ -302,21 +313,6 @@ _CLOSING_RE = re.compile(
 )
 
 
-# Catching up: "A lot's happened since we last chatted", "It's been super busy here".
-_CATCH_UP_RE = re.compile(
-    r"^(?:(?:so\s+)?(?:a lot|lots|so much|much|tons|a ton|loads|some big things|big things|plenty)"
-    r"(?:'s|\s+has|\s+have)?\s+(?:been\s+)?(?:happened|happening|going on|changed)|"
-    r"since (?:we|\w+ and \w+) last (?:spoke|talked|chatted|caught up|met)|"
-    r"(?:it's|it has) been (?:a while|ages|forever|too long|so long|super busy|so busy|crazy|hectic|busy|"
-    r"a busy|a crazy|a hectic)|long time no (?:see|talk|chat)|"
-    r"(?:so\s+)?much (?:since|going on)|(?:a lot|lots|so much) (?:since|to catch up)|"
-    r"(?:i've |it's |it has )?been (?:a|such a|so|super|really) (?:busy|crazy|hectic|long|wild) "
-    r"(?:week|month|few weeks|few days|time|while)|i'll keep you (?:posted|updated))\b[^-]*$", re.IGNORECASE)
-_CATCH_UP_LEAD_RE = re.compile(
-    r"^(?:(?:so\s+)?(?:a lot|lots|so much|much|some big things|big things)(?:'s|\s+has|\s+have)?\s+"
-    r"(?:been\s+)?(?:happened|going on)|since (?:we|\w+ and \w+) last (?:spoke|talked|chatted))[^-,]*"
-    r"(?:\s+-\s+|,\s+)", re.IGNORECASE)
-
 # Encouragement and instructions to the listener: no fact about anyone.
 _IMPERATIVE_RE = re.compile(
     r"^(?:check|look|chase|keep|enjoy|don't hesitate|feel free|"
@@ -339,7 +335,7 @@ def has_content(sentence: str, *, min_words: int = 4, names: Iterable[str] = ())
     ws = words(sentence)
     if len(ws) < min_words:
         return False
-    if _CATCH_UP_RE.match(sentence):
+    if is_talk(sentence):
         return False
     if min_words >= 4 and _IMPERATIVE_RE.match(sentence):
         return False

@@ -95,7 +95,10 @@ Rules:
   later {unit}s matter as much as the first topic. Skip only greetings, thanks, small talk and
   questions that state nothing.
 - Each fact must make sense on its own, without the {kind}. Name people by their names{names};
-  never write "I", "me", "my", "you" or "the user" when the person's name is known.
+  never write "I", "me", "my", "you" or "the user" when the person's name is known. Name the
+  person once per fact, then "they"/"their"; what someone says of the other person is their
+  view ("Gina thinks Jon is a great mentor"). Skip support talk ("I'm always here for you"),
+  encouragement ("keep it up") and news told back to the one who shared it.
 - Dates: {date_note} Turn relative dates ("yesterday", "last Saturday", "next month", "two years
   ago") into absolute dates, both in the text and in "when" (YYYY-MM-DD, YYYY-MM or YYYY).
   Leave "when" empty if the fact has no date of its own.

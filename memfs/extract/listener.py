@@ -1,0 +1,58 @@
+"""What one speaker says to the other: their view, their plans, their follow-ups.
+
+Between two people most "you" is the listener. A sentence about the listener alone is
+either the speaker's view of them ("You're a great mentor" -> "Gina thinks Jon is a great
+mentor") or the listener's own news told back ("You found the perfect spot"), which their
+own turn already holds. "Let's ..." is a plan only with a date, a place or a name in it. A
+short follow-up joins the fact before it only when it names the same thing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memfs.extract.lexicon import is_past_form
+from memfs.extract.sentences import content_words
+
+# A sentence that opens on the speaker is a fact of its own ("I love jazz."), never an add-on.
+OWN_SUBJECT_RE = re.compile(r"^(?:i|i'm|im|i've|i'd|i'll|my|me|we|we're|we've|our|"
+                             r"(?:love|loved|like|hate|live|work)s?)\b", re.IGNORECASE)
+LETS_RE = re.compile(r"^(?:so\s+|and\s+|yes,?\s+)?let'?s\s+(?:just\s+)?(?:keep|continue|stay|never|always|not|"
+                     r"don't|hope|make (?:a|the|some|this|it) (?:difference|change|impact|happen|count))\b",
+                     re.IGNORECASE)
+_CAPITAL_RE = re.compile(r"(?<=\w )[A-Z][a-z]+|\d")
+
+
+def specific(s: str, names: list[str]) -> bool:
+    """A proper noun (not a participant) or a number: "Let's meet at Rosie's at 7"."""
+    return any(m.group(0) not in " ".join(names) for m in _CAPITAL_RE.finditer(s))
+
+
+def same_subject(before: str, after: str, names: list[str]) -> bool:
+    """The follow-up names something the fact before it named ("... a pottery class. The
+    class is on Fridays."), so the two read as one fact, not two glued together."""
+    people = {n.lower() for name in names for n in name.split()}
+    stems = {w[:5] for w in content_words(before) if w not in people}
+    return any(w[:5] in stems for w in content_words(after) if w not in people)
+
+
+def held_by(s: str, name: str, names: list[str]) -> str:
+    """ "Jon is a great mentor" said by Gina to Jon is Gina's view: "Gina thinks Jon is ..."."""
+    first = s.split(None, 1)[0] if s.split() else ""
+    if not any(first.startswith(n) for n in names if n):
+        s = s[:1].lower() + s[1:]
+    return f"{name} thinks {s}"
+
+
+_YOU_VERB_RE = re.compile(r"\b(?:you|you've|you have)\s+(?:(?:just|really|finally|already|totally|definitely|"
+                          r"all|both|guys)\s+)?([a-z']+)", re.IGNORECASE)
+
+
+def told_back(s: str) -> bool:
+    """ "You found the perfect spot", "You've done so much": the listener's own past, said
+    back to them (a past verb right after "you"), not the speaker's view of them."""
+    for m in _YOU_VERB_RE.finditer(s):
+        verb = m.group(1).lower()
+        if verb in ("were", "did", "had", "been", "got", "went", "made") or is_past_form(verb):
+            return True
+    return False

@@ -1,0 +1,137 @@
+"""Chat drops words a fact needs: slang hides the verb, the subject is left out.
+
+Two repairs run before pronouns are rewritten (see ``attribution``):
+- ``normalize_slang``: "gonna" -> "going to", "wanna" -> "want to", "kinda" -> "kind of".
+- ``restore_subject``: "Love that painting!" -> "I love that painting!", "Gonna continue
+  my edu" -> "I'm going to continue my edu"; a gerund that is itself the subject
+  ("Taking care of ourselves is vital") or a participle phrase keeps its sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memfs.extract.lexicon import ED_ADJECTIVES, IRREGULAR_PAST
+
+# --- slang that hides the verb --------------------------------------------------
+_SLANG = [
+    (re.compile(r"\bgonna\b", re.I), "going to"),
+    (re.compile(r"\bwanna\b", re.I), "want to"),
+    (re.compile(r"(?<='ve )gotta\b|(?<=\bhave )gotta\b", re.I), "got to"),
+    (re.compile(r"\bgotta\b", re.I), "have to"),
+    (re.compile(r"\bkinda\b", re.I), "kind of"),
+    (re.compile(r"\bsorta\b", re.I), "sort of"),
+    (re.compile(r"(?<!\w)'cause\b|\bcuz\b|\bcoz\b", re.I), "because"),
+    (re.compile(r"(?<![\w'])ya\b(?!')", re.I), "you"),
+    (re.compile(r"\b([A-Za-z]{3,})in'(?=\W|$)"), r"\1ing"),
+]
+
+# --- dropped subjects -------------------------------------------------------------
+_DROP_I = frozenset("""
+love loved like liked want wanted hope hoped wish think thought feel felt went got had saw
+made took started finished need needed miss missed agree enjoyed bought tried visited
+can't cannot couldn't didn't don't won't haven't learned found joined signed booked spent
+adopted decided met picked painted ran baked cooked watched attended took received
+recommend recommended lost won quit moved
+""".split())
+_DROP_IM = frozenset("""
+going planning thinking hoping trying working looking heading loving feeling getting
+taking glad happy excited thrilled stoked grateful thankful proud sad bummed swamped
+keen into obsessed considering currently busy off
+""".split())
+_GERUND_VERB_RE = re.compile(r"\b(?:is|was|are|were|isn't|wasn't|aren't|weren't|has been|"
+                             r"can be|makes|made|helps|helped|gives|keeps|means|has|had|would|will|could|can|"
+                             r"should|might|must|pays|works|matters|helps|brings|takes|costs|feels|goes|gets|lets|"
+                             r"does|did|changed|changes|shows|showed|plays|played|creates|leads|needs|requires|"
+                             r"involves|becomes|builds)\b",
+                             re.IGNORECASE)
+# A clause that starts after the gerund phrase: ", which is exciting", " - it's been".
+_LATER_CLAUSE_RE = re.compile(
+    r",\s*(?:which|who|where)\b|,\s*(?:and|but|so)\s+(?:i|we|you|it|he|she|they|my|that|this)\b"
+    r"|\s-\s|;", re.IGNORECASE)
+
+
+def _gerund_is_subject(sentence: str) -> bool:
+    """ "Taking care of ourselves is vital": the -ing phrase has its own verb."""
+    m = _GERUND_VERB_RE.search(sentence)
+    return m is not None and not _LATER_CLAUSE_RE.search(sentence[:m.start()])
+_OBJECT_START = frozenset("""my a an the some this that these those to up out back our his her
+their it them home into on in at by with for""".split())
+_YOU_RE = re.compile(r"\b(?:you|your|you're|you've|yours)\b", re.IGNORECASE)
+_ING_NOUNS = frozenset("""thing things something nothing anything everything morning mornings
+evening evenings wedding weddings building buildings meeting meetings ceiling king ring
+spring string wing sibling siblings offspring pudding during ping swing sing bring sting
+feeling feelings painting paintings drawing drawings reading writing clothing darling
+earring earrings setting ending beginning opening blessing blessings according nothing
+interesting amazing exciting inspiring boring relaxing challenging rewarding stunning
+charming annoying exhausting frustrating fascinating surprising touching encouraging
+disappointing overwhelming refreshing promising heartwarming terrifying interesting
+outstanding breathtaking satisfying uplifting calming soothing thrilling intriguing
+""".split())
+_DROP_ADV = frozenset({"just", "really", "finally", "recently", "also", "actually", "totally",
+                       "always", "never", "still", "highly", "definitely", "even", "once"})
+_NOT_AFTER_DROP = frozenset({"is", "was", "are", "were", "can", "will", "would", "has",
+                             "have", "'s", "of", "and", "it's", "but", "or"})
+
+_SLANG_ANY_RE = re.compile(r"gonna|wanna|gotta|kinda|sorta|cause|cuz|coz|in'|\bya\b",
+                           re.IGNORECASE)
+_FIRST_TWO_RE = re.compile(r"([A-Za-z']+)(\s+)([A-Za-z']+)?")
+_IT_MADE_ME_RE = re.compile(r"(?:[A-Za-z']+\s+)?(?:made|makes|make|gave|gives|got|gets|helped|"
+                            r"helps|reminded|reminds|brought|brings)\s+(?:me|my)\b", re.IGNORECASE)
+_VERB_ME_RE = re.compile(r"[A-Za-z']+\s+me\b", re.IGNORECASE)
+# "Growing up, I saw ..." / "Seeing their smiles, we knew ...": a participle phrase.
+_PARTICIPLE_COMMA_RE = re.compile(
+    r"[A-Za-z']+(?:\s+[A-Za-z']+)?,|[^,]{0,80},\s*(?:i|we|you|he|she|they|my|our|i'm|"
+    r"we're|we've|i've)\b", re.IGNORECASE)
+
+
+def normalize_slang(sentence: str) -> str:
+    if not _SLANG_ANY_RE.search(sentence):
+        return sentence
+    for pattern, repl in _SLANG:
+        sentence = pattern.sub(repl, sentence)
+    return sentence
+
+
+def restore_subject(sentence: str) -> str:
+    """Chat drops the subject: "Love that painting!" -> "I love that painting!"."""
+    m = _FIRST_TWO_RE.match(sentence)
+    if not m:
+        return sentence
+    first, nxt = m.group(1).lower(), (m.group(3) or "").lower()
+    if first in ("i", "im", "i'm", "i've", "i'd", "i'll", "we", "my", "our"):
+        return sentence
+    if first in ("don't", "dont", "never") and _YOU_RE.search(sentence):
+        return sentence  # "Don't let anything stop you": an imperative, not a dropped "I"
+    if nxt in _NOT_AFTER_DROP:
+        return sentence
+    rest = sentence[0].lower() + sentence[1:]
+    if _IT_MADE_ME_RE.match(sentence) or \
+            _VERB_ME_RE.match(sentence) and first not in (
+                "love", "loved", "miss", "missed", "sent", "told", "gave", "showed"):
+        return sentence  # "Really made me think" / "Made my day": the subject is "it"
+    if first == "been":
+        return "I've " + rest
+    ing_verb = (first.endswith("ing") and len(first) > 5 and first not in _ING_NOUNS
+                and first not in _DROP_I)
+    if first in _DROP_IM or ing_verb:
+        if first.endswith("ing") and (_gerund_is_subject(sentence)
+                                      or _YOU_RE.search(sentence)
+                                      or _PARTICIPLE_COMMA_RE.match(sentence)):
+            # "Taking care of ourselves is vital." has its subject; "Seeing their
+            # smiles, we knew ..." is a participle; "Taking in kids in need - you're so
+            # kind" is about the other person.
+            return sentence
+        return "I'm " + rest
+    if first in _DROP_I or (
+            (first in IRREGULAR_PAST or (first.endswith("ed") and first not in ED_ADJECTIVES))
+            and first not in ("was", "were", "did", "had", "said", "used", "need", "meant")
+            and nxt in _OBJECT_START):
+        return "I " + rest  # "Lost my job yesterday", "Finished a painting"
+    if first in _DROP_ADV and nxt and (nxt in _DROP_I or nxt in IRREGULAR_PAST
+                                       or (nxt.endswith("ed") and nxt not in ED_ADJECTIVES)):
+        if first in ("always", "never") and (nxt in IRREGULAR_PAST or nxt.endswith("ed")):
+            return "I've " + rest
+        return "I " + rest
+    return sentence
+

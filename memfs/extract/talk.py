@@ -1,0 +1,82 @@
+"""Chat talk that is no fact: catching up, logistics, support, framing, thanks.
+
+Friends' chats are full of kind words that say nothing an agent needs later: "It's been
+ages since we talked", "I'll keep you posted", "I'm always here for you", "Your support
+means a lot", "That cup is so cute". ``is_talk`` recognises a whole sentence of it; the
+lead and trail patterns (used by ``sentences.strip_edges``) cut framing around a fact:
+"Wanted to let you know that I ...", "... , it was amazing".
+"""
+
+from __future__ import annotations
+
+import re
+
+# Framing before the news itself: "Wanted to let you know that I ...", "Got some great news
+# to share - I ...", "You won't believe it - I ...".
+_NEWS_LEAD_RE = re.compile(
+    r"(?:^|(?<=, )|(?<= - ))(?:(?:i|i've|i have)\s+)?(?:just\s+|also\s+|really\s+)?(?:wanted to|want to|have to|gotta|got to|had to)\s+"
+    r"(?:let (?:you|ya) know|tell (?:you|ya)|share(?: with (?:you|ya))?|say)(?:\s+that)?,?\s+"
+    r"(?=(?:i|i'm|i've|i'd|im|my|we|we're|we've|our)\b)|"
+    r"^(?:(?:i've|i have|i)\s+)?(?:got|have)\s+(?:some\s+)?(?:great|good|big|exciting|amazing|awesome)?\s*news"
+    r"(?:\s+to\s+share)?\s*(?:\s-\s|[-:,!.\u2026]+)\s*|"
+    r"^(?:you won't believe (?:it|this|what happened)|guess what)\s*(?:\s-\s|[-:,!.\u2026]+)\s*|"
+    r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|super\s+)?(?:happy|glad|thrilled|stoked|proud)\s+for\s+(?:you|ya)"
+    r"(?:\s+too)?\s*(?:\s-\s|[,!.\u2026]+)\s*(?=\S)|"
+    r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|super\s+)?(?:excited|happy|thrilled|stoked)\s+to\s+"
+    r"(?:tell|share with|let) (?:you|ya)(?:\s+know)?(?:\s+that)?,?\s+(?=(?:i|i'm|i've|my|we|we're|our)\b)",
+    re.IGNORECASE)
+# How it felt, tacked on at the end: ", it was amazing", " - it's awesome", ", which is great".
+_TRAIL_FEELING_RE = re.compile(
+    r"(?:,|\s-)\s*(?:and\s+)?(?:it was|it's|it is|that was|which (?:is|was))\s+(?:so\s+|really\s+|super\s+|"
+    r"just\s+|totally\s+|pretty\s+)?(?:amazing|awesome|great|cool|fun|nice|wonderful|fantastic|incredible|"
+    r"a blast|exciting)\s*[.!\u2026]*$", re.IGNORECASE)
+# Thanks for the listener's words: "Your support means a lot, ...", "Ur words mean so much!".
+_GRATITUDE_RE = re.compile(
+    r"^(?:your|ur)\s+(?:[\w'-]+\s+){0,3}?(?:means?|meant)\s+(?:a lot|a ton|so much|the world|"
+    r"everything|heaps)(?:\s+to\s+me)?(?:\s*[,.!\u2026-]+\s*|\s*$)", re.IGNORECASE)
+
+# Catching up: "A lot's happened since we last chatted", "It's been super busy here".
+_CATCH_UP_RE = re.compile(
+    r"^(?:(?:so\s+)?(?:a lot|lots|so much|much|tons|a ton|loads|some big things|big things|plenty)"
+    r"(?:'s|\s+has|\s+have)?\s+(?:been\s+)?(?:happened|happening|going on|changed)|"
+    r"since (?:we|\w+ and \w+) last (?:spoke|talked|chatted|caught up|met)|"
+    r"(?:it's|it has) been (?:a while|ages|forever|too long|so long|super busy|so busy|crazy|hectic|busy|"
+    r"a busy|a crazy|a hectic)|long time no (?:see|talk|chat)|"
+    r"(?:so\s+)?much (?:since|going on)|(?:a lot|lots|so much) (?:since|to catch up)|"
+    r"(?:i've |it's |it has )?been (?:a|such a|so|super|really) (?:busy|crazy|hectic|long|wild) "
+    r"(?:week|month|few weeks|few days|time|while)|i'll keep (?:you|ya|u) (?:posted|updated)|"
+    r"(?:hey\s+)?(?:we|i)\s+haven't\s+(?:talked|spoken|chatted|caught up|seen each other)|"
+    r"(?:some\s+)?(?:(?:pretty|really|so)\s+)?(?:cool|crazy|big|exciting|fun|wild)?\s*(?:stuff|things)\s+"
+    r"(?:has\s+|have\s+)?(?:happened|been happening|going on)\s+since)\b[^-]*$", re.IGNORECASE)
+# Support talk between friends: "I'm always here for you", "Glad I could help", "I'm sure
+# you'll do great", "I'd love to see it" -- kind, and nothing an agent needs to remember.
+_SUPPORT_RE = re.compile(
+    r"^(?:i'm|im|i am|i'll|i will)\s+(?:always\s+|still\s+)?(?:be\s+)?(?:here|there|around|proud of you)\b|"
+    r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|just\s+)?(?:glad|happy)\s+(?:i|we)\s+(?:could|can|was able to)\s+help|"
+    r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|just\s+)?(?:glad|happy|sure)\s+(?:that\s+)?(?:you|your|you're|you've|"
+    r"you'll|it|the pic|the photo|that|everyone)\b|"
+    r"^(?:i'd|i would)\s+love\s+to\s+(?:see|check|hear|read|watch)\b|"
+    r"^(?:i\s+)?can\s+(?:only\s+)?imagine\b|"
+    r"^(?:i'm|im|i am)\s+(?:so\s+|really\s+|super\s+)?(?:thrilled|stoked|happy|excited|glad|proud)\s+for\s+(?:you|ya)\b[^,;-]*$",
+    re.IGNORECASE)
+_NAMED_RE = re.compile(r"(?<=\w )[A-Z]|\d")
+# The chat's own logistics: "I'll get the video to you soon", "I'll send it to ya later".
+_LOGISTICS_RE = re.compile(
+    r"^(?:i'll|i will|will)\s+(?:keep (?:you|ya|u) (?:posted|updated|in the loop)|let (?:you|ya|u) know|(?:get|send|show|text|"
+    r"forward)\s+(?:[\w'-]+\s+){0,3}?(?:to\s+)?(?:you|ya|u)(?:\s+(?:soon|later|asap|tomorrow|then))?)\W*$",
+    re.IGNORECASE)
+# A look at what was shown: "The black and white design looks so fancy", "That cup is so cute".
+_LOOKS_RE = re.compile(
+    r"^(?:the|that|this|those|these|your|its|their|it|they)\b[\w\s'&-]{0,40}?\b(?:looks?|sounds?|seems?|is|are|was|were)"
+    r"\s+(?:so|really|super|very|pretty|totally|absolutely|just|such)\s+(?:a\s+|an\s+)?[\w-]+\W*$", re.IGNORECASE)
+_CATCH_UP_LEAD_RE = re.compile(
+    r"^(?:(?:so\s+)?(?:a lot|lots|so much|much|some big things|big things)(?:'s|\s+has|\s+have)?\s+"
+    r"(?:been\s+)?(?:happened|going on)|since (?:we|\w+ and \w+) last (?:spoke|talked|chatted))[^-,]*"
+    r"(?:\s+-\s+|,\s+)", re.IGNORECASE)
+
+
+def is_talk(sentence: str) -> bool:
+    """Catching up, the chat's logistics, support talk, a look at what was shown: no fact."""
+    return bool(_CATCH_UP_RE.match(sentence) or _LOGISTICS_RE.match(sentence)
+                or _SUPPORT_RE.match(sentence)
+                or (_LOOKS_RE.match(sentence) and not _NAMED_RE.search(sentence)))

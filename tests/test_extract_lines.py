@@ -1,0 +1,115 @@
+"""Each stored line is a short third-person fact about a named person (issue #19, fact quality).
+
+These pin the rules that made LoCoMo's gold facts and memfs's lines closer: a line names its
+person once, the listener's news is not echoed back, framing and support talk are not kept,
+a short follow-up joins the fact it follows, and a new first-person statement never does.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from memfs.core.segment import ParsedSource, Segment
+from memfs.extract import extract_offline
+
+REF = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+
+
+def chat(*turns: tuple[str, str]) -> ParsedSource:
+    segs = [Segment(anchor=f"D1:{i}", speaker=spk, text=text, time=REF)
+            for i, (spk, text) in enumerate(turns, 1)]
+    return ParsedSource(kind="conversation", format="test", participants=["Tim", "John"],
+                        time=REF, segments=segs)
+
+
+def lines(*turns: tuple[str, str]) -> list[str]:
+    return [f.text for f in extract_offline(chat(*turns))]
+
+
+@pytest.mark.parametrize("text", [
+    "I'm always here for you!",
+    "Glad I could help.",
+    "I'm sure you'll do great.",
+    "I'd love to see it sometime.",
+    "I'll get the video to you soon!",
+    "I'll keep ya posted.",
+    "I'll let you know!",
+    "The black and white design looks so fancy.",
+    "Your support means a lot.",
+    "Let's keep making a difference together!",
+    "You found the perfect spot for your store.",  # the listener's own news, echoed back
+    "We haven't talked in a few days!",
+    "Some pretty cool stuff happened since we talked.",
+    "Oof, sorry to hear that.",
+    "I can only imagine how tough it must be.",
+    "I'm so thrilled for you!",
+    "Got any other objects that you treasure, like that necklace?",
+])
+def test_talk_that_is_no_fact_is_not_stored(text: str) -> None:
+    assert lines(("Tim", text)) == []
+
+
+def test_a_plan_with_a_place_or_date_is_kept_even_as_lets() -> None:
+    assert lines(("Tim", "Let's meet at Rosie's on Friday.")) == [
+        "Tim and John should meet at Rosie's on 2023-05-12."]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Wanted to let you know that I'm running for office again.", "Tim is running for office again."),
+    ("Got some great news to share - I joined a gym last week!",
+     "Tim joined a gym in the week of 2023-05-01."),
+    ("You won't believe it - I got mentored by a CEO yesterday!",
+     "Tim got mentored by a CEO on 2023-05-07."),
+    ("I wanted to let you know how much I like it.", "Tim wanted to let John know how much Tim likes it."),
+])
+def test_framing_before_the_news_is_dropped_and_let_you_know_is_kept_whole(text: str, expected: str) -> None:
+    assert lines(("Tim", text)) == [expected]
+
+
+def test_a_short_follow_up_joins_its_fact_but_a_new_first_person_fact_does_not() -> None:
+    assert lines(("Tim", "I signed up for a pottery class yesterday. The class is on Fridays.")) == [
+        "Tim signed up for a pottery class on 2023-05-07. The class is on Fridays."]
+    # A short remark about something else stays its own line.
+    assert lines(("Tim", "I took the kids to the museum yesterday. Dinosaurs were my favourite thing.")) == [
+        "Tim took the kids to the museum on 2023-05-07.", "Dinosaurs were Tim's favourite thing."]
+    assert lines(("Tim", "I live in Manchester. I love jazz.")) == [
+        "Tim lives in Manchester.", "Tim loves jazz."]
+
+
+def test_the_speaker_is_named_once_per_line() -> None:
+    [line] = lines(("Tim", "I started volunteering at the shelter, and it made me want to help my neighbours."))
+    assert line == "Tim started volunteering at the shelter, and it made them want to help their neighbours."
+    # Another person in the line: names stay, so "they" cannot point at the wrong one.
+    [line] = lines(("Tim", "My sister says they moved, and I miss my nephew."))
+    assert line.count("Tim") == 3
+
+
+def test_what_the_speaker_thinks_of_the_listener_is_their_view() -> None:
+    assert lines(("Tim", "You're a great mentor.")) == ["Tim thinks John is a great mentor."]
+    assert lines(("Tim", "Working with people like you is motivating.")) == [
+        "Working with people like John is motivating."]
+    assert lines(("Tim", "Keep going for your dreams and never quit!")) == []
+
+
+def test_a_question_keeps_the_statement_before_the_ask() -> None:
+    assert lines(("Tim", "Need help with marketing strategies - any advice on reaching my audience?")) == [
+        "Tim needs help with marketing strategies."]
+    assert lines(("Tim", "Wanna grab lunch tomorrow?")) == []
+
+
+def test_a_pleasantry_for_the_listener_does_not_lose_the_fact_after_it() -> None:
+    assert lines(("Tim", "I'm so happy for you, I got a new job too!")) == ["Tim got a new job too."]
+
+
+def test_advice_and_what_the_speaker_did_with_the_listener_are_kept() -> None:
+    # Seen missing on LoCoMo retrieval when all of this was dropped as "about the listener".
+    assert lines(("Tim", "Make sure you watch other people's videos first.")) == [
+        "Make sure John watches other people's videos first."]
+    assert lines(("Tim", "Been reading that book you recommended a while ago.")) == [
+        "Tim has been reading that book John recommended a while ago."]
+    assert lines(("Tim", "It's a stuffed animal to remind you of the good vibes.")) == [
+        "It's a stuffed animal to remind John of the good vibes."]
+    assert lines(("Tim", "Let's make our collaboration awesome!")) == [
+        "Tim and John should make Tim's collaboration awesome."]
