@@ -48,8 +48,6 @@ MAX_LINES = 400
 TOO_LONG_FOR_NOW = {
     "memfs/pipeline/memorize.py": "split by the ingest work (issue #17)",
     "memfs/core/categoryfile.py": "split by the ingest work (issue #17)",
-    "memfs/extract/dates.py": "split by the extraction work (issue #19)",
-    "memfs/extract/attribution.py": "split by the extraction work (issue #19)",
     "memfs/llm/extract.py": "split by the extraction work (issue #19)",
 }
 
