@@ -48,7 +48,6 @@ MAX_LINES = 400
 TOO_LONG_FOR_NOW = {
     "memfs/pipeline/memorize.py": "split by the ingest work (issue #17)",
     "memfs/core/categoryfile.py": "split by the ingest work (issue #17)",
-    "memfs/llm/extract.py": "split by the extraction work (issue #19)",
 }
 
 #: Modules outside memfs/index that still run SQL, and why.

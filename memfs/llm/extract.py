@@ -41,18 +41,18 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
-
-from memfs.core.segment import Fact, MemoryTypeName, ParsedSource, Segment
+from memfs.core.segment import Fact, ParsedSource, Segment
 from memfs.extract.attribution import ASSISTANT_ROLES, USER_ROLES, attribute
 from memfs.extract.classify import CATEGORY_HINTS
 from memfs.extract.offline import extract_offline
 from memfs.extract.sentences import has_content
 from memfs.llm.client import ChatClient
 from memfs.llm.errors import LLMError, LLMTruncated, fallback_reason
+from memfs.llm.extract_answer import ExtractedFact, ExtractionAnswer, _clean_text, _clean_when, _key
 from memfs.llm.grounding import fact_grounded, turn_covered
+
+__all__ = ["ExtractedFact", "ExtractionAnswer", "LLMExtractor"]
 
 log = logging.getLogger(__name__)
 
@@ -60,22 +60,8 @@ STEP = "extract"
 MIN_LONG_BATCH = 6  # content-bearing turns from which a batch is checked for coverage
 MIN_COVERAGE = 1 / 3
 MAX_SPLITS = 2
-MAX_FACT_CHARS = 300
-TYPES: tuple[str, ...] = ("profile", "event", "knowledge", "behavior", "skill", "tool")
-_TYPE_SYNONYMS = {
-    "preference": "profile", "preferences": "profile", "identity": "profile", "relationship": "profile",
-    "goal": "profile", "trait": "profile", "opinion": "profile", "personal": "profile",
-    "events": "event", "activity": "event", "experience": "event", "plan": "event",
-    "fact": "knowledge", "world": "knowledge", "information": "knowledge", "project": "knowledge",
-    "habit": "behavior", "habits": "behavior", "routine": "behavior", "behaviour": "behavior",
-    "procedure": "skill", "how-to": "skill", "howto": "skill", "instruction": "skill", "skills": "skill",
-    "tools": "tool", "command": "tool", "api": "tool",
-}
-_WHEN_RE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
-_TURN_RE = re.compile(r"\d+")
 _FIRST_PERSON_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself)\b")
 _THE_USER_RE = re.compile(r"\bthe user\b", re.IGNORECASE)
-_WS_RE = re.compile(r"\s+")
 
 TYPE_GUIDE = """Memory types (field "type"):
 - profile: who a person is and what lasts: identity, background, job, where they live, family and
@@ -113,54 +99,6 @@ Rules:
 "category" (optional): the best of: {categories}."""
 
 
-class ExtractedFact(BaseModel):
-    """One fact as the model states it; lenient where a wrong detail should not cost a repair turn."""
-
-    text: str = Field(description="One standalone sentence; people by name.")
-    type: MemoryTypeName | None = Field(None, description="profile | event | knowledge | behavior | skill | tool")
-    when: str | None = Field(None, description="Absolute date of the fact: YYYY-MM-DD, YYYY-MM or YYYY.")
-    turns: list[int] = Field(description="Bracketed numbers of the turns the fact is stated in.")
-    category: str | None = None
-
-    @field_validator("type", mode="before")
-    @classmethod
-    def _type(cls, v: Any) -> Any:
-        if not isinstance(v, str):
-            return None
-        low = v.strip().lower()
-        low = _TYPE_SYNONYMS.get(low, low)
-        return low if low in TYPES else None
-
-    @field_validator("when", "category", mode="before")
-    @classmethod
-    def _optional_str(cls, v: Any) -> Any:
-        if v is None or isinstance(v, str):
-            return v or None
-        return str(v) if isinstance(v, int) else None
-
-    @field_validator("turns", mode="before")
-    @classmethod
-    def _turns(cls, v: Any) -> Any:
-        """Accept 3, "3", "T3", "#3", "[3]", "3-5" and lists of those."""
-        items = v if isinstance(v, list) else [v]
-        out: list[int] = []
-        for item in items:
-            if isinstance(item, bool):
-                continue
-            if isinstance(item, int):
-                out.append(item)
-            elif isinstance(item, str):
-                nums = [int(n) for n in _TURN_RE.findall(item)]
-                if "-" in item and len(nums) == 2 and 0 <= nums[1] - nums[0] <= 50:
-                    nums = list(range(nums[0], nums[1] + 1))
-                out.extend(nums)
-        return out
-
-
-class ExtractionAnswer(BaseModel):
-    facts: list[ExtractedFact] = Field(description="Every fact worth remembering, in turn order.")
-
-
 def _is_assistant(seg: Segment) -> bool:
     return (seg.speaker or "").strip().lower() in ASSISTANT_ROLES
 
@@ -172,38 +110,6 @@ def _is_named(speaker: str | None) -> bool:
 
 def _day(t: datetime | None) -> str | None:
     return f"{t:%A} {t.date().isoformat()}" if t is not None else None
-
-
-def _clean_when(value: str | None) -> str | None:
-    if not value:
-        return None
-    m = _WHEN_RE.match(value.strip())
-    if not m:
-        return None
-    year, month, day = m.group(1), m.group(2), m.group(3)
-    if month and not 1 <= int(month) <= 12:
-        return year
-    if day and not 1 <= int(day) <= 31:
-        return f"{year}-{month}"
-    return "-".join(p for p in (year, month, day) if p)
-
-
-def _clean_text(text: str) -> str:
-    text = _WS_RE.sub(" ", text).strip().strip('"').strip()
-    if not text:
-        return ""
-    text = text[0].upper() + text[1:]
-    if text[-1] not in ".!?\"')`\u2026":
-        text += "."
-    if len(text) > MAX_FACT_CHARS:
-        cut = text[: MAX_FACT_CHARS - 1]
-        space = cut.rfind(" ")
-        text = (cut[:space] if space > MAX_FACT_CHARS // 2 else cut).rstrip(" ,;:-") + "\u2026"
-    return text
-
-
-def _key(text: str) -> str:
-    return " ".join(text.lower().split()).rstrip(".!?\u2026 ")
 
 
 class LLMExtractor:
