@@ -61,6 +61,11 @@ class RecallHit(BaseModel):
     passage: str | None = None
     until: str | None = None
     superseded_by: str | None = None
+    #: "item" (a list line, with an id you can forget) or "passage" (prose a person wrote,
+    #: cited by `anchor` = path#L<first>-<last> under its `heading` path; never rewritten).
+    hit: str = "item"
+    anchor: str | None = None
+    heading: str | None = None
 
 
 class Status(BaseModel):
@@ -179,6 +184,8 @@ class Memory:
         for path in self.ws.category_files():
             rel = self.ws.rel(path)
             kind, name = rel.split("/", 1)
+            if "/" in name:  # a person's note in a subfolder: filed into only when named
+                continue
             specs.setdefault(f"{kind}/{name[:-3]}", CategorySpec(kind, name[:-3], ""))
         return [specs[k] for k in sorted(specs)]
 
@@ -277,6 +284,8 @@ class Memory:
                 name = name[:-3] if name.endswith(".md") else name
                 if kind not in ("memory", "index", "skill"):
                     raise MemfsError(f"unknown kind {kind!r} in {category!r}: use memory/, index/ or skill/")
+                if "/" in name and f"{kind}/{name}.md" in self.ws.category_rels():
+                    return CategorySpec(kind, name, "")  # a nested note, named exactly
                 return CategorySpec(kind, slugify(name), "")
             slug = slugify(category)
             for spec in specs:
@@ -406,9 +415,12 @@ class Memory:
 
     @staticmethod
     def _hits(raw: list) -> list[RecallHit]:  # type: ignore[type-arg]
+        from memfs.index.recall_hits import hit_fields
+
         return [RecallHit(id=h.row.id, text=h.row.text, category=h.row.category, kind=h.row.kind, path=h.row.path,
                           line=h.row.line, type=h.row.type, when=h.row.when, source=h.row.src, seen=h.row.seen,
-                          score=round(h.score, 6), until=h.row.until, superseded_by=h.row.superseded_by)
+                          score=round(h.score, 6), until=h.row.until, superseded_by=h.row.superseded_by,
+                          **hit_fields(h.row))
                 for h in raw]
 
     def _recall_llm(self, query: str, k: int, types: set[str] | None, categories: set[str] | None,

@@ -343,7 +343,8 @@ def drop_unused_embeddings(mem: "Memory") -> int:
     """Delete cached vectors no item uses (the forgotten texts, and texts only ever compared)."""
     db = mem.indexer.db
     with db.transaction() as c:
-        cur = c.execute("DELETE FROM embeddings WHERE text_hash NOT IN (SELECT text_hash FROM items)")
+        cur = c.execute("DELETE FROM embeddings WHERE text_hash NOT IN "
+                        "(SELECT text_hash FROM items UNION SELECT text_hash FROM passages)")
         return cur.rowcount or 0
 
 
