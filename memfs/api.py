@@ -293,7 +293,7 @@ class Memory:
                     return spec
             cfg = self.config.categories.get(slug)
             return CategorySpec(cfg.kind if cfg else KIND_OF_TYPE.get(item_type, "memory"), slug, "")
-        return Categorizer(self.embedder, specs).choose(vector, item_type, hint)
+        return Categorizer(self.embedder, specs, self.indexer.embed_cached).choose(vector, item_type, hint)
 
     def fresh_id(self, text: str, salt: str) -> str:
         """The text-derived id, salted further until no indexed item has it."""

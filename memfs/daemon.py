@@ -27,6 +27,8 @@ from memfs.errors import LockedError
 from memfs.fsutil import WriterLock, has_writer
 from memfs.inbox import is_candidate, pending
 
+from memfs.walk import is_note_rel
+
 if TYPE_CHECKING:
     from memfs.api import Memory
 
@@ -68,7 +70,12 @@ class Daemon:
                     if renamed and event.event_type == "moved":
                         self._ready.add(parts[1])
                     self._seen.setdefault(parts[1], (-1, -1.0, 0.0))
-            elif parts[0] in ("memory", "index", "skill") and path.suffix == ".md" and is_candidate(path.name):
+            elif parts[0] in ("memory", "index", "skill") and (
+                    (is_candidate(path.name) and is_note_rel(self.ws.root, rel.as_posix()))
+                    or (getattr(event, "is_directory", False) and event.event_type in ("moved", "deleted")
+                        and not path.name.startswith("."))):
+                # The walk's own rule (memfs.walk), at any depth; a folder moved or deleted
+                # whole changes every note in it.
                 with self._lock:
                     self._store_dirty_at = time.monotonic()
 
@@ -269,7 +276,8 @@ class Daemon:
 
             specs = self.memory.category_specs()
             ctx = self.memory.memorizer.ctx
-            ctx.categorizer, ctx.categorizer_key = Categorizer(self.memory.embedder, specs), tuple(specs)
+            ctx.categorizer, ctx.categorizer_key = (Categorizer(self.memory.embedder, specs,
+                                                                self.memory.indexer.embed_cached), tuple(specs))
             ctx.categorizer._spec_vectors()
         except Exception as err:  # noqa: BLE001 - warming up is an optimisation only
             self.log(f"memfs daemon: warm-up skipped ({type(err).__name__}: {err})")
@@ -292,10 +300,12 @@ class Daemon:
         observer = None
         warm = None
         try:
+            # Watch first, then catch up (issue #18): an edit saved while the start-up sync
+            # runs is an event, not lost; the sync itself is incremental (stat, then hash).
+            observer = self._start_observer()
             self.memory.sync()
             self._refresh_root_files()  # a previous run may have died between archive and views
             self._warm_up()
-            observer = self._start_observer()
             warm = self._start_warm()
             self._rescan()
             self.log(f"memfs daemon: watching {self.ws.root} (pid {__import__('os').getpid()})")

@@ -19,6 +19,7 @@ from memfs.index.passages import PASSAGE_LABEL_BASE, Passage, extract_passages
 class PassagePlan:
     inserts: list[tuple] = field(default_factory=list)  # type: ignore[type-arg]
     delete_ids: list[str] = field(default_factory=list)
+    moves: list[tuple[int, int, str]] = field(default_factory=list)  # (line_start, line_end, id): kept, moved
     need_vectors: dict[str, str] = field(default_factory=dict)  # text_hash -> text
     counts: dict[str, int] = field(default_factory=dict)  # path -> passages in the file
     added: int = 0
@@ -36,28 +37,31 @@ def plan_passages(db: IndexDB, docs: list[tuple[str, CategoryDoc, int]], removed
     """`docs` are (rel, parsed doc, front-matter lines) of the files read this sync."""
     plan = PassagePlan()
     paths = [rel for rel, _, _ in docs] + list(removed_files)
-    existing: dict[str, set[str]] = {}
+    existing: dict[str, dict[str, tuple[int, int]]] = {}
     if not rebuild and paths:
         for start in range(0, len(paths), 500):
             chunk = paths[start:start + 500]
-            for pid, path in db.conn.execute(
-                    f"SELECT id, path FROM passages WHERE path IN ({','.join('?' * len(chunk))})", chunk):
-                existing.setdefault(path, set()).add(pid)
+            for pid, path, a, b in db.conn.execute(
+                    f"SELECT id, path, line_start, line_end FROM passages WHERE path IN ({','.join('?' * len(chunk))})",
+                    chunk):
+                existing.setdefault(path, {})[pid] = (int(a), int(b))
     for rel in removed_files:
-        gone = existing.get(rel, set())
+        gone = existing.get(rel, {})
         plan.delete_ids.extend(sorted(gone))
         plan.removed += len(gone)
     for rel, doc, front_lines in docs:
         passages: list[Passage] = extract_passages(doc, front_lines)
         plan.counts[rel] = len(passages)
-        old = existing.get(rel, set())
+        old = existing.get(rel, {})
         new_ids = {p.id for p in passages}
-        for pid in sorted(old - new_ids):
+        for pid in sorted(set(old) - new_ids):
             plan.delete_ids.append(pid)
             plan.removed += 1
         kind, category = rel.split("/", 1)[0], category_of(rel)
         for p in passages:
             if p.id in old:
+                if old[p.id] != (p.line_start, p.line_end):  # an edit above it moved it
+                    plan.moves.append((p.line_start, p.line_end, p.id))
                 continue
             h = text_hash(p.search_text)
             plan.inserts.append((p.id, rel, category, kind, p.heading, p.text, p.line_start, p.line_end, h))
@@ -69,6 +73,7 @@ def plan_passages(db: IndexDB, docs: list[tuple[str, CategoryDoc, int]], removed
 def apply_passages(c: sqlite3.Connection, plan: PassagePlan) -> None:
     """Inside the sync's transaction."""
     c.executemany("DELETE FROM passages WHERE id=?", [(pid,) for pid in plan.delete_ids])
+    c.executemany("UPDATE passages SET line_start=?, line_end=? WHERE id=?", plan.moves)
     c.executemany("INSERT OR REPLACE INTO passages(id, path, category, kind, heading, text, line_start, line_end, "
                   "text_hash) VALUES(?,?,?,?,?,?,?,?,?)", plan.inserts)
 

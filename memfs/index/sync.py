@@ -159,6 +159,19 @@ class Indexer:
         have.update(fresh)
         return have, fresh
 
+    def embed_cached(self, texts: list[str]) -> np.ndarray:
+        """Vectors for `texts` in order, through the embedding cache (by content hash);
+        the fresh ones are stored. Category descriptions use this (Categorizer)."""
+        by_hash = {text_hash(t): t for t in texts}
+        vectors, fresh = self.embed_texts(by_hash)
+        if fresh:
+            if self.db.conn.in_transaction:
+                self.db.store_vectors(fresh)
+            else:
+                with self.db.transaction():
+                    self.db.store_vectors(fresh)
+        return np.stack([vectors[text_hash(t)] for t in texts]).astype(np.float32, copy=False)
+
     # -- the sync ---------------------------------------------------------------
     def sync(self, rebuild: bool = False, progress: Callable[..., None] | None = None,
              only: list[str] | None = None) -> SyncReport:

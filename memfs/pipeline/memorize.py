@@ -397,7 +397,8 @@ class Memorizer:
         key = tuple(specs)
         if self.ctx.categorizer is None or self.ctx.categorizer_key != key:
             # The descriptions' vectors are computed once per set of categories, not per input.
-            self.ctx.categorizer, self.ctx.categorizer_key = Categorizer(self.memory.embedder, specs), key
+            self.ctx.categorizer, self.ctx.categorizer_key = Categorizer(
+                self.memory.embedder, specs, self.memory.indexer.embed_cached), key
         categorizer = self.ctx.categorizer
         db = self.memory.indexer.db
         targets = db.items_by_ids([d.target_id for d in decisions if d.target_id])
