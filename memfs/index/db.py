@@ -343,19 +343,27 @@ class IndexDB:
         return [(int(r[0]), -float(r[1])) for r in rows]
 
     # -- embeddings cache ---------------------------------------------------
+    def _dtype(self, nbytes: int) -> type:
+        """Vectors are stored as float16 (half the space; cosine changes by ~1e-3); a cache
+        kept across an index-layout change may still hold float32 rows of the same dim."""
+        dim = int(self.get_meta("embedder_dim") or 0)
+        return np.float32 if dim and nbytes == 4 * dim else np.float16
+
     def cached_vectors(self, hashes: list[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
+        dtypes: dict[int, type] = {}
         for start in range(0, len(hashes), 500):
             chunk = hashes[start : start + 500]
             q = f"SELECT text_hash, vec FROM embeddings WHERE text_hash IN ({','.join('?' * len(chunk))})"
             for h, blob in self.conn.execute(q, chunk):
-                out[h] = np.frombuffer(blob, dtype=np.float32)
+                dt = dtypes.setdefault(len(blob), self._dtype(len(blob)))
+                out[h] = np.frombuffer(blob, dtype=dt).astype(np.float32)
         return out
 
     def store_vectors(self, pairs: Iterable[tuple[str, np.ndarray]]) -> None:
         self.conn.executemany(
             "INSERT OR REPLACE INTO embeddings(text_hash, vec) VALUES(?, ?)",
-            ((h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in pairs),
+            ((h, np.asarray(v, dtype=np.float16).tobytes()) for h, v in pairs),
         )
 
     def labeled_vectors(self, pending_only: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -373,5 +381,11 @@ class IndexDB:
         if not rows:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
         labels = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        sizes = {len(r[1]) for r in rows}
+        if len(sizes) == 1:
+            size = sizes.pop()
+            dt = self._dtype(size)
+            mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=dt).reshape(len(rows), -1).astype(np.float32)
+        else:  # float32 rows from before the layout change beside float16 ones
+            mat = np.stack([np.frombuffer(r[1], dtype=self._dtype(len(r[1]))).astype(np.float32) for r in rows])
         return labels, mat

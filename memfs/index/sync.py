@@ -153,7 +153,9 @@ class Indexer:
         step = EMBED_CHUNK if progress else max(1, len(missing))
         for start in range(0, len(missing), step):
             chunk = missing[start:start + step]
-            fresh.extend(zip(chunk, self.embedder.embed([by_hash[h] for h in chunk])))
+            # Rounded as the cache stores them (float16), so a vector is the same fresh or cached.
+            vecs = np.asarray(self.embedder.embed([by_hash[h] for h in chunk]), dtype=np.float16).astype(np.float32)
+            fresh.extend(zip(chunk, vecs))
             if progress:
                 progress(start + len(chunk), len(missing), unit="texts embedded")
         have.update(fresh)
@@ -353,7 +355,7 @@ class Indexer:
                     c.execute("DELETE FROM vec_pending")
             self._sidecar = None
             return
-        current = generation > 0 and _sidecar_generation(self.ws.state) == generation
+        current = generation > 0 and sidecar_generation(self.ws.state) == generation
         if current and not rebuild_all:
             if plan.vector_labels or plan.passage_labels:
                 rows = self.db.items_by_ids(plan.vector_labels)
@@ -385,10 +387,6 @@ class Indexer:
             self.db.set_meta("hnsw_generation", str(generation + 1))
             c.execute("DELETE FROM vec_pending")
         self._sidecar, self._sidecar_gen = sidecar, generation + 1
-
-
-def _sidecar_generation(folder: Path) -> int | None:
-    return sidecar_generation(folder)
 
 
 def _row_tuple(r: ItemRow) -> tuple:
