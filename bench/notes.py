@@ -226,7 +226,38 @@ def run(code: Path, base: Path, notes: int, env: dict[str, str], only: set[str],
     res["memfs_bytes"] = dir_bytes(ws / ".memfs")
     res["size_ratio"] = res["memfs_bytes"] / res["markdown_bytes"]  # type: ignore[operator]
     res["size_parts"] = size_parts(ws)
+    if "descriptions" in only and code == REPO:
+        res["descriptions"] = description_cost(ws)
     return res
+
+
+def description_cost(ws: Path) -> dict[str, float]:
+    """The start-up cost the issue measured (24 s of 24.4 s at 10k notes): embedding every
+    category's description with the default embedder (MiniLM), as before (no cache), then
+    through the embedding cache: once to fill it, once as every later start does."""
+    script = f"""
+import json, time
+from memfs.api import Memory
+from memfs.categorize import Categorizer
+from memfs.config import load_config
+cfg = load_config({str(ws)!r}, environ={{}})
+m = Memory({str(ws)!r}, config=cfg)
+specs = m.category_specs()
+m.embedder.embed(["warm up"])
+out = {{"specs": len(specs)}}
+t = time.perf_counter(); Categorizer(m.embedder, specs)._spec_vectors(); out["uncached_s"] = time.perf_counter() - t
+t = time.perf_counter(); Categorizer(m.embedder, specs, m.indexer.embed_cached)._spec_vectors()
+out["fill_cache_s"] = time.perf_counter() - t
+t = time.perf_counter(); Categorizer(m.embedder, specs, m.indexer.embed_cached)._spec_vectors()
+out["cached_s"] = time.perf_counter() - t
+print(json.dumps(out))
+"""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFS_")}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={**env, "PYTHONPATH": str(REPO)}, timeout=7200)
+    if out.returncode:
+        raise RuntimeError(out.stderr[-2000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def size_parts(ws: Path) -> dict[str, int]:

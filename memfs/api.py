@@ -84,6 +84,8 @@ class Status(BaseModel):
     redactions: int = 0
     redaction_kinds: dict[str, int] = {}
     llm_state: list[str] = []
+    #: Prose passages indexed from the notes (never rewritten; issue #18).
+    passages: int = 0
 
 
 class Memory:
@@ -535,7 +537,7 @@ class Memory:
         from memfs.inbox import failures
 
         db_path = self.ws.state / "index.sqlite3"
-        items = categories = 0
+        items = categories = passages = 0
         warnings: list[str] = []
         recorded = None
         if db_path.exists() and not _index_ready(db_path):
@@ -549,6 +551,7 @@ class Memory:
                 with db.snapshot():
                     items = db.count_items()
                     categories = int(db.conn.execute("SELECT count(*) FROM files").fetchone()[0])
+                    passages = int(db.conn.execute("SELECT count(*) FROM passages").fetchone()[0])
                     recorded = db.get_meta("embedder")
                     for (w,) in db.conn.execute("SELECT warnings FROM files WHERE warnings != '' ORDER BY path"):
                         warnings.extend(w.splitlines())
@@ -567,7 +570,7 @@ class Memory:
         from memfs.redact import load_counts
 
         redacted = load_counts(self.ws.state)
-        return Status(root=str(self.ws.root), items=items, categories=categories,
+        return Status(root=str(self.ws.root), items=items, categories=categories, passages=passages,
                       resources=_count_files(self.ws.resources), inbox_pending=_count_inbox(self.ws.inbox),
                       failed=_count_failed(self.ws.failed), embedder=recorded or _configured_name(self.config),
                       index_bytes=size, llm=llm, llm_usage=usage, failures=failures(self.ws), warnings=warnings,

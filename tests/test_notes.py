@@ -236,3 +236,25 @@ def test_forget_and_export_follow_the_walk(ws_path: Path, ignore: str) -> None:
         assert bool(hits) == (not ignore)
     finally:
         mem.close()
+
+
+def test_a_big_nested_note_is_never_split(ws_path: Path) -> None:
+    def body(tag: str) -> str:
+        lines = [f"- Ana went hiking trip number {n} in {year}. <!-- id="
+                 f"{hashlib.sha1(f'{tag}{year}{n}'.encode()).hexdigest()[:8]} type=event when={year}-05-01 -->\n"
+                 for year in (2023, 2024) for n in range(25)]
+        return "# Ana\n\n" + "".join(lines)
+
+    nested = ws_path / "memory" / "people-notes" / "ana.md"
+    _write(nested, body("n"))
+    _write(ws_path / "memory" / "ana.md", body("t"))
+    before = nested.read_bytes()
+    mem = hashing_memory(ws_path)
+    mem.config.memory.split_items = 10
+    try:
+        mem.sync()
+    finally:
+        mem.close()
+    assert nested.read_bytes() == before
+    assert list((ws_path / "memory" / "people-notes").iterdir()) == [nested]
+    assert list((ws_path / "memory").glob("ana--*.md")), "the top-level file of the same shape is split"
