@@ -258,3 +258,19 @@ def test_a_big_nested_note_is_never_split(ws_path: Path) -> None:
     assert nested.read_bytes() == before
     assert list((ws_path / "memory" / "people-notes").iterdir()) == [nested]
     assert list((ws_path / "memory").glob("ana--*.md")), "the top-level file of the same shape is split"
+
+
+def test_agent_tools_and_the_injected_block_cite_passages_by_lines(ws_path: Path) -> None:
+    from memfs.agents.inject import render_block
+    from memfs.agents.tools import AgentMemory, AgentTools
+    from memfs.config import load_config
+
+    _write(ws_path / "index" / "projects" / "alpha" / "net.md", ALPHA)
+    config = load_config(ws_path, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"})
+    with AgentMemory(ws_path, config=config) as mem:
+        mem.sync()
+        items = AgentTools(mem).recall("socket timeout", k=3).items
+    top = items[0]
+    assert top.hit == "passage" and top.anchor == "index/projects/alpha/net.md#L7-8"
+    block = render_block(items, 2000) or ""
+    assert "- [index/projects/alpha/net.md#L7-8] The alpha service" in block
