@@ -300,15 +300,18 @@ class Daemon:
         observer = None
         warm = None
         try:
-            # Watch first, then catch up (issue #18): an edit saved while the start-up sync
-            # runs is an event, not lost; the sync itself is incremental (stat, then hash).
+            # Watch first, then catch up (issue #18): an edit or input saved while the
+            # start-up sync runs is an event, not lost; that sync is incremental (stat, then hash).
+            # The views and the model come after "watching": neither is needed to take an event.
             observer = self._start_observer()
+            started = time.monotonic()
             self.memory.sync()
-            self._refresh_root_files()  # a previous run may have died between archive and views
-            self._warm_up()
             warm = self._start_warm()
             self._rescan()
             self.log(f"memfs daemon: watching {self.ws.root} (pid {__import__('os').getpid()})")
+            self._refresh_root_files()  # a previous run may have died between archive and views
+            self._warm_up()
+            self.log(f"memfs daemon: caught up in {time.monotonic() - started:.1f}s (views refreshed, model loaded)")
             last_scan = time.monotonic()
             while not self.stopping.is_set():
                 if not lock.still_held():  # `.memfs/` was deleted (or replaced) under us
