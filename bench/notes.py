@@ -149,7 +149,11 @@ def daemon_start(code: Path, ws: Path, env: dict[str, str]) -> tuple[float, floa
         raise RuntimeError("the daemon exited before watching")
     finally:
         proc.terminate()
-        proc.wait(timeout=60)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:  # still in its start-up work: SIGTERM waits for it
+            proc.kill()
+            proc.wait(timeout=60)
 
 
 def counts(ws: Path) -> dict[str, int]:
@@ -294,15 +298,32 @@ def main() -> int:
     ap.add_argument("--sample", type=int, default=200, help="questions asked (of 3 per note)")
     ap.add_argument("--flat", action="store_true",
                     help="notes at the top of their kind folder (every note a filing target: the start-time case)")
+    ap.add_argument("--descriptions-only", type=int, default=0, metavar="N",
+                    help="only time embedding N top-level notes' descriptions, uncached then cached")
+    ap.add_argument("--baseline-only", action="store_true", help="measure only the --baseline checkout")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFS_")}
     if args.embedder == "hashing":
         env.update({"MEMFS_EMBEDDER_PROVIDER": "hashing", "MEMFS_EMBEDDER_DIM": "384"})
     only = {s for s in args.only.split(",") if s}
+    if args.descriptions_only:
+        base = Path(tempfile.mkdtemp(prefix="memfs-notes-desc-"))
+        try:
+            ws = base / "w"
+            subprocess.run([sys.executable, "-m", "memfs.cli", "init", str(ws), "--no-git"], check=True,
+                           capture_output=True, env={**env, "PYTHONPATH": str(REPO)})
+            for i in range(args.descriptions_only):  # top-level notes: each one a filing target
+                (ws / "index" / f"note-{i:05d}.md").write_text(
+                    f"---\ndescription: Notes on {NAMES[i % len(NAMES)]} {i}, its design and operations\n---\n")
+            res = description_cost(ws)
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+        print(json.dumps({"descriptions": res}))
+        return 0
     results: dict[str, object] = {}
     for label, code in (("memfs", REPO), ("baseline", args.baseline)):
-        if code is None:
+        if code is None or (label == "memfs" and args.baseline_only):
             continue
         base = Path(tempfile.mkdtemp(prefix=f"memfs-notes-{label}-"))
         try:
