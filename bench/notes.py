@@ -250,7 +250,8 @@ import json, time
 from memfs.api import Memory
 from memfs.categorize import Categorizer
 from memfs.config import load_config
-cfg = load_config({str(ws)!r}, environ={{}})
+from pathlib import Path
+cfg = load_config(Path({str(ws)!r}), environ={{}})
 m = Memory({str(ws)!r}, config=cfg)
 specs = m.category_specs()
 m.embedder.embed(["warm up"])
