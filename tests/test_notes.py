@@ -170,6 +170,8 @@ def test_description_vectors_come_from_the_embedding_cache(ws_path: Path) -> Non
     try:
         mem.sync()
         first = Categorizer(mem.embedder, mem.category_specs(), mem.indexer.embed_cached)._spec_vectors()
+        sizes = {r[0] for r in mem.indexer.db.conn.execute("SELECT length(vec) FROM embeddings")}
+        assert sizes == {2 * mem.embedder.dim}  # cached as float16
     finally:
         mem.close()
     mem = hashing_memory(ws_path)
