@@ -195,7 +195,9 @@ both = [h for h in m.recall("socket timeout", k=50) if "socket" in h.text.lower(
 res["socket_timeout_hits"] = len(both)
 print(json.dumps(res))
 """
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+    # cwd=ws: with `-c`, the current folder comes first on sys.path; from a checkout it
+    # would import that checkout's memfs instead of `code`'s.
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ws,
                          env={**env, "PYTHONPATH": str(code)}, timeout=7200)
     if out.returncode:
         raise RuntimeError(out.stderr[-2000:])
@@ -264,7 +266,7 @@ out["cached_s"] = time.perf_counter() - t
 print(json.dumps(out))
 """
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFS_")}
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ws,
                          env={**env, "PYTHONPATH": str(REPO)}, timeout=7200)
     if out.returncode:
         raise RuntimeError(out.stderr[-2000:])
