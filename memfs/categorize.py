@@ -7,6 +7,7 @@ person created, so a new file under memory/ becomes a filing target at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,15 +33,19 @@ FALLBACK = {"memory": "profile", "index": "knowledge", "skill": "procedures"}
 
 
 class Categorizer:
-    def __init__(self, embedder: Embedder, specs: list[CategorySpec]) -> None:
+    def __init__(self, embedder: Embedder, specs: list[CategorySpec],
+                 embed: Callable[[list[str]], np.ndarray] | None = None) -> None:
+        """`embed`, if given, is a cached embedding (Indexer.embed_cached): a daemon over
+        10,000 notes then starts without embedding 10,000 descriptions again (issue #18)."""
         self.embedder = embedder
         self.specs = specs
+        self._embed = embed or embedder.embed
         self._vectors: np.ndarray | None = None
 
     def _spec_vectors(self) -> np.ndarray:
         if self._vectors is None:
             texts = [f"{s.name.replace('-', ' ')}: {s.description}" for s in self.specs]
-            self._vectors = self.embedder.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
+            self._vectors = self._embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
         return self._vectors
 
     def prepare(self) -> None:

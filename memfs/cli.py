@@ -242,6 +242,7 @@ def status(as_json: bool = typer.Option(False, "--json")) -> None:
         _echo_json(st.model_dump())
         return
     typer.echo(f"workspace  {st.root}\nitems      {st.items} in {st.categories} categories\n"
+               f"passages   {st.passages} (prose in your notes)\n"
                f"resources  {st.resources}\ninbox      {st.inbox_pending} pending, {st.failed} failed\n"
                f"embedder   {st.embedder}\nllm        {st.llm}\nindex      {st.index_bytes / 1e6:.1f} MB")
     if st.llm_usage:

@@ -16,15 +16,17 @@ from typing import Any
 
 #: `RecallHit`'s fields in order (memfs.api; a test keeps the two equal): the JSON keys.
 HIT_FIELDS = ("id", "text", "category", "kind", "path", "line", "type", "when", "source", "seen", "score",
-              "passage", "until", "superseded_by")
+              "passage", "until", "superseded_by", "hit", "anchor", "heading")
 
 
 def hit_dict(h: Any) -> dict[str, Any]:
     """A search hit as `RecallHit(...).model_dump()` gives it (memfs.api.Memory._hits)."""
+    from memfs.index.recall_hits import hit_fields
+
     r = h.row
     return {"id": r.id, "text": r.text, "category": r.category, "kind": r.kind, "path": r.path, "line": r.line,
             "type": r.type, "when": r.when, "source": r.src, "seen": r.seen, "score": round(h.score, 6),
-            "passage": None, "until": r.until, "superseded_by": r.superseded_by}
+            "passage": None, "until": r.until, "superseded_by": r.superseded_by, **hit_fields(r)}
 
 
 def _ready(db_path: Path) -> bool:

@@ -28,6 +28,8 @@ from memfs.errors import LockedError
 from memfs.fsutil import WriterLock, has_writer
 from memfs.inbox import is_candidate, pending
 
+from memfs.walk import is_note_rel
+
 if TYPE_CHECKING:
     from memfs.api import Memory
 
@@ -71,7 +73,12 @@ class Daemon:
                     if renamed and event.event_type == "moved":
                         self._ready.add(parts[1])
                     self._seen.setdefault(parts[1], (-1, -1.0, 0.0))
-            elif parts[0] in KINDS and path.suffix == ".md" and is_candidate(path.name):
+            elif parts[0] in KINDS and (
+                    (is_candidate(path.name) and is_note_rel(self.ws.root, rel.as_posix()))
+                    or (getattr(event, "is_directory", False) and event.event_type in ("moved", "deleted")
+                        and not path.name.startswith("."))):
+                # The walk's own rule (memfs.walk), at any depth; a folder moved or deleted
+                # whole changes every note in it.
                 with self._lock:
                     self._store_dirty_at = time.monotonic()
 
@@ -281,13 +288,18 @@ class Daemon:
         observer = None
         warm = None
         try:
-            self.memory.sync()
-            self._refresh_root_files()  # a previous run may have died between archive and views
-            self._warm_up()
+            # Watch first, then catch up (issue #18): an edit or input saved while the
+            # start-up sync runs is an event, not lost; that sync is incremental (stat, then hash).
+            # The views and the model come after "watching": neither is needed to take an event.
             observer = self._start_observer()
+            started = time.monotonic()
+            self.memory.sync()
             warm = self._start_warm()
             self._rescan()
             self.log(f"memfs daemon: watching {self.ws.root} (pid {__import__('os').getpid()})")
+            self._refresh_root_files()  # a previous run may have died between archive and views
+            self._warm_up()
+            self.log(f"memfs daemon: caught up in {time.monotonic() - started:.1f}s (views refreshed, model loaded)")
             last_scan = time.monotonic()
             while not self.stopping.is_set():
                 if not lock.still_held():  # `.memfs/` was deleted (or replaced) under us

@@ -13,6 +13,11 @@ def render_recall_markdown(query: str, hits: list[Mapping[str, Any]]) -> str:
         lines.append("_No matching memory._")
         return "\n".join(lines)
     for h in hits:
+        if h.get("hit") == "passage":  # prose a person wrote: cited by its lines, no id
+            where = h.get("anchor") or h["path"]
+            under = f"; under {h['heading']}" if h.get("heading") else ""
+            lines.append(f"- (passage) {h['text']} [{where}{under}]")
+            continue
         when = f"({h['when']}) " if h.get("when") and h["when"] not in h["text"] else ""
         cite = f"{h['path']}:{h['line']}" if h.get("line") else h["path"]
         src = f"; source {h['source']}" if h.get("source") else ""

@@ -34,10 +34,10 @@ def category_rows(ws: Workspace, db: IndexDB, config: Config) -> list[CategoryRo
     """The indexed category files, plus any on disk the index has not read yet (an ingest
     syncs only the files it touched, so untouched template files may be unindexed)."""
     out = {}
-    for path, kind, title, description, summary in repository.file_rows(db):
+    for path, kind, title, description, summary, passages in repository.file_rows(db):
         name = path.rsplit("/", 1)[-1][:-3]
         out[path] = CategoryRow(path=path, kind=kind, title=title or title_of(name), description=description or "",
-                                summary=summary or "")
+                                summary=summary or "", passages=passages or 0)
     for rel in ws.category_rels():
         if rel not in out:
             kind, name = rel.split("/", 1)[0], rel.rsplit("/", 1)[-1][:-3]

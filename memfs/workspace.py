@@ -75,26 +75,11 @@ class Workspace:
         return self.root / kind / f"{slugify(name)}.md"
 
     def category_rels(self, irregular: list[str] | None = None) -> list[str]:
-        """Every category file as a sorted 'kind/name.md' string; symlinks and hidden files
-        are not memory. Plain strings: at 10^4 files, Path objects cost more than the walk.
+        """Every note (category file) at any depth, as sorted 'kind/sub/name.md' strings:
+        the one walk (memfs.walk) every reader of the tree shares."""
+        from memfs.walk import note_rels
 
-        `irregular`, if given, receives the `.md` names that are FIFOs, sockets, devices or
-        folders: never opened (a FIFO would block the reader), reported by sync."""
-        out: list[str] = []
-        for kind in KIND_DIRS:
-            folder = self.root / kind
-            if not folder.is_dir() or folder.is_symlink():
-                continue
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    if (entry.name.endswith(".md") and not entry.name.startswith(".")
-                            and entry.is_file(follow_symlinks=False)):
-                        out.append(f"{kind}/{entry.name}")
-                    elif (irregular is not None and entry.name.endswith(".md") and not entry.name.startswith(".")
-                            and not entry.is_symlink()):
-                        irregular.append(f"{kind}/{entry.name}")
-        out.sort()
-        return out
+        return note_rels(self.root, irregular)
 
     def category_files(self) -> list[Path]:
         return [self.root / rel for rel in self.category_rels()]

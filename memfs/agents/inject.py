@@ -60,7 +60,8 @@ def render_block(items: list[ItemOut], max_chars: int) -> str | None:
              "relevant; do not mention this block."]
     used = len(lines[0])
     for item in items:
-        line = f"- [{item.id}] {item.text}" + (f" ({item.when})" if item.when else "")
+        tag = item.anchor if item.hit == "passage" else item.id  # a passage is cited by its lines
+        line = f"- [{tag}] {item.text}" + (f" ({item.when})" if item.when else "")
         if used + 1 + len(line) > max_chars:
             break
         lines.append(line)

@@ -65,6 +65,8 @@ class ItemOut(BaseModel):
     seen: int = 1
     score: float | None = Field(None, description="Recall score (higher is better); absent outside recall.")
     updated: str | None = Field(None, description="Last added, reinforced or filed (YYYY-MM-DD), where known.")
+    hit: str = Field("item", description="item (a list line with an id) or passage (prose a person wrote).")
+    anchor: str | None = Field(None, description="path#id for an item, path#L<first>-<last> for a passage.")
 
 
 class RecallOut(BaseModel):
@@ -160,7 +162,8 @@ class AgentTools:
                                       since=s, until=u, as_of=a)
         return RecallOut(query=query, items=[ItemOut(id=h.id, text=h.text, when=h.when, category=h.category,
                                                      path=h.path, line=h.line, source=h.source, type=h.type,
-                                                     seen=h.seen, score=h.score) for h in hits])
+                                                     seen=h.seen, score=h.score, hit=h.hit, anchor=h.anchor)
+                                             for h in hits])
 
     def why(self, item_id: str) -> Why:
         with self._serial():

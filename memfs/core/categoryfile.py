@@ -473,8 +473,9 @@ def _parse_slots(body: str, lines: list[str], path: str, default_type: str, warn
         if item is None:
             if not text.strip():
                 continue
-            salt = ""
-            item = Item(id=text_id(text), text=text, type=default_type)  # type: ignore[arg-type]
+            # Unique by file and text: the same line in two notes is an item in both (issue #18).
+            salt = path
+            item = Item(id=text_id(text, salt), text=text, type=default_type)  # type: ignore[arg-type]
             while item.id in seen_ids:
                 salt += "+"
                 item = item.model_copy(update={"id": text_id(text, salt)})

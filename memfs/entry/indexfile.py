@@ -24,6 +24,7 @@ from memfs.core.rootfiles import link_path
 from memfs.entry.facets import FILLER, STOPWORDS
 from memfs.entry.people import Person
 from memfs.entry.pool import EntryItem
+from memfs.walk import group_of
 from memfs.workspace import Workspace
 
 KIND_HEADINGS: dict[str, str] = {
@@ -51,6 +52,7 @@ class CategoryRow:
     title: str
     description: str
     summary: str  # front-matter summary (the LLM's in LLM mode)
+    passages: int = 0  # prose passages a person wrote there (indexed, never rewritten)
 
 
 @dataclass(frozen=True)
@@ -174,15 +176,23 @@ def render_index(cats: list[CategoryRow], items: list[EntryItem], people: list[P
     for kind in KINDS:
         rows = [c for c in cats if c.kind == kind and _parent(c.path) not in paths]
         shown = []
+        groups: dict[str, list[str]] = {}
         for c in sorted(rows, key=lambda c: c.path):
             parts = parts_of.get(c.path, [])
-            if not by_path.get(c.path) and not parts:
-                empty.append(link_path(c.path))
+            if not by_path.get(c.path) and not parts and not c.passages:
+                if group_of(c.path) is None:
+                    empty.append(link_path(c.path))
                 continue
-            shown.append(_row(c, by_path.get(c.path, []), subject_of, words.get(c.path, []), llm_summaries))
+            block = [_row(c, by_path.get(c.path, []), subject_of, words.get(c.path, []), llm_summaries)]
             for part in sorted(parts, key=lambda p: p.path):
-                shown.append("  " + _row(part, by_path.get(part.path, []), subject_of, words.get(part.path, []),
+                block.append("  " + _row(part, by_path.get(part.path, []), subject_of, words.get(part.path, []),
                                          llm_summaries))
+            group = group_of(c.path)
+            if group is None:
+                shown.extend(block)
+            else:
+                groups.setdefault(group, []).extend(block)
+        shown.extend(group_lines(groups))
         if shown:
             lines += [f"## {KIND_HEADINGS[kind]}", "", *shown, ""]
     if empty:
@@ -223,6 +233,24 @@ def _parent(path: str) -> str | None:
     return f"{folder}/{stem}.md" if sep and stem else None
 
 
+#: Files listed per group in index.md; the rest are counted (the folder is one `ls` away).
+GROUP_SHOWN = 30
+
+
+def group_lines(groups: dict[str, list[str]]) -> list[str]:
+    """Each subfolder as a category group: its path, how many notes, then its files indented."""
+    out: list[str] = []
+    for group in sorted(groups):
+        rows = groups[group]
+        files = sum(1 for r in rows if r.startswith("- "))
+        out.append(f"- {_safe(group)}/ (group of {files} note{'s' if files != 1 else ''})")
+        kept = rows[:GROUP_SHOWN]
+        out.extend("  " + r for r in kept)
+        if len(rows) > len(kept):
+            out.append(f"  - … and {len(rows) - len(kept)} more in {_safe(group)}/")
+    return out
+
+
 def _row(c: CategoryRow, items: list[EntryItem], subject_of: dict[str, str], words: list[str], llm: bool) -> str:
     current = [it for it in items if it.current]
     meta = f"{len(current)} fact{'s' if len(current) != 1 else ''}"
@@ -231,6 +259,8 @@ def _row(c: CategoryRow, items: list[EntryItem], subject_of: dict[str, str], wor
     learned = max((it.learned for it in items if it.learned), default=None)
     if learned:
         meta += f", last learned {learned}"
+    if c.passages:
+        meta += f", {c.passages} passage{'s' if c.passages != 1 else ''}"
     about = (c.summary if llm and c.summary else "") or offline_summary(current, subject_of, words) or c.description
     return f"- [{_safe(c.title)}]({link_path(c.path)}) ({meta})" + (f": {_safe(about)}" if about else "")
 

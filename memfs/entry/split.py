@@ -79,7 +79,9 @@ def split_large(ws: Workspace, db: IndexDB, config: Config, items: list[EntryIte
     if limit <= 0:
         return []
     counts = Counter(it.path for it in items)
-    big = sorted(p for p, n in counts.items() if n > limit and PART_SEP not in p.rsplit("/", 1)[-1])
+    # Top-level files only: a note in a subfolder is a person's, never split (issue #18).
+    big = sorted(p for p, n in counts.items() if n > limit and PART_SEP not in p.rsplit("/", 1)[-1]
+                 and p.count("/") == 1)
     store = CategoryStore(ws, config)
     touched: list[str] = []
     for rel in parents_to_check(db):

@@ -18,9 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from memfs.core.hashing import text_hash  # noqa: F401 - importable from here, as before
+from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.heal import IndexDamaged, is_damage, move_aside, notice, probe
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 _FOREIGN = "it holds tables but no memfs metadata"
 
 _SCHEMA = """
@@ -28,7 +29,8 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, hash TEXT NOT NULL,
     kind TEXT NOT NULL, title TEXT, description TEXT, summary TEXT, updated TEXT,
-    items INTEGER NOT NULL DEFAULT 0, warnings TEXT NOT NULL DEFAULT ''
+    items INTEGER NOT NULL DEFAULT 0, warnings TEXT NOT NULL DEFAULT '',
+    passages INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS items (
     label INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -57,6 +59,25 @@ CREATE TRIGGER IF NOT EXISTS items_au AFTER UPDATE OF text, category, context ON
   INSERT INTO items_fts(rowid, text, category, context) VALUES (new.label, new.text, new.category, new.context);
 END;
 CREATE TABLE IF NOT EXISTS embeddings (text_hash TEXT PRIMARY KEY, vec BLOB NOT NULL);
+-- Prose a person wrote (memfs.index.passages): paragraphs and sections, never rewritten.
+-- Their vector labels are PASSAGE_LABEL_BASE + label, beside the items' in one space.
+CREATE TABLE IF NOT EXISTS passages (
+    label INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE, path TEXT NOT NULL, category TEXT NOT NULL, kind TEXT NOT NULL,
+    heading TEXT NOT NULL, text TEXT NOT NULL, line_start INTEGER NOT NULL, line_end INTEGER NOT NULL,
+    text_hash TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS passages_path ON passages(path);
+CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(
+    text, heading, content='passages', content_rowid='label',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS passages_ai AFTER INSERT ON passages BEGIN
+  INSERT INTO passages_fts(rowid, text, heading) VALUES (new.label, new.text, new.heading);
+END;
+CREATE TRIGGER IF NOT EXISTS passages_ad AFTER DELETE ON passages BEGIN
+  INSERT INTO passages_fts(passages_fts, rowid, text, heading) VALUES ('delete', old.label, old.text, old.heading);
+END;
 -- Items whose vector is new or changed since the hnsw sidecar was last saved: searched
 -- exactly beside the sidecar, so a small change never rewrites a 100 MB file.
 CREATE TABLE IF NOT EXISTS vec_pending (label INTEGER PRIMARY KEY);
@@ -136,6 +157,20 @@ class ItemRow:
     superseded_by: str | None = None
 
 
+@dataclass(frozen=True)
+class PassageRow(ItemRow):
+    """A passage in the shape search ranks (undated, seen once), with its heading path and
+    last line for the anchor `path#L<line>-<line_end>`."""
+
+    heading: str = ""
+    line_end: int | None = None
+
+    @property
+    def anchor(self) -> str:
+        end = f"-{self.line_end}" if self.line_end and self.line_end != self.line else ""
+        return f"{self.path}#L{self.line}{end}"
+
+
 ITEM_COLUMNS = 'label, id, path, category, kind, type, text, "when", src, seen, updated, line, until, superseded_by'
 
 
@@ -199,8 +234,10 @@ class IndexDB:
         self.conn.execute("DELETE FROM meta WHERE key NOT IN ('embedder', 'embedder_dim')")
         names = [r[0] for r in self.conn.execute(
             "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger') AND name NOT LIKE 'sqlite_%' "
-            "AND name NOT LIKE 'items_fts_%' AND name NOT IN ('meta', 'embeddings')")]
-        for name in ("items_fts", *[n for n in names if n != "items_fts"]):
+            "AND name NOT LIKE 'items_fts_%' AND name NOT LIKE 'passages_fts_%' "
+            "AND name NOT IN ('meta', 'embeddings')")]
+        fts = [n for n in ("items_fts", "passages_fts") if n in names]
+        for name in (*fts, *[n for n in names if n not in fts]):
             kind = self.conn.execute("SELECT type FROM sqlite_master WHERE name=?", (name,)).fetchone()
             if kind:
                 self.conn.execute(f'DROP {kind[0].upper()} IF EXISTS "{name}"')
@@ -262,6 +299,34 @@ class IndexDB:
     def count_items(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM items").fetchone()[0])
 
+    def count_vectors(self) -> int:
+        """Items plus passages: the size of the vector space (exact search or hnsw)."""
+        return self.count_items() + int(self.conn.execute("SELECT count(*) FROM passages").fetchone()[0])
+
+    def bm25_passages(self, query: str, limit: int) -> list[tuple[int, float]]:
+        """Like bm25, over passages (heading path weighted below the text); labels offset."""
+        q = fts_query(query)
+        if q is None:
+            return []
+        rows = self.conn.execute(
+            "SELECT rowid, bm25(passages_fts, 1.0, 0.5) AS r FROM passages_fts "
+            "WHERE passages_fts MATCH ? ORDER BY r LIMIT ?", (q, limit)).fetchall()
+        return [(int(r[0]) + PASSAGE_LABEL_BASE, -float(r[1])) for r in rows]
+
+    def passages_by_labels(self, labels: Iterable[int]) -> dict[int, ItemRow]:
+        """Passages as ItemRow-shaped rows (type 'passage', line = first line), by offset label."""
+        keys = [int(x) - PASSAGE_LABEL_BASE for x in labels if int(x) >= PASSAGE_LABEL_BASE]
+        out: dict[int, ItemRow] = {}
+        for start in range(0, len(keys), 500):
+            chunk = keys[start:start + 500]
+            for r in self.conn.execute(
+                    "SELECT label, id, path, category, kind, heading, text, line_start, line_end FROM passages "
+                    f"WHERE label IN ({','.join('?' * len(chunk))})", chunk):
+                label = int(r[0]) + PASSAGE_LABEL_BASE
+                out[label] = PassageRow(label, r[1], r[2], r[3], r[4], "passage", r[6], None, None, 1, None,
+                                        int(r[7]), heading=r[5], line_end=int(r[8]))
+        return out
+
     def bm25(self, query: str, limit: int) -> list[tuple[int, float]]:
         q = fts_query(query)
         if q is None:
@@ -274,30 +339,49 @@ class IndexDB:
         return [(int(r[0]), -float(r[1])) for r in rows]
 
     # -- embeddings cache ---------------------------------------------------
+    def _dtype(self, nbytes: int) -> type:
+        """Vectors are stored as float16 (half the space; cosine changes by ~1e-3); a cache
+        kept across an index-layout change may still hold float32 rows of the same dim."""
+        dim = int(self.get_meta("embedder_dim") or 0)
+        return np.float32 if dim and nbytes == 4 * dim else np.float16
+
     def cached_vectors(self, hashes: list[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
+        dtypes: dict[int, type] = {}
         for start in range(0, len(hashes), 500):
             chunk = hashes[start : start + 500]
             q = f"SELECT text_hash, vec FROM embeddings WHERE text_hash IN ({','.join('?' * len(chunk))})"
             for h, blob in self.conn.execute(q, chunk):
-                out[h] = np.frombuffer(blob, dtype=np.float32)
+                dt = dtypes.setdefault(len(blob), self._dtype(len(blob)))
+                out[h] = np.frombuffer(blob, dtype=dt).astype(np.float32)
         return out
 
     def store_vectors(self, pairs: Iterable[tuple[str, np.ndarray]]) -> None:
         self.conn.executemany(
             "INSERT OR REPLACE INTO embeddings(text_hash, vec) VALUES(?, ?)",
-            ((h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in pairs),
+            ((h, np.asarray(v, dtype=np.float16).tobytes()) for h, v in pairs),
         )
 
     def labeled_vectors(self, pending_only: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """(labels, matrix) of every item that has a vector (or only the pending ones)."""
+        """(labels, matrix) of every item and passage that has a vector (or only the pending
+        ones); a passage's label is PASSAGE_LABEL_BASE + its row label."""
         join = "JOIN vec_pending ON vec_pending.label = items.label " if pending_only else ""
+        pjoin = f"JOIN vec_pending ON vec_pending.label = passages.label + {PASSAGE_LABEL_BASE} " \
+            if pending_only else ""
         rows = self.conn.execute(
             f"SELECT items.label, embeddings.vec FROM items {join}"
-            "JOIN embeddings ON embeddings.text_hash = items.text_hash"
+            "JOIN embeddings ON embeddings.text_hash = items.text_hash "
+            f"UNION ALL SELECT passages.label + {PASSAGE_LABEL_BASE}, embeddings.vec FROM passages {pjoin}"
+            "JOIN embeddings ON embeddings.text_hash = passages.text_hash"
         ).fetchall()
         if not rows:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
         labels = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        sizes = {len(r[1]) for r in rows}
+        if len(sizes) == 1:
+            size = sizes.pop()
+            dt = self._dtype(size)
+            mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=dt).reshape(len(rows), -1).astype(np.float32)
+        else:  # float32 rows from before the layout change beside float16 ones
+            mat = np.stack([np.frombuffer(r[1], dtype=self._dtype(len(r[1]))).astype(np.float32) for r in rows])
         return labels, mat

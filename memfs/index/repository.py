@@ -117,9 +117,10 @@ def current_matches(db: IndexDB, fts: str, limit: int) -> list[tuple[str, str, s
 
 
 def drop_unused_embeddings(db: IndexDB) -> int:
-    """Delete cached vectors no item uses; the number deleted."""
+    """Delete cached vectors no item or passage uses; the number deleted."""
     with db.transaction() as c:
-        cur = c.execute("DELETE FROM embeddings WHERE text_hash NOT IN (SELECT text_hash FROM items)")
+        cur = c.execute("DELETE FROM embeddings WHERE text_hash NOT IN "
+                        "(SELECT text_hash FROM items UNION SELECT text_hash FROM passages)")
         return cur.rowcount or 0
 
 
@@ -137,10 +138,10 @@ def scrub_deleted(db: IndexDB) -> None:
 
 
 # -- files ----------------------------------------------------------------------------
-def file_rows(db: IndexDB) -> list[tuple[str, str, str, str, str]]:
-    """(path, kind, title, description, summary) of every indexed category file, by path."""
+def file_rows(db: IndexDB) -> list[tuple[str, str, str, str, str, int]]:
+    """(path, kind, title, description, summary, passages) of every indexed category file, by path."""
     return [tuple(r) for r in db.conn.execute(  # type: ignore[misc]
-        "SELECT path, kind, title, description, summary FROM files ORDER BY path")]
+        "SELECT path, kind, title, description, summary, passages FROM files ORDER BY path")]
 
 
 class CategoryFileRow(NamedTuple):
@@ -168,6 +169,10 @@ def file_hashes(db: IndexDB) -> dict[str, str]:
 
 def count_files(db: IndexDB) -> int:
     return int(db.conn.execute("SELECT count(*) FROM files").fetchone()[0])
+
+
+def count_passages(db: IndexDB) -> int:
+    return int(db.conn.execute("SELECT count(*) FROM passages").fetchone()[0])
 
 
 def file_warnings(db: IndexDB) -> list[str]:

@@ -19,6 +19,7 @@ from memfs.core.stamps import age_days
 from memfs.index.db import IndexDB, ItemRow
 from memfs.index.qcache import CachingEmbedder
 from memfs.index.vcache import VectorCopy
+from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.timefilter import TimeFilter, is_present_query, stamp_range
 from memfs.index.vectors import HnswSidecar, exact_search
 from memfs.providers.embedding import Embedder
@@ -114,7 +115,7 @@ class Searcher:
         """Load the vectors now (a cold process does this while the model loads: onnxruntime
         builds its session without the GIL), so the first query does not wait for both."""
         with self.db.snapshot():
-            self._load_vectors(self.db.count_items())
+            self._load_vectors(self.db.count_vectors())
 
     def _dense(self, qv: np.ndarray, count: int, limit: int) -> tuple[list[tuple[int, float]], str]:
         if self._load_vectors(count):
@@ -154,10 +155,12 @@ class Searcher:
         if vectors is None or len(vectors) == 0:
             return []
         with self.db.snapshot():
-            count = self.db.count_items()
+            count = self.db.count_vectors()
             if count == 0:
                 return [[] for _ in range(len(vectors))]
-            return [self._dense(v, count, k)[0] for v in vectors]
+            # Items only: a person's prose is searched, never merged into (invariant 5).
+            return [[h for h in self._dense(v, count, k + 8)[0] if h[0] < PASSAGE_LABEL_BASE][:k]
+                    for v in vectors]
 
     def search(self, query: str, k: int, types: set[str] | None = None, categories: set[str] | None = None,
                today: date | None = None, window: TimeFilter | None = None) -> SearchResult:
@@ -182,17 +185,18 @@ class Searcher:
         limit = max(cfg.candidates, k) * (3 if window.since or window.until or window.as_of else 1)
         with self.db.snapshot():
             t = time.perf_counter()
-            bm = self.db.bm25(query, limit)
+            bm = with_passages_bm25(self.db, query, limit, self.db.bm25(query, limit))
             timings["bm25"] = (time.perf_counter() - t) * 1000
             qv = cached if pending is None else pending.result()
             t = time.perf_counter()
-            count = self.db.count_items()
+            count = self.db.count_vectors()
             dense, mode = self._dense(qv, count, limit)
             timings["vector"] = (time.perf_counter() - t) * 1000
             t = time.perf_counter()
             fused = rrf([([lab for lab, _ in bm], cfg.bm25_weight), ([lab for lab, _ in dense], cfg.vector_weight)],
                         cfg.rrf_k)
             rows = self.db.items_by_labels(fused)
+            rows.update(self.db.passages_by_labels(fused))
             # A line superseded by an item that is gone (a person deleted the newer, wrong
             # fact) is current again.
             newer = {r.superseded_by for r in rows.values() if r.superseded_by}
@@ -220,3 +224,12 @@ class Searcher:
         hits.sort(key=lambda h: (-h.score, h.row.id))
         timings["fuse"] = (time.perf_counter() - t) * 1000
         return SearchResult(hits[:k], timings, mode)
+
+
+def with_passages_bm25(db: IndexDB, query: str, limit: int, items: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """Item and passage BM25 hits as one ranking (by score), so prose and list lines compete
+    in the same fusion rather than each getting a ranker of its own."""
+    prose = db.bm25_passages(query, limit)
+    if not prose:
+        return items
+    return sorted(items + prose, key=lambda h: -h[1])[:limit]

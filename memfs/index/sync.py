@@ -25,6 +25,8 @@ from memfs.core.derived import extractive_summary, newest_stamp
 from memfs.index.context import ContextResolver
 from memfs.index.db import IndexDB, ItemRow, text_hash
 from memfs.index.heal import quick_check
+from memfs.index.passage_sync import all_passage_texts, apply_passages, category_of, pending_labels, plan_passages
+from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.vectors import HnswSidecar, sidecar_generation
 from memfs.providers.embedding import Embedder
 from memfs.workspace import Workspace
@@ -45,6 +47,8 @@ class SyncReport(BaseModel):
     items_updated: int = 0
     items_removed: int = 0
     embedded: int = 0
+    passages_added: int = 0
+    passages_removed: int = 0
     reembedded_all: bool = False
     warnings: list[str] = Field(default_factory=list)
     seconds: float = 0.0
@@ -52,7 +56,7 @@ class SyncReport(BaseModel):
     @property
     def changed(self) -> bool:
         return bool(self.files_parsed or self.files_removed or self.items_added
-                    or self.items_updated or self.items_removed)
+                    or self.items_updated or self.items_removed or self.passages_added or self.passages_removed)
 
 
 @dataclass
@@ -72,6 +76,7 @@ class _Plan:
     delete_labels: list[int] = field(default_factory=list)
     need_vectors: dict[str, str] = field(default_factory=dict)  # text_hash -> text
     vector_labels: set[str] = field(default_factory=set)  # ids whose vector changed
+    passage_labels: list[int] = field(default_factory=list)  # vector labels of new passages
 
 
 file_digest = file_hash  # core.hashing: a category file's bytes
@@ -147,11 +152,26 @@ class Indexer:
         step = EMBED_CHUNK if progress else max(1, len(missing))
         for start in range(0, len(missing), step):
             chunk = missing[start:start + step]
-            fresh.extend(zip(chunk, self.embedder.embed([by_hash[h] for h in chunk])))
+            # Rounded as the cache stores them (float16), so a vector is the same fresh or cached.
+            vecs = np.asarray(self.embedder.embed([by_hash[h] for h in chunk]), dtype=np.float16).astype(np.float32)
+            fresh.extend(zip(chunk, vecs))
             if progress:
                 progress(start + len(chunk), len(missing), unit="texts embedded")
         have.update(fresh)
         return have, fresh
+
+    def embed_cached(self, texts: list[str]) -> np.ndarray:
+        """Vectors for `texts` in order, through the embedding cache (by content hash);
+        the fresh ones are stored. Category descriptions use this (Categorizer)."""
+        by_hash = {text_hash(t): t for t in texts}
+        vectors, fresh = self.embed_texts(by_hash)
+        if fresh:
+            if self.db.conn.in_transaction:
+                self.db.store_vectors(fresh)
+            else:
+                with self.db.transaction():
+                    self.db.store_vectors(fresh)
+        return np.stack([vectors[text_hash(t)] for t in texts]).astype(np.float32, copy=False)
 
     # -- the sync ---------------------------------------------------------------
     def sync(self, rebuild: bool = False, progress: Callable[..., None] | None = None,
@@ -212,9 +232,15 @@ class Indexer:
         report.files_removed = len(removed_files)
 
         plan = self._plan(parsed, removed_files, report, rebuild)
+        prose = plan_passages(self.db, [(p.rel, p.doc, p.front_lines) for p in parsed], removed_files, rebuild)
+        report.passages_added, report.passages_removed = prose.added, prose.removed
+        for h, text in prose.need_vectors.items():
+            plan.need_vectors.setdefault(h, text)
         if reembed:
             for row in self.db.all_items():
                 plan.need_vectors.setdefault(text_hash(row.text), row.text)
+            for h, text in all_passage_texts(self.db).items():
+                plan.need_vectors.setdefault(h, text)
         vectors, fresh = self.embed_texts(plan.need_vectors, progress) if plan.need_vectors else ({}, [])
         report.embedded = len(fresh)
 
@@ -226,6 +252,8 @@ class Indexer:
                 c.execute("DELETE FROM files")
                 c.execute("DELETE FROM vec_pending")
                 c.execute("INSERT INTO items_fts(items_fts) VALUES('delete-all')")
+                c.execute("DELETE FROM passages")
+                c.execute("INSERT INTO passages_fts(passages_fts) VALUES('delete-all')")
             for rel, size, mtime in stat_only:
                 c.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (size, mtime, rel))
             if plan.delete_labels:
@@ -236,18 +264,21 @@ class Indexer:
             c.executemany(
                 'INSERT INTO items(id, path, category, kind, type, text, "when", src, seen, updated, line, text_hash, '
                 "until, superseded_by, context) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", plan.inserts)
+            apply_passages(c, prose)
             for p in parsed:
                 front = p.doc.front
                 c.execute(
                     "INSERT OR REPLACE INTO files(path, size, mtime_ns, hash, kind, title, description, summary, "
-                    "updated, items, warnings) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                    "updated, items, warnings, passages) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
                     (p.rel, p.size, p.mtime_ns, p.digest, p.doc.kind, _s(front.get("title")),
                      _s(front.get("description")), _s(front.get("summary")) or extractive_summary(p.doc.items),
                      newest_stamp(p.doc.items) or _s(front.get("updated")),
-                     len(p.doc.items), "\n".join(p.doc.warnings)))
+                     len(p.doc.items), "\n".join(p.doc.warnings), prose.counts.get(p.rel, 0)))
             c.executemany("DELETE FROM files WHERE path=?", [(r,) for r in removed_files])
             if report.changed:  # the root files are views of this version (views.py)
                 self.db.set_meta("index_version", str(int(self.db.get_meta("index_version") or 0) + 1))
+        if prose.inserts:
+            plan.passage_labels = pending_labels(self.db, prose)
         self._update_sidecar(plan, vectors, rebuild_all=reembed or rebuild)
         report.seconds = time.perf_counter() - t0
         return report
@@ -279,7 +310,7 @@ class Indexer:
                                        "this copy is not indexed")
                 continue
             h = text_hash(item.text)
-            row = (p.rel, p.doc.name, p.doc.kind, item.type, item.text, item.when, item.src, item.seen,
+            row = (p.rel, category_of(p.rel), p.doc.kind, item.type, item.text, item.when, item.src, item.seen,
                    item.updated, line, h, item.extra.get("until") or None, item.extra.get("superseded_by") or None)
             if old is None:
                 plan.inserts.append((item_id, *row, contexts.context(item.src, item.when)))
@@ -312,7 +343,7 @@ class Indexer:
         New and changed vectors go to `vec_pending` (searched exactly beside the sidecar);
         only when that delta outgrows `PENDING_MAX` is the sidecar updated and saved.
         Deleted items need nothing: readers filter hits through their SQLite snapshot."""
-        count = self.db.count_items()
+        count = self.db.count_vectors()
         threshold = self.config.recall.exact_search_max
         generation = int(self.db.get_meta("hnsw_generation") or 0)
         if count < threshold:
@@ -323,13 +354,13 @@ class Indexer:
                     c.execute("DELETE FROM vec_pending")
             self._sidecar = None
             return
-        current = generation > 0 and _sidecar_generation(self.ws.state) == generation
+        current = generation > 0 and sidecar_generation(self.ws.state) == generation
         if current and not rebuild_all:
-            if plan.vector_labels:
+            if plan.vector_labels or plan.passage_labels:
                 rows = self.db.items_by_ids(plan.vector_labels)
                 with self.db.transaction() as c:
                     c.executemany("INSERT OR IGNORE INTO vec_pending(label) VALUES(?)",
-                                  [(r.label,) for r in rows.values()])
+                                  [(r.label,) for r in rows.values()] + [(lab,) for lab in plan.passage_labels])
             pending = int(self.db.conn.execute("SELECT count(*) FROM vec_pending").fetchone()[0])
             if pending <= PENDING_MAX:
                 return
@@ -347,17 +378,14 @@ class Indexer:
             labels, mat = self.db.labeled_vectors(pending_only=True)
             if len(labels):
                 sidecar.upsert([int(x) for x in labels], mat)
-            live = {int(r[0]) for r in self.db.conn.execute("SELECT label FROM items")}
+            live = {int(r[0]) for r in self.db.conn.execute(
+                f"SELECT label FROM items UNION ALL SELECT label + {PASSAGE_LABEL_BASE} FROM passages")}
             sidecar.delete(sorted(sidecar.labels - live))
         sidecar.save(generation + 1)
         with self.db.transaction() as c:
             self.db.set_meta("hnsw_generation", str(generation + 1))
             c.execute("DELETE FROM vec_pending")
         self._sidecar, self._sidecar_gen = sidecar, generation + 1
-
-
-def _sidecar_generation(folder: Path) -> int | None:
-    return sidecar_generation(folder)
 
 
 def _row_tuple(r: ItemRow) -> tuple:

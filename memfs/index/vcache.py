@@ -13,13 +13,20 @@ from __future__ import annotations
 import numpy as np
 
 from memfs.index.db import IndexDB
+from memfs.index.passages import PASSAGE_LABEL_BASE
 
 # The join with embeddings goes through its primary-key index only (no blob is read) and
-# leaves out items without a vector, as IndexDB.labeled_vectors does.
+# leaves out items and passages without a vector, as IndexDB.labeled_vectors does; a
+# passage's label is PASSAGE_LABEL_BASE + its row label (memfs.index.passages).
 _ALL = ("SELECT items.label, items.text_hash FROM items "
-        "JOIN embeddings ON embeddings.text_hash = items.text_hash ORDER BY items.label")
+        "JOIN embeddings ON embeddings.text_hash = items.text_hash "
+        f"UNION ALL SELECT passages.label + {PASSAGE_LABEL_BASE}, passages.text_hash FROM passages "
+        "JOIN embeddings ON embeddings.text_hash = passages.text_hash ORDER BY 1")
 _PENDING = ("SELECT items.label, items.text_hash FROM items JOIN vec_pending ON vec_pending.label = items.label "
-            "JOIN embeddings ON embeddings.text_hash = items.text_hash ORDER BY items.label")
+            "JOIN embeddings ON embeddings.text_hash = items.text_hash "
+            f"UNION ALL SELECT passages.label + {PASSAGE_LABEL_BASE}, passages.text_hash FROM passages "
+            f"JOIN vec_pending ON vec_pending.label = passages.label + {PASSAGE_LABEL_BASE} "
+            "JOIN embeddings ON embeddings.text_hash = passages.text_hash ORDER BY 1")
 
 
 class VectorCopy:

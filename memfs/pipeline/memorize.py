@@ -290,7 +290,8 @@ class Memorizer:
 
     def warm_up(self, specs: list) -> None:  # type: ignore[type-arg]
         """Compute the category descriptions' vectors now, not on the first input."""
-        self.ctx.categorizer, self.ctx.categorizer_key = Categorizer(self.rt.embedder, specs), tuple(specs)
+        self.ctx.categorizer, self.ctx.categorizer_key = (
+            Categorizer(self.rt.embedder, specs, self.rt.indexer.embed_cached), tuple(specs))
         self.ctx.categorizer.prepare()
 
     def _searcher(self) -> Searcher:
@@ -396,7 +397,8 @@ class Memorizer:
         key = tuple(specs)
         if self.ctx.categorizer is None or self.ctx.categorizer_key != key:
             # The descriptions' vectors are computed once per set of categories, not per input.
-            self.ctx.categorizer, self.ctx.categorizer_key = Categorizer(self.rt.embedder, specs), key
+            self.ctx.categorizer, self.ctx.categorizer_key = Categorizer(
+                self.rt.embedder, specs, self.rt.indexer.embed_cached), key
         categorizer = self.ctx.categorizer
         db = self.rt.indexer.db
         targets = db.items_by_ids([d.target_id for d in decisions if d.target_id])

@@ -43,6 +43,11 @@ class RecallHit(BaseModel):
     passage: str | None = None
     until: str | None = None
     superseded_by: str | None = None
+    #: "item" (a list line, with an id you can forget) or "passage" (prose a person wrote,
+    #: cited by `anchor` = path#L<first>-<last> under its `heading` path; never rewritten).
+    hit: str = "item"
+    anchor: str | None = None
+    heading: str | None = None
 
 
 def search(rt: Runtime, query: str, k: int | None = None, types: set[str] | None = None,
@@ -91,9 +96,12 @@ def recall(rt: Runtime, query: str, k: int | None = None, types: set[str] | None
 
 
 def to_hits(raw: list) -> list[RecallHit]:  # type: ignore[type-arg]
+    from memfs.index.recall_hits import hit_fields
+
     return [RecallHit(id=h.row.id, text=h.row.text, category=h.row.category, kind=h.row.kind, path=h.row.path,
                       line=h.row.line, type=h.row.type, when=h.row.when, source=h.row.src, seen=h.row.seen,
-                      score=round(h.score, 6), until=h.row.until, superseded_by=h.row.superseded_by)
+                      score=round(h.score, 6), until=h.row.until, superseded_by=h.row.superseded_by,
+                      **hit_fields(h.row))
             for h in raw]
 
 

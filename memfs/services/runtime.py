@@ -150,6 +150,8 @@ class Runtime:
         for path in self.ws.category_files():
             rel = self.ws.rel(path)
             kind, name = rel.split("/", 1)
+            if "/" in name:  # a person's note in a subfolder: filed into only when named
+                continue
             specs.setdefault(f"{kind}/{name[:-3]}", CategorySpec(kind, name[:-3], ""))
         return [specs[k] for k in sorted(specs)]
 

@@ -35,6 +35,8 @@ class Status(BaseModel):
     redactions: int = 0
     redaction_kinds: dict[str, int] = {}
     llm_state: list[str] = []
+    #: Prose passages indexed from the notes (never rewritten; issue #18).
+    passages: int = 0
 
 
 def status(rt: Runtime) -> Status:
@@ -45,7 +47,7 @@ def status(rt: Runtime) -> Status:
 
     ws = rt.ws
     db_path = reindex.index_path(rt)
-    items = categories = 0
+    items = categories = passages = 0
     warnings: list[str] = []
     recorded = None
     if db_path.exists() and not repository.index_ready(db_path):
@@ -59,6 +61,7 @@ def status(rt: Runtime) -> Status:
             with db.snapshot():
                 items = db.count_items()
                 categories = repository.count_files(db)
+                passages = repository.count_passages(db)
                 recorded = db.get_meta("embedder")
                 warnings.extend(repository.file_warnings(db))
                 warnings.extend((db.get_meta("entry_warnings") or "").splitlines())  # person pages
@@ -70,7 +73,7 @@ def status(rt: Runtime) -> Status:
     usage = load_usage(ws.state).model_dump() if ws.state.exists() else {}
     llm_state = describe_state(ws.state / STATE_FILE) if (ws.state / STATE_FILE).exists() else []
     redacted = load_counts(ws.state)
-    return Status(root=str(ws.root), items=items, categories=categories,
+    return Status(root=str(ws.root), items=items, categories=categories, passages=passages,
                   resources=_count_files(ws.resources), inbox_pending=_count_inbox(ws.inbox),
                   failed=_count_failed(ws.failed), embedder=recorded or configured_embedder(rt.config),
                   index_bytes=size, llm=llm, llm_usage=usage, failures=failures(ws), warnings=warnings,

@@ -69,6 +69,8 @@ def resolve_category(rt: Runtime, category: str | None, item_type: str, vector, 
             name = name[:-3] if name.endswith(".md") else name
             if kind not in KINDS:
                 raise MemfsError(f"unknown kind {kind!r} in {category!r}: use memory/, index/ or skill/")
+            if "/" in name and f"{kind}/{name}.md" in rt.ws.category_rels():
+                return CategorySpec(kind, name, "")  # a nested note, named exactly
             return CategorySpec(kind, slugify(name), "")
         slug = slugify(category)
         for spec in specs:
@@ -76,7 +78,7 @@ def resolve_category(rt: Runtime, category: str | None, item_type: str, vector, 
                 return spec
         cfg = rt.config.categories.get(slug)
         return CategorySpec(cfg.kind if cfg else KIND_OF_TYPE.get(item_type, "memory"), slug, "")
-    return Categorizer(rt.embedder, specs).choose(vector, item_type, hint)
+    return Categorizer(rt.embedder, specs, rt.indexer.embed_cached).choose(vector, item_type, hint)
 
 
 def reinforce(rt: Runtime, item_id: str, rel: str) -> Item:
