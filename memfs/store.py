@@ -13,6 +13,7 @@ from datetime import date
 from pathlib import Path
 
 from memfs.config import Config
+from memfs.core.categoryedit import commit_splice, plan_splice
 from memfs.core.categoryfile import CategoryDoc, clone, dump_front, hand_off, parse_category
 from memfs.core.derived import SUMMARY_CHARS, extractive_summary  # noqa: F401  (re-exported)
 from memfs.core.model import Item
@@ -20,6 +21,7 @@ from memfs.errors import ConflictError, MemfsError
 from memfs.fsutil import (
     ChangedMeanwhile, Unsettled, atomic_write, read_settled, remember_written, unchanged_since, write_protected,
 )
+from memfs.index.delta import FileDelta, offer
 from memfs.workspace import Workspace
 
 
@@ -95,13 +97,24 @@ class CategoryStore:
         for _ in range(attempts):
             doc, before = self._load(path, rel)
             had = {it.id for it in doc.items}
+            lines_read = list(doc.lines)
             change(doc)
             if not doc.dirty:
                 return doc
             refresh_front(doc, self.config, self.summarizer)
-            text = doc.render()
-            got, back = _check_reads_back(doc, text, rel)
-            _check_keeps_ids(had - {s.item.id for s in doc.slots if s.removed}, got, rel)
+            # Only the changed lines, spliced and re-checked line by line (core/categoryedit.py);
+            # a body the splice cannot prove is rendered and parsed back whole, as before.
+            # (Only a change made through slots, `add` and `remove` can be spliced: one that
+            # edited lines directly, or lost a slot, takes the full render and its checks.)
+            spliceable = before is not None and doc.lines == lines_read and not (
+                had - {s.item.id for s in doc.slots})
+            sp = plan_splice(doc) if spliceable else None
+            if sp is not None:
+                text = sp.text
+            else:
+                text = doc.render()
+                got, back = _check_reads_back(doc, text, rel)
+                _check_keeps_ids(had - {s.item.id for s in doc.slots if s.removed}, got, rel)
             if not unchanged_since(path, before):
                 continue  # someone saved meanwhile: re-apply our change to their version
             try:
@@ -111,7 +124,12 @@ class CategoryStore:
             except ChangedMeanwhile:
                 continue
             remember_written(path)
-            _remember_parse(path, rel, text.encode("utf-8"), back)
+            data = text.encode("utf-8")
+            if sp is not None:
+                commit_splice(doc, sp)
+                offer(FileDelta.of(path, rel, before, data, doc, sp))  # the index follows the change, not the file
+                back = doc
+            _remember_parse(path, rel, data, back)
             self.written.setdefault(rel, before)
             return doc
         raise ConflictError(f"{rel} kept changing while memfs tried to write it; nothing was written, try again")

@@ -158,6 +158,12 @@ class Indexer:
     def sync(self, rebuild: bool = False, progress: Callable[..., None] | None = None,
              only: list[str] | None = None) -> SyncReport:
         t0 = time.perf_counter()
+        if only is not None and not rebuild:
+            from memfs.index.delta import apply_deltas
+
+            quick = apply_deltas(self, only)  # files the store just spliced: their changed items only
+            if quick is not None:
+                return quick
         report = SyncReport()
         if rebuild:
             # Built beside the old index and swapped in one commit: the old rows are deleted
