@@ -55,9 +55,8 @@ def refresh_front(doc: CategoryDoc, config: Config, summarizer: Summarizer | Non
         front["description"] = cat.description
     for key in DERIVED_KEYS:
         front.pop(key, None)
-    items = doc.items
-    current = [it for it in items if not it.extra.get("superseded_by")]  # history is not summarised
-    if summarizer and current:
+    current = [it for it in doc.items if not it.extra.get("superseded_by")] if summarizer else []
+    if summarizer and current:  # (history is not summarised)
         front["summary"] = summarizer(str(front["title"]), current)
     else:
         front.pop("summary", None)
@@ -96,18 +95,19 @@ class CategoryStore:
         path = self.ws.root / rel
         for _ in range(attempts):
             doc, before = self._load(path, rel)
-            had = {it.id for it in doc.items}
-            lines_read = list(doc.lines)
+            slots_read, lines_read = list(doc.slots), list(doc.lines)
             change(doc)
             if not doc.dirty:
                 return doc
+            # The ids the file had (a slot's `origin` is its item as read, whatever the change did).
+            had = {(s.origin or s.item).id for s in slots_read}
             refresh_front(doc, self.config, self.summarizer)
             # Only the changed lines, spliced and re-checked line by line (core/categoryedit.py);
             # a body the splice cannot prove is rendered and parsed back whole, as before.
             # (Only a change made through slots, `add` and `remove` can be spliced: one that
             # edited lines directly, or lost a slot, takes the full render and its checks.)
-            spliceable = before is not None and doc.lines == lines_read and not (
-                had - {s.item.id for s in doc.slots})
+            spliceable = (before is not None and doc.lines == lines_read  # C-speed: identity first
+                          and doc.slots[:len(slots_read)] == slots_read)
             sp = plan_splice(doc) if spliceable else None
             if sp is not None:
                 text = sp.text

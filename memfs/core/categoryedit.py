@@ -64,24 +64,31 @@ def plan_splice(doc: CategoryDoc) -> Splice | None:
     edits: list[Edit] = []
     written: list[Slot] = []
     removed: list[Slot] = []
-    existing = [s for s in doc.slots if s.start is not None]
-    for slot in existing:
-        if slot.end != slot.start + 1 or slot.head != 1 or slot.prefix != "- ":  # type: ignore[operator]
+    new: list[Slot] = []
+    insert_at: int | None = None  # the end of the last item as read: new items go there
+    last: Slot | None = None
+    for slot in doc.slots:  # one pass (50k slots): untouched ones are told by identity
+        start = slot.start
+        if start is None:
+            if not slot.removed:
+                new.append(slot)
+            continue
+        if slot.end != start + 1 or slot.head != 1 or slot.prefix != "- ":
             return None
+        if insert_at is None or start + 1 > insert_at:
+            insert_at, last = start + 1, slot
         if slot.removed:
             removed.append(slot)
-            edits.append(Edit(slot.start, slot.end, []))  # type: ignore[arg-type]
-        elif slot.changed:
+            edits.append(Edit(start, start + 1, []))
+        elif slot.item is not slot.origin and slot.changed:
             written.append(slot)
-            edits.append(Edit(slot.start, slot.start + 1, [doc._line_of(slot)]))  # type: ignore[operator]
-    new = [s for s in doc.slots if s.start is None and not s.removed]
-    insert_at = max((s.end for s in existing if s.end is not None), default=None)
+            edits.append(Edit(start, start + 1, [doc._line_of(slot)]))
     if insert_at and not lines[insert_at - 1].endswith("\n"):
         # The last item ends the file without a newline: `render` gives it one on any write.
         prev = next((e for e in edits if e.a == insert_at - 1), None)
         if prev is None:
             edits.append(Edit(insert_at - 1, insert_at, [lines[insert_at - 1] + "\n"]))
-            written.append(next(s for s in existing if s.start == insert_at - 1))  # its line is written again
+            written.append(last)  # type: ignore[arg-type]  # its line is written again
         elif prev.new and not prev.new[-1].endswith("\n"):
             prev.new[-1] += "\n"
     if new:
@@ -118,8 +125,7 @@ def _reads_back(doc: CategoryDoc, edits: list[Edit], written: list[Slot]) -> boo
     lines = doc.lines
     default_type = DEFAULT_TYPE_OF_KIND.get(doc.kind, "profile")
     want = iter(written_sorted(written, edits))
-    mine = {id(s) for s in written}
-    others = {s.item.id for s in doc.slots if not s.removed and id(s) not in mine}
+    ids = doc.ids()
     seen: set[str] = set()
     for k, e in enumerate(edits):
         # Edits are disjoint and sorted; the line before this one is the last new line of an
@@ -132,9 +138,12 @@ def _reads_back(doc: CategoryDoc, edits: list[Edit], written: list[Slot]) -> boo
             if got is not True:
                 expected = next(want, None)
                 warnings: list[str] = []
-                item, _ = item_of_entry(got[4], got[5], default_type, others | seen, "", warnings)  # type: ignore[index]
+                item, _ = item_of_entry(got[4], got[5], default_type, ids | seen, "", warnings)  # type: ignore[index]
+                # An id already in the file is another item's, unless this slot had it as read.
+                taken = item is not None and item.id in ids and (
+                    expected is None or expected.origin is None or expected.origin.id != item.id)
                 if expected is None or item is None or warnings or (item.id, item.text) != (
-                        expected.item.id, expected.item.text) or item.id in others or item.id in seen:
+                        expected.item.id, expected.item.text) or taken or item.id in seen:
                     return False
                 seen.add(item.id)
             prev_line = line
@@ -192,23 +201,33 @@ def commit_splice(doc: CategoryDoc, sp: Splice) -> None:
         pos = e.b
     new_lines.extend(doc.lines[pos:])
     doc.lines = new_lines
-    kept: list[Slot] = []
     first = sp.edits[0].a if sp.edits else len(new_lines)
-    for slot in doc.slots:
-        if id(slot) in gone:
-            continue
+    ids = doc._ids
+    for slot in sp.written:
+        if ids is not None and slot.origin is not None:
+            ids.discard(slot.origin.id)
+        start = line_of[id(slot)]
+        slot.start, slot.end, slot.head, slot.prefix = start, start + 1, 1, "- "
+        slot.raw, slot.stamped, slot.parsed, slot.origin = new_lines[start], True, slot.item.model_copy(), slot.item
+        if ids is not None:
+            ids.add(slot.item.id)
+    if gone:
+        doc.slots = [s for s in doc.slots if id(s) not in gone]
+        if ids is not None:
+            ids.difference_update(s.item.id for s in sp.removed)
+            ids.difference_update(s.origin.id for s in sp.removed if s.origin is not None)
+    # Slots are in file order, new ones last: only the tail past the first edit moves
+    # (for an append, none but the new ones, already placed above).
+    for slot in reversed(doc.slots):
         if id(slot) in line_of:
-            start = line_of[id(slot)]
-            slot.start, slot.end, slot.head, slot.prefix = start, start + 1, 1, "- "
-            slot.raw, slot.stamped, slot.parsed, slot.origin = new_lines[start], True, slot.item.model_copy(), slot.item
-        elif slot.start is not None and slot.start >= first:
-            shift = 0
-            for at, cum in shifts:
-                if slot.start >= at:
-                    shift = cum
-            slot.start += shift
-            slot.end = slot.start + 1
-        kept.append(slot)
-    doc.slots = kept
+            continue
+        if slot.start is None or slot.start < first:
+            break
+        shift = 0
+        for at, cum in shifts:
+            if slot.start >= at:
+                shift = cum
+        slot.start += shift
+        slot.end = slot.start + 1
     doc.front_raw = sp.head
     doc._front_parsed = copy.deepcopy(doc.front)

@@ -80,6 +80,15 @@ class CategoryDoc:
     #: spliced in and re-checked line by line (core/categoryedit.py).
     fast: bool = False
 
+    #: The ids of the file as last read or written (core/categoryedit.py keeps it current).
+    _ids: set[str] | None = None
+
+    def ids(self) -> set[str]:
+        """Every item id the file holds as read (cached: an edit checks new ids against it)."""
+        if self._ids is None:
+            self._ids = {(s.origin or s.item).id for s in self.slots if s.start is not None}
+        return self._ids
+
     @property
     def kind(self) -> str:
         return self.path.split("/", 1)[0]
@@ -111,7 +120,8 @@ class CategoryDoc:
     @property
     def dirty(self) -> bool:
         return self.front != self._front_parsed or any(
-            s.removed or (s.start is None) or (s.changed and s.stamped) for s in self.slots
+            s.removed or (s.start is None) or (s.item is not s.origin and s.changed and s.stamped)
+            for s in self.slots
         )
 
     def render(self) -> str:

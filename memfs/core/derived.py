@@ -22,10 +22,11 @@ def extractive_summary(items: list[Item], max_chars: int = SUMMARY_CHARS) -> str
     current = [it for it in items if not it.extra.get("superseded_by")]  # history is not summarised
     # Each item taken costs at least 2 of the budget, so no more than this many are ever
     # used: the top of the ranking is enough (linear, where a sort of 50k items was not).
-    ranked = heapq.nsmallest(max_chars // 2 + 2, enumerate(current), key=lambda t: (-t[1].seen, t[0]))
+    ranked = heapq.nsmallest(max_chars // 2 + 2, [(-it.seen, i) for i, it in enumerate(current)])
     out: list[str] = []
     used = 0
-    for _, item in ranked:
+    for _, i in ranked:
+        item = current[i]
         text = item.text.rstrip(".")
         if used + len(text) + 2 > max_chars and out:
             break

@@ -17,7 +17,7 @@ import numpy as np
 from memfs.config import RecallConfig
 from memfs.index.db import IndexDB, ItemRow
 from memfs.index.timefilter import TimeFilter, is_present_query, stamp_range
-from memfs.index.vectors import HnswSidecar, exact_search
+from memfs.index.vectors import HnswSidecar, exact_search, exact_search_scores
 from memfs.providers.embedding import Embedder
 
 
@@ -149,6 +149,15 @@ class Searcher:
             count = self.db.count_items()
             if count == 0:
                 return [[] for _ in range(len(vectors))]
+            if count < self.cfg.exact_search_max:
+                version = self._db_version()  # the cached matrix, reloaded if a commit made it stale
+                if self._matrix_version != version:
+                    self._labels, self._matrix = self.db.labeled_vectors()
+                    self._matrix_version = version
+                if self._matrix.shape[0] and self._matrix.shape[1] == vectors.shape[1]:
+                    # One matrix product for the whole batch (an ingest's facts), not one per fact.
+                    scores = self._matrix @ np.asarray(vectors, dtype=np.float32).T
+                    return [exact_search_scores(self._labels, scores[:, j], k) for j in range(scores.shape[1])]
             return [self._dense(v, count, k)[0] for v in vectors]
 
     def search(self, query: str, k: int, types: set[str] | None = None, categories: set[str] | None = None,

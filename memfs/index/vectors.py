@@ -33,7 +33,13 @@ def exact_search(query: np.ndarray, labels: np.ndarray, matrix: np.ndarray, k: i
     """Top-k by inner product (= cosine on normalised rows)."""
     if len(labels) == 0 or k <= 0:
         return []
-    scores = matrix @ query.astype(np.float32)
+    return exact_search_scores(labels, matrix @ query.astype(np.float32), k)
+
+
+def exact_search_scores(labels: np.ndarray, scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """Top-k of scores already computed (one column of a batched matrix product)."""
+    if len(labels) == 0 or k <= 0:
+        return []
     k = min(k, len(scores))
     top = np.argpartition(-scores, k - 1)[:k]
     top = top[np.argsort(-scores[top], kind="stable")]
