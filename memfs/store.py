@@ -90,6 +90,7 @@ class CategoryStore:
         self.config = config
         self.summarizer = summarizer
         self.written: dict[str, bytes | None] = {}
+        self._read_digest: str | None = None  # SHA-1 of the bytes last read, when already known
 
     def edit(self, rel: str, change: Callable[[CategoryDoc], None], attempts: int = 5) -> CategoryDoc:
         path = self.ws.root / rel
@@ -127,9 +128,12 @@ class CategoryStore:
             data = text.encode("utf-8")
             if sp is not None:
                 commit_splice(doc, sp)
-                offer(FileDelta.of(path, rel, before, data, doc, sp))  # the index follows the change, not the file
-                back = doc
-            _remember_parse(path, rel, data, back)
+                delta = FileDelta.of(path, rel, before, data, doc, sp, self._read_digest)
+                offer(delta)  # the index follows the change, not the file
+                back, digest = doc, delta.after_digest
+            else:
+                digest = None
+            _remember_parse(path, rel, data, back, digest)
             self.written.setdefault(rel, before)
             return doc
         raise ConflictError(f"{rel} kept changing while memfs tried to write it; nothing was written, try again")
@@ -150,8 +154,10 @@ class CategoryStore:
         if data is None:
             return new_category_doc(rel, self.config), None
         cached = _PARSED.pop((str(path), rel), None)
-        # The file is still exactly what memfs last wrote: its parse is already known.
-        doc = cached[1] if cached is not None and cached[0] == data else decode_category(data, rel)
+        # The file is still exactly what memfs last wrote: its parse (and hash) are already known.
+        hit = cached is not None and cached[0] == data
+        doc = cached[1] if hit else decode_category(data, rel)  # type: ignore[index]
+        self._read_digest = cached[2] if hit else None  # type: ignore[index]
         if doc.front_error:
             raise MemfsError(f"refusing to rewrite {doc.front_error}")
         return doc, data
@@ -160,16 +166,16 @@ class CategoryStore:
 #: (path, rel) -> (bytes memfs wrote, their parse), for the few files written last. The
 #: next edit of an unchanged file takes the parse instead of reading 50k lines again
 #: (issue #10, item 11); popped on use, so a change never mutates a shared copy.
-_PARSED: dict[tuple[str, str], tuple[bytes, CategoryDoc]] = {}
+_PARSED: dict[tuple[str, str], tuple[bytes, CategoryDoc, str | None]] = {}
 _PARSED_MAX = 8
 
 
-def _remember_parse(path: Path, rel: str, data: bytes, doc: CategoryDoc) -> None:
+def _remember_parse(path: Path, rel: str, data: bytes, doc: CategoryDoc, digest: str | None = None) -> None:
     key = (str(path), rel)
     _PARSED.pop(key, None)
     while len(_PARSED) >= _PARSED_MAX:
         _PARSED.pop(next(iter(_PARSED)))
-    _PARSED[key] = (data, doc)
+    _PARSED[key] = (data, doc, digest)
 
 
 def decode_category(data: bytes, rel: str) -> CategoryDoc:

@@ -54,8 +54,10 @@ class FileDelta:
     files_row: tuple = ()
 
     @staticmethod
-    def of(path: Path, rel: str, before: bytes, after: bytes, doc: CategoryDoc, sp: Splice) -> "FileDelta":
-        """The delta of a committed splice (`doc` is already the parse of `after`)."""
+    def of(path: Path, rel: str, before: bytes, after: bytes, doc: CategoryDoc, sp: Splice,
+           before_digest: str | None = None) -> "FileDelta":
+        """The delta of a committed splice (`doc` is already the parse of `after`);
+        `before_digest`: the SHA-1 of `before` if the store already knows it."""
         st = os.stat(path)
         front_after = sp.front_lines_after
         upserts = [(s.item, (s.start or 0) + front_after + 1) for s in sp.written]
@@ -71,7 +73,7 @@ class FileDelta:
         files_row = (rel, st.st_size, st.st_mtime_ns, _digest(after), doc.kind, _s(front.get("title")),
                      _s(front.get("description")), summary, newest_stamp(items) or _s(front.get("updated")),
                      len(items), "\n".join(doc.warnings))
-        return FileDelta(str(path), rel, _digest(before), files_row[3], st.st_size, st.st_mtime_ns, doc.name,
+        return FileDelta(str(path), rel, before_digest or _digest(before), files_row[3], st.st_size, st.st_mtime_ns, doc.name,
                          doc.kind, upserts, [s.item.id for s in sp.removed], shifts, files_row)
 
 
