@@ -124,3 +124,31 @@ def test_an_add_through_the_api_takes_the_delta_path(mem, used: list[bool]) -> N
     mem.add("A second delta fact.", category="preferences")  # the file exists now: spliced
     assert used[-1] is True
     assert {h.text for h in mem.recall("delta fact", k=5)} >= {"A second delta fact."}
+
+
+def test_exact_duplicates_are_found_by_an_index_probe_not_a_scan(mem) -> None:  # type: ignore[no-untyped-def]
+    mem.add("A fact to look up by its hash.", category="preferences")
+    plan = " ".join(str(r) for r in mem.indexer.db.conn.execute(
+        "EXPLAIN QUERY PLAN SELECT id, src FROM items WHERE text_hash=? LIMIT 1", ("x",)))
+    assert "items_text_hash" in plan
+
+
+def test_batched_near_duplicate_search_equals_one_search_per_fact(mem) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    from memfs.index.search import Searcher
+
+    for i in range(12):
+        mem.add(f"Delta neighbour fact number {i} about boats and {i * 3} lakes.", category="preferences")
+    searcher = Searcher(mem.indexer.db, mem.embedder, mem.ws.state, mem.config.recall)
+    vecs = mem.embedder.embed([f"boats and {i} lakes" for i in range(5)])
+    batched = searcher.nearest(np.asarray(vecs), 3)
+    count = mem.indexer.db.count_items()
+    single = [searcher._dense(v, count, 3)[0] for v in vecs]
+    # The same neighbours up to ties (a matrix product sums in another order than a
+    # vector product, so equal scores may break differently): the same scores, and every
+    # batched hit is a hit of the single search or ties with its last one.
+    for row_b, row_s in zip(batched, single):
+        floor = row_s[-1][1]
+        assert all(lab in {x for x, _ in row_s} or abs(score - floor) < 1e-5 for lab, score in row_b)
+    assert np.allclose([[s for _, s in row] for row in batched], [[s for _, s in row] for row in single], atol=1e-5)
