@@ -67,7 +67,7 @@ def plan_splice(doc: CategoryDoc) -> Splice | None:
     new: list[Slot] = []
     insert_at: int | None = None  # the end of the last item as read: new items go there
     last: Slot | None = None
-    for slot in doc.slots:  # one pass (50k slots): untouched ones are told by identity
+    for slot in doc.slots:  # one pass (50k slots)
         start = slot.start
         if start is None:
             if not slot.removed:
@@ -80,7 +80,7 @@ def plan_splice(doc: CategoryDoc) -> Splice | None:
         if slot.removed:
             removed.append(slot)
             edits.append(Edit(start, start + 1, []))
-        elif slot.item is not slot.origin and slot.changed:
+        elif slot.changed:
             written.append(slot)
             edits.append(Edit(start, start + 1, [doc._line_of(slot)]))
     if insert_at and not lines[insert_at - 1].endswith("\n"):
