@@ -13,6 +13,7 @@ from datetime import date
 from pathlib import Path
 
 from memfs.config import Config
+from memfs.core.categoryedit import commit_splice, plan_splice
 from memfs.core.categoryfile import CategoryDoc, clone, dump_front, hand_off, parse_category
 from memfs.core.derived import SUMMARY_CHARS, extractive_summary  # noqa: F401  (re-exported)
 from memfs.core.model import Item
@@ -20,6 +21,7 @@ from memfs.errors import ConflictError, MemfsError
 from memfs.fsutil import (
     ChangedMeanwhile, Unsettled, atomic_write, read_settled, remember_written, unchanged_since, write_protected,
 )
+from memfs.index.delta import FileDelta, offer
 from memfs.workspace import Workspace
 
 
@@ -53,9 +55,8 @@ def refresh_front(doc: CategoryDoc, config: Config, summarizer: Summarizer | Non
         front["description"] = cat.description
     for key in DERIVED_KEYS:
         front.pop(key, None)
-    items = doc.items
-    current = [it for it in items if not it.extra.get("superseded_by")]  # history is not summarised
-    if summarizer and current:
+    current = [it for it in doc.items if not it.extra.get("superseded_by")] if summarizer else []
+    if summarizer and current:  # (history is not summarised)
         front["summary"] = summarizer(str(front["title"]), current)
     else:
         front.pop("summary", None)
@@ -89,19 +90,32 @@ class CategoryStore:
         self.config = config
         self.summarizer = summarizer
         self.written: dict[str, bytes | None] = {}
+        self._read_digest: str | None = None  # SHA-1 of the bytes last read, when already known
 
     def edit(self, rel: str, change: Callable[[CategoryDoc], None], attempts: int = 5) -> CategoryDoc:
         path = self.ws.root / rel
         for _ in range(attempts):
             doc, before = self._load(path, rel)
-            had = {it.id for it in doc.items}
+            slots_read, lines_read = list(doc.slots), list(doc.lines)
             change(doc)
             if not doc.dirty:
                 return doc
+            # The ids the file had (a slot's `origin` is its item as read, whatever the change did).
+            had = {(s.origin or s.item).id for s in slots_read}
             refresh_front(doc, self.config, self.summarizer)
-            text = doc.render()
-            got, back = _check_reads_back(doc, text, rel)
-            _check_keeps_ids(had - {s.item.id for s in doc.slots if s.removed}, got, rel)
+            # Only the changed lines, spliced and re-checked line by line (core/categoryedit.py);
+            # a body the splice cannot prove is rendered and parsed back whole, as before.
+            # (Only a change made through slots, `add` and `remove` can be spliced: one that
+            # edited lines directly, or lost a slot, takes the full render and its checks.)
+            spliceable = (before is not None and doc.lines == lines_read  # C-speed: identity first
+                          and doc.slots[:len(slots_read)] == slots_read)
+            sp = plan_splice(doc) if spliceable else None
+            if sp is not None:
+                text = sp.text
+            else:
+                text = doc.render()
+                got, back = _check_reads_back(doc, text, rel)
+                _check_keeps_ids(had - {s.item.id for s in doc.slots if s.removed}, got, rel)
             if not unchanged_since(path, before):
                 continue  # someone saved meanwhile: re-apply our change to their version
             try:
@@ -111,7 +125,15 @@ class CategoryStore:
             except ChangedMeanwhile:
                 continue
             remember_written(path)
-            _remember_parse(path, rel, text.encode("utf-8"), back)
+            data = text.encode("utf-8")
+            if sp is not None:
+                commit_splice(doc, sp)
+                delta = FileDelta.of(path, rel, before, data, doc, sp, self._read_digest)
+                offer(delta)  # the index follows the change, not the file
+                back, digest = doc, delta.after_digest
+            else:
+                digest = None
+            _remember_parse(path, rel, data, back, digest)
             self.written.setdefault(rel, before)
             return doc
         raise ConflictError(f"{rel} kept changing while memfs tried to write it; nothing was written, try again")
@@ -132,8 +154,10 @@ class CategoryStore:
         if data is None:
             return new_category_doc(rel, self.config), None
         cached = _PARSED.pop((str(path), rel), None)
-        # The file is still exactly what memfs last wrote: its parse is already known.
-        doc = cached[1] if cached is not None and cached[0] == data else decode_category(data, rel)
+        # The file is still exactly what memfs last wrote: its parse (and hash) are already known.
+        hit = cached is not None and cached[0] == data
+        doc = cached[1] if hit else decode_category(data, rel)  # type: ignore[index]
+        self._read_digest = cached[2] if hit else None  # type: ignore[index]
         if doc.front_error:
             raise MemfsError(f"refusing to rewrite {doc.front_error}")
         return doc, data
@@ -142,16 +166,16 @@ class CategoryStore:
 #: (path, rel) -> (bytes memfs wrote, their parse), for the few files written last. The
 #: next edit of an unchanged file takes the parse instead of reading 50k lines again
 #: (issue #10, item 11); popped on use, so a change never mutates a shared copy.
-_PARSED: dict[tuple[str, str], tuple[bytes, CategoryDoc]] = {}
+_PARSED: dict[tuple[str, str], tuple[bytes, CategoryDoc, str | None]] = {}
 _PARSED_MAX = 8
 
 
-def _remember_parse(path: Path, rel: str, data: bytes, doc: CategoryDoc) -> None:
+def _remember_parse(path: Path, rel: str, data: bytes, doc: CategoryDoc, digest: str | None = None) -> None:
     key = (str(path), rel)
     _PARSED.pop(key, None)
     while len(_PARSED) >= _PARSED_MAX:
         _PARSED.pop(next(iter(_PARSED)))
-    _PARSED[key] = (data, doc)
+    _PARSED[key] = (data, doc, digest)
 
 
 def decode_category(data: bytes, rel: str) -> CategoryDoc:

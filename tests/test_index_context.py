@@ -59,9 +59,6 @@ def test_no_context_for_a_missing_resource_or_an_unknown_anchor(root: Path) -> N
     assert r.passage("no-anchor") is None
 
 
-@pytest.mark.xfail(raises=UnboundLocalError, strict=False,
-                   reason="context.py imports ReadError inside the try its except names; fixed on branch ingest "
-                          "(5b902e5): drop this marker once merged")
 def test_no_context_outside_resources(root: Path) -> None:
     """A src a person wrote by hand (memory/..., ../, a symlink) is never read as a resource."""
     (root / "memory").mkdir()

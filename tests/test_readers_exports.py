@@ -474,7 +474,7 @@ def test_the_ledger_is_rebuilt_from_resources(ws_path: Path) -> None:
 def test_exactly_once_after_a_crash_between_conversations(ws_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The second conversation's items are on disk, its archive is not (nor its messages in
     the ledger): a crash. The restart replays the export and ends where a clean run ends."""
-    from memfs.pipeline import memorize
+    from memfs.pipeline import persist as memorize  # the archive is written by the persist step
 
     path = ws_path / "inbox" / "conversations.json"
     path.write_bytes(_chatgpt_grown())

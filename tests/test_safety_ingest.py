@@ -33,7 +33,7 @@ TWINS = {"format": "memfs.conversation/1", "participants": ["Ana", "Sam"], "sess
 #: the category files are written, resources/ and the journal are not.
 KILL_BEFORE_ARCHIVE = textwrap.dedent("""
     import os, signal, sys
-    import memfs.pipeline.memorize as m
+    import memfs.pipeline.persist as m  # the archive is written by the persist step
     real = m.atomic_write
     def dying(path, data, precondition=None):
         if "/resources/" in str(path):

@@ -349,7 +349,7 @@ def test_the_parse_kept_for_the_next_edit_is_exactly_the_file_and_never_reused_a
     mem = hashing_memory(ws_path)
     try:
         mem.add("Dave collects vintage fountain pens.", category="preferences")
-        data, doc = store_mod._PARSED[(str(path), "memory/preferences.md")]
+        data, doc, _digest = store_mod._PARSED[(str(path), "memory/preferences.md")]
         assert data == path.read_bytes() and doc.render().encode() == data
         # A person's save (renamed in) after memfs' write: the kept parse must not be used.
         tmp = path.with_name(".preferences.md.person.tmp")

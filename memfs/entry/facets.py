@@ -9,6 +9,7 @@ fallback; it only orders and groups lines, it never changes or drops a fact.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memfs.extract.lexicon import FILLER, STOPWORDS
 
@@ -65,6 +66,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _DANGLING = re.compile(r"^(that|this|it|these|those|there)\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=1 << 17)  # pure; the root files are regenerated after every input (issue #18, item 4)
 def facets_of(text: str, category: str, type_: str, future: bool) -> tuple[str, ...]:
     """The facets a fact belongs to, the main one first (at most two). A fact dated after
     it was learned is a plan; "lives in Leeds with her partner Tom" is home and people."""
@@ -103,6 +105,7 @@ def content_words(text: str, names: tuple[str, ...] = ()) -> int:
     return count
 
 
+@lru_cache(maxsize=1 << 17)  # pure, like facets_of
 def is_filler(text: str, facet: str, quoted: bool, names: tuple[str, ...] = ()) -> bool:
     """True for lines an agent should not spend tokens on at the start of a conversation:
     a reaction quoted from a meeting ("Dana: Great, that saves us a sprint."), a dangling

@@ -42,11 +42,11 @@ class ContextResolver:
         if rel not in self._cache:
             out: dict[str, tuple[str, str]] = {}
             path = (self.root / rel)
+            from memfs.readers import ReadError, read_source  # before the try: its except names ReadError
+
             try:
                 if not rel.startswith("resources/") or ".." in Path(rel).parts or path.is_symlink():
                     raise OSError("not a resource")
-                from memfs.readers import ReadError, read_source
-
                 source = read_source(path.read_bytes(), path.name)
                 previous = ""
                 for seg in source.segments:

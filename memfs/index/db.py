@@ -40,6 +40,8 @@ CREATE TABLE IF NOT EXISTS items (
     until TEXT, superseded_by TEXT
 );
 CREATE INDEX IF NOT EXISTS items_path ON items(path);
+-- Exact-duplicate lookups (ingest's dedupe, `add`): one probe, not a scan of every item.
+CREATE INDEX IF NOT EXISTS items_text_hash ON items(text_hash);
 CREATE INDEX IF NOT EXISTS items_seen ON items(seen DESC, id);
 CREATE INDEX IF NOT EXISTS items_recent ON items(COALESCE(updated, "when", '') DESC, id);
 CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(

@@ -21,7 +21,7 @@ from memfs.index.qcache import CachingEmbedder
 from memfs.index.vcache import VectorCopy
 from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.timefilter import TimeFilter, is_present_query, stamp_range
-from memfs.index.vectors import HnswSidecar, exact_search
+from memfs.index.vectors import HnswSidecar, exact_search, exact_search_scores
 from memfs.providers.embedding import Embedder
 
 
@@ -158,7 +158,14 @@ class Searcher:
             count = self.db.count_vectors()
             if count == 0:
                 return [[] for _ in range(len(vectors))]
-            # Items only: a person's prose is searched, never merged into (invariant 5).
+            if count < self.cfg.exact_search_max and not self._load_vectors(count):
+                if self._matrix.shape[0] and self._matrix.shape[1] == vectors.shape[1]:
+                    # One matrix product for the whole batch (an ingest's facts), not one per fact.
+                    scores = self._matrix @ np.asarray(vectors, dtype=np.float32).T
+                    # Items only: a person's prose is searched, never merged into (invariant 5).
+                    scores[self._labels >= PASSAGE_LABEL_BASE, :] = -np.inf
+                    return [[h for h in exact_search_scores(self._labels, scores[:, j], k) if h[1] > -np.inf]
+                            for j in range(scores.shape[1])]
             return [[h for h in self._dense(v, count, k + 8)[0] if h[0] < PASSAGE_LABEL_BASE][:k]
                     for v in vectors]
 

@@ -11,22 +11,19 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, Field
 
 from memfs.core.hashing import file_hash
 from memfs.config import Config
-from memfs.fsutil import read_regular
-from memfs.core.categoryfile import CategoryDoc, parse_category
+from memfs.core.categoryfile import read_category  # noqa: F401 - importable from here
 from memfs.core.derived import extractive_summary, newest_stamp
 from memfs.index.context import ContextResolver
 from memfs.index.db import IndexDB, ItemRow, text_hash
 from memfs.index.heal import quick_check
 from memfs.index.passage_sync import all_passage_texts, apply_passages, category_of, pending_labels, plan_passages
 from memfs.index.passages import PASSAGE_LABEL_BASE
+from memfs.index.syncplan import SyncReport, _Parsed, _Plan
 from memfs.index.vectors import HnswSidecar, sidecar_generation
 from memfs.providers.embedding import Embedder
 from memfs.workspace import Workspace
@@ -37,65 +34,7 @@ from memfs.workspace import Workspace
 PENDING_MAX = 2000
 
 
-class SyncReport(BaseModel):
-    """What a sync did; `warnings` name the file and line of every problem it skipped."""
-
-    files_seen: int = 0
-    files_parsed: int = 0
-    files_removed: int = 0
-    items_added: int = 0
-    items_updated: int = 0
-    items_removed: int = 0
-    embedded: int = 0
-    passages_added: int = 0
-    passages_removed: int = 0
-    reembedded_all: bool = False
-    warnings: list[str] = Field(default_factory=list)
-    seconds: float = 0.0
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.files_parsed or self.files_removed or self.items_added
-                    or self.items_updated or self.items_removed or self.passages_added or self.passages_removed)
-
-
-@dataclass
-class _Parsed:
-    rel: str
-    size: int
-    mtime_ns: int
-    digest: str
-    doc: CategoryDoc
-    front_lines: int = 0
-
-
-@dataclass
-class _Plan:
-    inserts: list[tuple] = field(default_factory=list)
-    updates: list[tuple] = field(default_factory=list)
-    delete_labels: list[int] = field(default_factory=list)
-    need_vectors: dict[str, str] = field(default_factory=dict)  # text_hash -> text
-    vector_labels: set[str] = field(default_factory=set)  # ids whose vector changed
-    passage_labels: list[int] = field(default_factory=list)  # vector labels of new passages
-
-
 file_digest = file_hash  # core.hashing: a category file's bytes
-
-
-def read_category(path: Path, rel: str) -> tuple[CategoryDoc, bytes]:
-    """Read and parse one category file; undecodable bytes become a warning, not a crash.
-
-    A FIFO or other non-regular file raises NotRegularFile (an OSError) at once instead of
-    blocking: sync skips it with a warning, the store refuses to write it."""
-    data = read_regular(path)
-    try:
-        text = data.decode("utf-8")
-        doc = parse_category(text, rel)
-    except UnicodeDecodeError as err:
-        doc = parse_category(data.decode("utf-8", errors="replace"), rel)
-        doc.front_error = f"{rel}: not valid UTF-8 at byte {err.start}; indexed with replacement characters, never rewritten"
-        doc.warnings.insert(0, doc.front_error)
-    return doc, data
 
 
 #: Texts per embedding call when progress is shown (about a second of MiniLM on 2 cores).
@@ -177,6 +116,12 @@ class Indexer:
     def sync(self, rebuild: bool = False, progress: Callable[..., None] | None = None,
              only: list[str] | None = None) -> SyncReport:
         t0 = time.perf_counter()
+        if only is not None and not rebuild:
+            from memfs.index.delta import apply_deltas
+
+            quick = apply_deltas(self, only)  # files the store just spliced: their changed items only
+            if quick is not None:
+                return quick
         report = SyncReport()
         if rebuild:
             # Built beside the old index and swapped in one commit: the old rows are deleted

@@ -43,6 +43,13 @@ def exact_search(query: np.ndarray, labels: np.ndarray, matrix: np.ndarray, k: i
     scores = np.empty(matrix.shape[0], dtype=np.float32)
     for start in range(0, matrix.shape[0], EXACT_BLOCK):
         np.dot(matrix[start : start + EXACT_BLOCK], q, out=scores[start : start + EXACT_BLOCK])
+    return exact_search_scores(labels, scores, k)
+
+
+def exact_search_scores(labels: np.ndarray, scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """Top-k of scores already computed (one column of a batched matrix product)."""
+    if len(labels) == 0 or k <= 0:
+        return []
     k = min(k, len(scores))
     top = np.argpartition(-scores, k - 1)[:k]
     top = top[np.argsort(-scores[top], kind="stable")]

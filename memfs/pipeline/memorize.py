@@ -22,39 +22,30 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy as np
 from pydantic import BaseModel, Field, PrivateAttr
 
-from memfs.core.hashing import content_digest  # noqa: F401 - importable from here, as before
 from memfs.categorize import Categorizer
-from memfs.core.itemline import text_id
-from memfs.core.model import Item, normalize_text
 from memfs.core.segment import Fact, ParsedSource
-from memfs.errors import MemfsError
+from memfs.core.hashing import content_digest  # noqa: F401 - importable from here, as before
 from memfs.extract.docdate import date_document
-from memfs.extract.supersede import conflicts
-from memfs.fsutil import atomic_write, read_regular, read_regular_stat, same_version
 from memfs.index import repository
-from memfs.index.db import text_hash
+from memfs.fsutil import read_regular, read_regular_stat, same_version
 from memfs.index.search import Searcher
 from memfs.llm.report import LLMReport
+from memfs.pipeline.dedupe import MERGE_MIN_SIMILARITY, MERGE_NEIGHBOURS, Decision, DedupeSteps  # noqa: F401
+from memfs.pipeline.dedupe import _from_resource  # noqa: F401  (re-exported)
 from memfs.pipeline.engine import Pipeline, State, Step, Stop, timing_hook
+from memfs.pipeline.persist import VIA_KEY, PersistSteps, Unsettled  # noqa: F401  (re-exported)
 from memfs.pipeline.replay import MessageLedger
-from memfs.pipeline.supersession import Retirement, until_of
-from memfs.pipeline.supersession import plan as plan_supersessions
-from memfs.store import CategoryStore, ProtectedError
 from memfs.workspace import slugify
 
 if TYPE_CHECKING:
     from memfs.pipeline.runtime import PipelineRuntime
 
-VIA_KEY = "via"
-MERGE_NEIGHBOURS = 5
 #: Segments before a batch given to the extractor as context (their facts belong to the batch before).
 BATCH_CONTEXT = 3
-MERGE_MIN_SIMILARITY = 0.6
 _EXT_OK = {"json", "jsonl", "md", "markdown", "txt", "text"}
 
 
@@ -89,24 +80,6 @@ class IngestResult(BaseModel):
     _prewrite: dict[str, bytes | None] = PrivateAttr(default_factory=dict)
 
 
-class Unsettled(MemfsError):
-    """The input changed while it was read or processed: nothing was written, it stays
-    where it is, to be taken again once it has settled."""
-
-
-@dataclass
-class Decision:
-    fact: Fact
-    vector: np.ndarray
-    action: str  # add | reinforce | update | replay
-    item_id: str
-    target_id: str | None = None  # for reinforce: the existing (or earlier new) item
-    rel: str | None = None
-    when: str | None = None
-    extra_seen: int = 0
-    new_text: str | None = None  # for update: the superseding text
-
-
 @dataclass
 class MemorizeContext:
     """Per-process state shared by runs: the searcher for near-duplicate lookups."""
@@ -118,9 +91,6 @@ class MemorizeContext:
     parsed: tuple[str, ParsedSource] | None = None  # (digest, source) of the large input in progress
 
 
-def _from_resource(src: str | None, resource: str) -> bool:
-    """True if an item's `src` points into `resource` (this input added it)."""
-    return bool(src) and src.startswith(resource + "#")  # type: ignore[union-attr]
 
 
 def resource_rel(name: str, digest: str, when: datetime | None) -> str:
@@ -133,8 +103,10 @@ def resource_rel(name: str, digest: str, when: datetime | None) -> str:
     return f"resources/{day:%Y/%m/%d}-{slugify(stem, 40)}-{digest[:16]}.{ext}"
 
 
-class Memorizer:
-    """Builds and runs the memorize pipeline against one workspace's runtime (the writer)."""
+class Memorizer(DedupeSteps, PersistSteps):
+    """Builds and runs the memorize pipeline against one workspace's runtime (the writer).
+
+    The dedupe/categorize steps live in pipeline/dedupe.py, persist in pipeline/persist.py."""
 
     def __init__(self, rt: "PipelineRuntime", extractor: Callable[[ParsedSource], list[Fact]] | None = None) -> None:
         self.rt = rt
@@ -199,6 +171,12 @@ class Memorizer:
             state["restoring"] = True
         state["data"], redaction = redact_bytes(data)
         state["result"].redacted = dict(redaction.kinds)
+
+    def warm_up(self, specs: list) -> None:  # type: ignore[type-arg]
+        """Compute the category descriptions' vectors now, not on the first input."""
+        self.ctx.categorizer, self.ctx.categorizer_key = (
+            Categorizer(self.rt.embedder, specs, self.rt.indexer.embed_cached), tuple(specs))
+        self.ctx.categorizer.prepare()
 
     def _worth_restoring(self, resource: str | None) -> bool:
         """Replay a processed input? Offline, always (extraction is local, vectors cached);
@@ -288,240 +266,9 @@ class Memorizer:
             facts = [f for f in facts if f.anchor not in earlier]
         state["facts"] = facts
 
-    def warm_up(self, specs: list) -> None:  # type: ignore[type-arg]
-        """Compute the category descriptions' vectors now, not on the first input."""
-        self.ctx.categorizer, self.ctx.categorizer_key = (
-            Categorizer(self.rt.embedder, specs, self.rt.indexer.embed_cached), tuple(specs))
-        self.ctx.categorizer.prepare()
-
-    def _searcher(self) -> Searcher:
-        if self.ctx.searcher is None:
-            m = self.rt
-            self.ctx.searcher = Searcher(m.indexer.db, m.embedder, m.ws.state, m.config.recall)
-        return self.ctx.searcher
-
-    def step_dedupe(self, state: State) -> None:
-        facts: list[Fact] = state["facts"]
-        digest: str = state["digest"]
-        indexer = self.rt.indexer
-        db = indexer.db
-        threshold = self.rt.config.ingest.dedupe_threshold
-        texts = {text_hash(normalize_text(f.text)): normalize_text(f.text) for f in facts}
-        vectors, fresh = indexer.embed_texts(texts) if texts else ({}, [])
-        if fresh:
-            with db.transaction():
-                db.store_vectors(fresh)
-        salt_base = f"{digest[:16]}#"
-        ids = [text_id(f.text, salt_base + f.anchor) for f in facts]
-        existing = db.items_by_ids(ids)
-        vecs = np.stack([vectors[text_hash(normalize_text(f.text))] for f in facts]) if facts else None
-        neighbours = self._searcher().nearest(vecs, 1) if vecs is not None else []
-        decisions: list[Decision] = []
-        accepted: list[int] = []  # indexes into decisions of new items in this batch
-        by_hash: dict[str, int] = {}
-        for i, fact in enumerate(facts):
-            text = normalize_text(fact.text)
-            if not text:
-                continue
-            vec = vecs[i]  # type: ignore[index]
-            item_id = ids[i]
-            row = existing.get(item_id)
-            if row is not None and row.src and row.src.startswith(state["resource"] + "#"):
-                decisions.append(Decision(fact, vec, "replay", item_id))
-                continue
-            if row is not None:  # an unrelated item owns this id: salt until free
-                item_id = self.rt.fresh_id(fact.text, salt_base + fact.anchor)
-            h = text_hash(text)
-            if h in by_hash:  # the same fact twice in this input
-                decisions[by_hash[h]].extra_seen += 1
-                continue
-            same = repository.id_and_src(db, h)
-            if same is not None:
-                # An item this very input added (a replay after a crash): its twin already
-                # counted there as extra_seen; reinforcing it again would count it twice.
-                own = _from_resource(same[1], state["resource"])
-                decisions.append(Decision(fact, vec, "replay" if own else "reinforce", item_id, target_id=same[0]))
-                continue
-            near = neighbours[i][0] if neighbours and neighbours[i] else None
-            if near is not None and near[1] >= threshold:
-                target = db.items_by_labels([near[0]]).get(near[0])
-                if target is not None and not conflicts(text, target.text):
-                    own = _from_resource(target.src, state["resource"])
-                    decisions.append(Decision(fact, vec, "replay" if own else "reinforce", item_id,
-                                              target_id=target.id))
-                    continue
-            twin = next((j for j in accepted if float(decisions[j].vector @ vec) >= threshold
-                         and not conflicts(text, normalize_text(decisions[j].fact.text))), None)
-            if twin is not None:
-                decisions[twin].extra_seen += 1
-                continue
-            by_hash[h] = len(decisions)
-            accepted.append(len(decisions))
-            decisions.append(Decision(fact, vec, "add", item_id))
-        self._llm_merge(decisions)
-        # Offline supersession: a newer value for the same subject and attribute retires
-        # the old line (kept, with until= and superseded_by=). LLM UPDATEs do the same.
-        state["retirements"] = plan_supersessions(decisions, db)
-        state["decisions"] = decisions
-
-    def _llm_merge(self, decisions: list[Decision]) -> None:
-        """LLM mode: for each new fact, the model sees its nearest existing items and says
-        ADD, REINFORCE, UPDATE (supersede) or NONE. Offline, or on any failure, the
-        threshold decisions above stand."""
-        rt = self.rt.llm
-        adds = [d for d in decisions if d.action == "add"]
-        if rt is None or not adds:
-            return
-        db = self.rt.indexer.db
-        hits = self._searcher().nearest(np.stack([d.vector for d in adds]), MERGE_NEIGHBOURS)
-        labels = {lab for row in hits for lab, score in row if score >= MERGE_MIN_SIMILARITY}
-        rows = db.items_by_labels(labels)
-        neighbours = [[(rows[lab].id, rows[lab].text, float(score)) for lab, score in row
-                       if score >= MERGE_MIN_SIMILARITY and lab in rows] for row in hits]
-        if not any(neighbours):
-            return
-        verdicts = rt.decide_merges([normalize_text(d.fact.text) for d in adds], neighbours)
-        for d, v in zip(adds, verdicts):
-            if v.fallback:
-                continue
-            if v.action == "reinforce" and v.target_id:
-                d.action, d.target_id = "reinforce", v.target_id
-            elif v.action == "update" and v.target_id and v.text:
-                d.action, d.target_id, d.new_text = "update", v.target_id, v.text
-            elif v.action == "none":
-                d.action = "none"
-
-    def step_categorize(self, state: State) -> None:
-        decisions: list[Decision] = state["decisions"]
-        specs = self.rt.category_specs()
-        key = tuple(specs)
-        if self.ctx.categorizer is None or self.ctx.categorizer_key != key:
-            # The descriptions' vectors are computed once per set of categories, not per input.
-            self.ctx.categorizer, self.ctx.categorizer_key = Categorizer(
-                self.rt.embedder, specs, self.rt.indexer.embed_cached), key
-        categorizer = self.ctx.categorizer
-        db = self.rt.indexer.db
-        targets = db.items_by_ids([d.target_id for d in decisions if d.target_id])
-        for d in decisions:
-            if d.action == "add":
-                d.rel = categorizer.choose(d.vector, d.fact.type, d.fact.category_hint).rel
-            elif d.action in ("reinforce", "update"):
-                row = targets.get(d.target_id or "")
-                d.rel = row.path if row else None
-        state["placed"] = [d for d in decisions if d.rel]
-
-    def step_persist(self, state: State) -> None:
-        if "read_stat" in state and not same_version(state["path"], state["read_stat"]):
-            # Appended to (or rewritten) while memfs extracted it: nothing is written yet,
-            # so leave it in the inbox and take the whole, settled file later.
-            raise Unsettled(f"{state['name']} changed while memfs processed it")
-        placed: list[Decision] = state["placed"]
-        if state.get("restoring"):  # only missing items come back; reinforcements counted once already
-            placed = [d for d in placed if d.action == "add"]
-        retirements: list[Retirement] = list(state.get("retirements") or [])
-        for d in placed:
-            if d.action == "update" and d.target_id:  # LLM UPDATE: a new current line, the old one history
-                retirements.append(Retirement(d.target_id, d.item_id, until_of(d.fact), d.rel))
-        in_batch = {r.old_id: r for r in retirements if r.old_rel is None}
-        on_disk: dict[str, list[Retirement]] = {}
-        for r in retirements:
-            if r.old_rel is not None:
-                on_disk.setdefault(r.old_rel, []).append(r)
-        resource: str = state["resource"]
-        via = state["digest"][:12]
-        result: IngestResult = state["result"]
-        store = CategoryStore(self.rt.ws, self.rt.config, summarizer=self._summarizer())
-        by_rel: dict[str, list[Decision]] = {}
-        for d in placed:
-            by_rel.setdefault(d.rel or "", []).append(d)
-        for rel in on_disk:
-            by_rel.setdefault(rel, [])
-        touched: list[str] = []
-        skipped: set[int] = set()
-        vanished: set[int] = set()  # reinforcements whose target was gone at write time
-        for rel in sorted(by_rel):
-            group = by_rel[rel]
-
-            def apply(doc: Any, group: list[Decision] = group, marks: list[Retirement] = on_disk.get(rel, [])) -> None:
-                for d in group:
-                    if d.action in ("add", "update"):
-                        if doc.find(d.item_id) is None:
-                            extra = {}
-                            gone = in_batch.get(d.item_id)
-                            if gone is not None:
-                                extra = {"until": gone.until, "superseded_by": gone.new_id}
-                            text = d.new_text if d.action == "update" and d.new_text else d.fact.text
-                            doc.add(Item(id=d.item_id, text=text, type=d.fact.type, when=d.fact.when,
-                                         src=f"{resource}#{d.fact.anchor}", seen=1 + d.extra_seen, extra=extra))
-                    else:
-                        slot = doc.find(d.target_id)
-                        if slot is None:
-                            # The target vanished (a person removed it since the dedupe):
-                            # the fact is kept as an item of its own, not counted as reinforced.
-                            vanished.add(id(d))
-                            if doc.find(d.item_id) is None:
-                                doc.add(Item(id=d.item_id, text=d.fact.text, type=d.fact.type, when=d.fact.when,
-                                             src=f"{resource}#{d.fact.anchor}", seen=1 + d.extra_seen))
-                            continue
-                        vanished.discard(id(d))
-                        if slot.item.extra.get(VIA_KEY) == via:
-                            continue  # this input already reinforced it
-                        extra = {**slot.item.extra, VIA_KEY: via}
-                        said = d.fact.stated or (d.fact.when if d.fact.when and len(d.fact.when) == 10 else None)
-                        stamp = said if said and said <= date.today().isoformat() else slot.item.updated
-                        slot.item = slot.item.model_copy(update={
-                            "seen": slot.item.seen + 1 + d.extra_seen, "extra": extra,
-                            "updated": max(filter(None, [slot.item.updated, stamp]), default=None)})
-                for r in marks:  # retire an older line: it stays, as history
-                    slot = doc.find(r.old_id)
-                    if slot is None or slot.item.extra.get("superseded_by"):
-                        continue  # gone meanwhile, or already superseded
-                    slot.item = slot.item.model_copy(update={
-                        "extra": {**slot.item.extra, "until": r.until, "superseded_by": r.new_id}})
-
-            try:
-                store.edit(rel, apply)
-            except ProtectedError as err:  # a person write-protected it: skip it, say so
-                result.warnings.append(str(err))
-                skipped.update(id(d) for d in group)
-                continue
-            touched.append(rel)
-        result._prewrite = dict(store.written)
-        for d in placed:
-            if id(d) in skipped:
-                continue
-            if d.action == "add" or id(d) in vanished:
-                result.added.append(d.item_id)
-            elif d.action == "update":
-                result.added.append(d.item_id)
-                result.updated.append(d.target_id or "")
-            else:
-                result.reinforced.append(d.target_id or "")
-        result.skipped_replay = sum(1 for d in state["decisions"] if d.action == "replay")
-        # Only now that the items are on disk: archive the input (content-addressed),
-        # once its last batch is on disk.
-        target = self.rt.ws.safe_target(resource)
-        if result.status != "partial" and not target.exists():
-            atomic_write(target, state["data"])
-        result.resource = resource
-        result.files = touched
-        state["touched"] = touched
-
     def step_remember(self, state: State) -> None:
         """After the archive exists: its messages count as memorized from now on."""
         self.ledger.record(state["resource"], state["fingerprints"])
-
-    def _summarizer(self) -> Callable[[str, list[Item]], str] | None:
-        """LLM mode: category summaries by the model (most reinforced items first)."""
-        rt = self.rt.llm
-        if rt is None:
-            return None
-
-        def summarize(title: str, items: list[Item]) -> str:
-            ranked = [it.text for _, it in sorted(enumerate(items), key=lambda t: (-t[1].seen, t[0]))]
-            return normalize_text(rt.summarize_category(title, ranked[:200], 240))
-
-        return summarize
 
     def step_index(self, state: State) -> None:
         touched: list[str] = state["touched"]

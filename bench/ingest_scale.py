@@ -1,0 +1,105 @@
+"""Per-input ingest time as the store grows (issue #18, item 4): 1k, 10k, 100k items.
+
+    PYTHONPATH=. python bench/ingest_scale.py [--sizes 1000,10000,100000] [--inputs 5] [--json OUT]
+
+For each size N a store is built the fast way (bench/_synth.py writes N items into category
+files of `--per-file` items, then one `memfs sync`), then `--inputs` small chats of 10 new
+turns each are ingested one by one through the real pipeline (`Memory.ingest_file`). It
+prints the median seconds per input and the stage split (the pipeline's own timing hooks,
+summed over the inputs), plus the largest category file's line count afterwards. The
+hashing embedder is used throughout: embedding 100k items with MiniLM on 2 busy cores
+would take most of an hour, and the store-size effect is what is measured here.
+
+Run it against two code trees in the same session for a same-run baseline:
+
+    PYTHONPATH=/path/to/old python bench/ingest_scale.py
+    PYTHONPATH=.            python bench/ingest_scale.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import _synth  # noqa: E402
+
+from memfs.api import Memory  # noqa: E402
+from memfs.config import load_config  # noqa: E402
+from memfs.workspace import init_workspace  # noqa: E402
+
+SPEAKERS = ("Caroline", "Melanie")
+
+
+def chat(rng: random.Random, n: int, turns: int) -> dict:
+    """A small chat whose turns are new fact-like sentences (never in the store)."""
+    cats = [c[1] for c in _synth.CATEGORIES]
+    out = []
+    for t in range(turns):
+        text, _ = _synth.fact(rng, rng.choice(cats))
+        out.append({"id": f"S1:{t + 1}", "speaker": SPEAKERS[t % 2], "text": f"{text} That was chat {n}, turn {t}."})
+    return {"format": "memfs.conversation/1", "participants": list(SPEAKERS),
+            "sessions": [{"id": "S1", "time": "2024-05-0%d 10:00" % (1 + n % 9), "turns": out}]}
+
+
+def run(size: int, inputs: int, per_file: int, tmp: Path) -> dict:
+    root = init_workspace(tmp / f"w{size}", git=False).root
+    synth = _synth.Synth(seed=4242)
+    synth.populate(root, files=max(1, size // per_file), items_per_file=min(per_file, size))
+    mem = Memory(root, config=load_config(root, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"}))
+    t0 = time.perf_counter()
+    mem.sync()
+    build = time.perf_counter() - t0
+    items = mem.indexer.db.count_items()
+    rng = random.Random(7)
+    times: list[float] = []
+    before = dict(mem.memorizer.ctx.stage_seconds)
+    for n in range(inputs):
+        src = tmp / f"chat-{size}-{n}.json"
+        src.write_text(json.dumps(chat(rng, n, 10)))
+        t1 = time.perf_counter()
+        result = mem.ingest_file(src)
+        times.append(time.perf_counter() - t1)
+        assert result.status == "processed", result
+    stages = {k: round(v - before.get(k, 0.0), 3) for k, v in mem.memorizer.ctx.stage_seconds.items()}
+    biggest = max((p for kind in ("memory", "index", "skill") for p in (root / kind).rglob("*.md")),
+                  key=lambda p: p.stat().st_size)
+    lines = biggest.read_text().count("\n")
+    mem.close()
+    shutil.rmtree(root, ignore_errors=True)
+    return {"items": items, "build_s": round(build, 1), "per_input_median_s": round(statistics.median(times), 3),
+            "per_input_s": [round(t, 3) for t in times], "stages_s": stages,
+            "largest_file_lines": lines}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--inputs", type=int, default=5)
+    ap.add_argument("--per-file", type=int, default=100, help="items per synthetic category file")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        for size in (int(s) for s in args.sizes.split(",")):
+            row = run(size, args.inputs, args.per_file, Path(d))
+            rows.append(row)
+            print(f"{row['items']:>7} items: build {row['build_s']}s, per input median {row['per_input_median_s']}s "
+                  f"{row['per_input_s']}; stages {row['stages_s']}; largest file {row['largest_file_lines']} lines",
+                  flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,174 @@
+"""The dedupe and categorize steps of the memorize pipeline (split out of memorize.py).
+
+dedupe: each fact against this input's own earlier facts and the store (an exact text
+match by hash, then the nearest vector above `ingest.dedupe_threshold` that does not
+contradict it) -> add, reinforce or replay; in LLM mode the model may overrule. A replay
+is a fact this very input already filed (a crash replay): it adds nothing.
+categorize: the file a new fact goes to; a reinforcement stays in its target's file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from memfs.categorize import Categorizer
+from memfs.core.itemline import text_id
+from memfs.core.model import normalize_text
+from memfs.core.segment import Fact
+from memfs.extract.supersede import conflicts
+from memfs.core.hashing import text_hash
+from memfs.index import repository
+from memfs.index.search import Searcher
+from memfs.pipeline.engine import State
+from memfs.pipeline.supersession import plan as plan_supersessions
+
+if TYPE_CHECKING:
+    from memfs.pipeline.runtime import PipelineRuntime
+    from memfs.pipeline.memorize import MemorizeContext
+
+MERGE_NEIGHBOURS = 5
+MERGE_MIN_SIMILARITY = 0.6
+
+
+@dataclass
+class Decision:
+    fact: Fact
+    vector: np.ndarray
+    action: str  # add | reinforce | update | replay
+    item_id: str
+    target_id: str | None = None  # for reinforce: the existing (or earlier new) item
+    rel: str | None = None
+    when: str | None = None
+    extra_seen: int = 0
+    new_text: str | None = None  # for update: the superseding text
+
+
+def _from_resource(src: str | None, resource: str) -> bool:
+    """True if an item's `src` points into `resource` (this input added it)."""
+    return bool(src) and src.startswith(resource + "#")  # type: ignore[union-attr]
+
+
+
+class DedupeSteps:
+    """Mixed into Memorizer: the steps between extraction and the write."""
+
+    rt: "PipelineRuntime"
+    ctx: "MemorizeContext"
+
+    def _searcher(self) -> Searcher:
+        if self.ctx.searcher is None:
+            m = self.rt
+            self.ctx.searcher = Searcher(m.indexer.db, m.embedder, m.ws.state, m.config.recall)
+        return self.ctx.searcher
+
+    def step_dedupe(self, state: State) -> None:
+        facts: list[Fact] = state["facts"]
+        digest: str = state["digest"]
+        indexer = self.rt.indexer
+        db = indexer.db
+        threshold = self.rt.config.ingest.dedupe_threshold
+        texts = {text_hash(normalize_text(f.text)): normalize_text(f.text) for f in facts}
+        vectors, fresh = indexer.embed_texts(texts) if texts else ({}, [])
+        if fresh:
+            with db.transaction():
+                db.store_vectors(fresh)
+        salt_base = f"{digest[:16]}#"
+        ids = [text_id(f.text, salt_base + f.anchor) for f in facts]
+        existing = db.items_by_ids(ids)
+        vecs = np.stack([vectors[text_hash(normalize_text(f.text))] for f in facts]) if facts else None
+        neighbours = self._searcher().nearest(vecs, 1) if vecs is not None else []
+        decisions: list[Decision] = []
+        accepted: list[int] = []  # indexes into decisions of new items in this batch
+        by_hash: dict[str, int] = {}
+        for i, fact in enumerate(facts):
+            text = normalize_text(fact.text)
+            if not text:
+                continue
+            vec = vecs[i]  # type: ignore[index]
+            item_id = ids[i]
+            row = existing.get(item_id)
+            if row is not None and row.src and row.src.startswith(state["resource"] + "#"):
+                decisions.append(Decision(fact, vec, "replay", item_id))
+                continue
+            if row is not None:  # an unrelated item owns this id: salt until free
+                item_id = self.rt.fresh_id(fact.text, salt_base + fact.anchor)
+            h = text_hash(text)
+            if h in by_hash:  # the same fact twice in this input
+                decisions[by_hash[h]].extra_seen += 1
+                continue
+            same = repository.id_and_src(db, h)
+            if same is not None:
+                # An item this very input added (a replay after a crash): its twin already
+                # counted there as extra_seen; reinforcing it again would count it twice.
+                own = _from_resource(same[1], state["resource"])
+                decisions.append(Decision(fact, vec, "replay" if own else "reinforce", item_id, target_id=same[0]))
+                continue
+            near = neighbours[i][0] if neighbours and neighbours[i] else None
+            if near is not None and near[1] >= threshold:
+                target = db.items_by_labels([near[0]]).get(near[0])
+                if target is not None and not conflicts(text, target.text):
+                    own = _from_resource(target.src, state["resource"])
+                    decisions.append(Decision(fact, vec, "replay" if own else "reinforce", item_id,
+                                              target_id=target.id))
+                    continue
+            twin = next((j for j in accepted if float(decisions[j].vector @ vec) >= threshold
+                         and not conflicts(text, normalize_text(decisions[j].fact.text))), None)
+            if twin is not None:
+                decisions[twin].extra_seen += 1
+                continue
+            by_hash[h] = len(decisions)
+            accepted.append(len(decisions))
+            decisions.append(Decision(fact, vec, "add", item_id))
+        self._llm_merge(decisions)
+        # Offline supersession: a newer value for the same subject and attribute retires
+        # the old line (kept, with until= and superseded_by=). LLM UPDATEs do the same.
+        state["retirements"] = plan_supersessions(decisions, db)
+        state["decisions"] = decisions
+
+    def _llm_merge(self, decisions: list[Decision]) -> None:
+        """LLM mode: for each new fact, the model sees its nearest existing items and says
+        ADD, REINFORCE, UPDATE (supersede) or NONE. Offline, or on any failure, the
+        threshold decisions above stand."""
+        rt = self.rt.llm
+        adds = [d for d in decisions if d.action == "add"]
+        if rt is None or not adds:
+            return
+        db = self.rt.indexer.db
+        hits = self._searcher().nearest(np.stack([d.vector for d in adds]), MERGE_NEIGHBOURS)
+        labels = {lab for row in hits for lab, score in row if score >= MERGE_MIN_SIMILARITY}
+        rows = db.items_by_labels(labels)
+        neighbours = [[(rows[lab].id, rows[lab].text, float(score)) for lab, score in row
+                       if score >= MERGE_MIN_SIMILARITY and lab in rows] for row in hits]
+        if not any(neighbours):
+            return
+        verdicts = rt.decide_merges([normalize_text(d.fact.text) for d in adds], neighbours)
+        for d, v in zip(adds, verdicts):
+            if v.fallback:
+                continue
+            if v.action == "reinforce" and v.target_id:
+                d.action, d.target_id = "reinforce", v.target_id
+            elif v.action == "update" and v.target_id and v.text:
+                d.action, d.target_id, d.new_text = "update", v.target_id, v.text
+            elif v.action == "none":
+                d.action = "none"
+
+    def step_categorize(self, state: State) -> None:
+        decisions: list[Decision] = state["decisions"]
+        specs = self.rt.category_specs()
+        key = tuple(specs)
+        if self.ctx.categorizer is None or self.ctx.categorizer_key != key:
+            # The descriptions' vectors are computed once per set of categories, not per input.
+            self.ctx.categorizer, self.ctx.categorizer_key = Categorizer(self.rt.embedder, specs, self.rt.indexer.embed_cached), key
+        categorizer = self.ctx.categorizer
+        db = self.rt.indexer.db
+        targets = db.items_by_ids([d.target_id for d in decisions if d.target_id])
+        for d in decisions:
+            if d.action == "add":
+                d.rel = categorizer.choose(d.vector, d.fact.type, d.fact.category_hint).rel
+            elif d.action in ("reinforce", "update"):
+                row = targets.get(d.target_id or "")
+                d.rel = row.path if row else None
+        state["placed"] = [d for d in decisions if d.rel]
