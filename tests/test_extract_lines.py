@@ -113,3 +113,11 @@ def test_advice_and_what_the_speaker_did_with_the_listener_are_kept() -> None:
         "It's a stuffed animal to remind John of the good vibes."]
     assert lines(("Tim", "Let's make our collaboration awesome!")) == [
         "Tim and John should make Tim's collaboration awesome."]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("By the way I'm vegetarian and allergic to peanuts.", "Tim is vegetarian and allergic to peanuts."),
+    ("Incidentally, my sister lives in Oslo.", "Tim's sister lives in Oslo."),
+])
+def test_a_by_the_way_lead_in_is_not_part_of_the_fact(text: str, expected: str) -> None:
+    assert lines(("Tim", text)) == [expected]

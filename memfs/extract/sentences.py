@@ -152,7 +152,7 @@ _LEAD_REACTION_RE = re.compile(
 _LEAD_NOTE_RE = re.compile(
     r"^(?:(?:but|and|also|oh|just|please)\s+)*(?:keep in mind|bear in mind|note|remember|be aware|"
     r"just so you know|fyi|for the record|worth mentioning|i should mention|i should say|"
-    r"i forgot to mention|i forgot to say|i should add)(?:\s+that)?,?\s+"
+    r"i forgot to mention|i forgot to say|i should add|by the way|incidentally)(?:\s+that)?,?\s+"
     r"(?=(?:i|i'm|i've|i'd|i'll|im|my|we|we're|we've|our|(?-i:[A-Z][a-z]+))\b)",
     re.IGNORECASE,
 )
@@ -203,7 +203,7 @@ _LEAD_WORDS = frozenset("""
 hey hi hello heya hiya yo oh ooh ah omg gosh geez jeez yeah yea yep yup yes no nope nah ok okay
 alright well so lol hehe thanks thank thx sure totally absolutely definitely exactly indeed
 true right cool awesome great nice sweet good amazing wonderful fantastic congrats
-congratulations by btw anyway anyways honestly seriously actually also plus and but man dude
+congratulations by btw incidentally anyway anyways honestly seriously actually also plus and but man dude
 girl guys friend buddy dear hun babe agreed same me for of you to tbh that's remind reminder
 note fyi just quick update then it's how really very super im i'm glad happy neat impressive
 lovely exciting please big some fun heads keep bear remember be worth noted understood got will
