@@ -50,7 +50,6 @@ TOO_LONG_FOR_NOW = {
 
 #: Modules outside memfs/index that still run SQL, and why.
 SQL_OUTSIDE_INDEX = {
-    "memfs/pipeline/replay.py": "the replay ledger's own two tables; not moved into the index package yet",
 }
 
 #: Exceptions that are control flow inside memfs, never reported: not MemfsError on purpose.

@@ -25,14 +25,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memfs.core.segment import ParsedSource
+from memfs.index import replay_store
 
 if TYPE_CHECKING:
     from memfs.pipeline.runtime import PipelineRuntime
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS replay_messages (fp TEXT NOT NULL, resource TEXT NOT NULL, PRIMARY KEY (fp, resource));
-CREATE TABLE IF NOT EXISTS replay_resources (resource TEXT PRIMARY KEY);
-"""
 #: Archived conversations: memfs reads conversations from JSON and JSONL only.
 CONVERSATION_EXTS = (".json", ".jsonl")
 
@@ -76,9 +73,9 @@ class MessageLedger:
         from memfs.readers import ReadError, read_source
 
         db = self.rt.indexer.db
-        db.conn.executescript(_SCHEMA)
+        replay_store.ensure_tables(db)
         on_disk = self._conversation_resources()
-        known = {row[0] for row in db.conn.execute("SELECT resource FROM replay_resources")}
+        known = replay_store.known_resources(db)
         gone, new = known - on_disk, sorted(on_disk - known)
         rows: list[tuple[str, str]] = []
         for rel in new:
@@ -89,12 +86,7 @@ class MessageLedger:
                 rows.extend((fp, rel) for fp in fingerprints(read_source(path.read_bytes(), path.name)))
             except (OSError, ReadError):
                 pass  # unreadable: it holds no messages memfs could have memorized
-        with db.transaction() as c:
-            for rel in gone:
-                c.execute("DELETE FROM replay_messages WHERE resource=?", (rel,))
-                c.execute("DELETE FROM replay_resources WHERE resource=?", (rel,))
-            c.executemany("INSERT OR IGNORE INTO replay_messages(fp, resource) VALUES(?,?)", rows)
-            c.executemany("INSERT OR IGNORE INTO replay_resources(resource) VALUES(?)", [(r,) for r in new])
+        replay_store.reconcile(db, gone, rows, new)
         self._ready = True
 
     def split(self, source: ParsedSource, resource: str) -> tuple[ParsedSource, list[str], int]:
@@ -105,14 +97,7 @@ class MessageLedger:
         if not fps:
             return source, fps, 0
         self._prepare()
-        conn = self.rt.indexer.db.conn
-        known: set[str] = set()
-        unique = list(dict.fromkeys(fps))
-        for start in range(0, len(unique), 500):
-            chunk = unique[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            known.update(row[0] for row in conn.execute(
-                f"SELECT fp FROM replay_messages WHERE fp IN ({marks}) AND resource != ?", (*chunk, resource)))
+        known = replay_store.known_elsewhere(self.rt.indexer.db, fps, resource)
         if not known:
             return source, fps, 0
         kept = [seg for seg, fp in zip(source.segments, fps) if fp not in known]
@@ -123,7 +108,4 @@ class MessageLedger:
         if not fps:
             return
         self._prepare()
-        with self.rt.indexer.db.transaction() as c:
-            c.executemany("INSERT OR IGNORE INTO replay_messages(fp, resource) VALUES(?,?)",
-                          [(fp, resource) for fp in dict.fromkeys(fps)])
-            c.execute("INSERT OR IGNORE INTO replay_resources(resource) VALUES(?)", (resource,))
+        replay_store.record(self.rt.indexer.db, resource, fps)
