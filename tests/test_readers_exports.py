@@ -562,3 +562,21 @@ def test_a_randomly_damaged_export_never_crashes_the_reader(name: str, pick: int
         return
     for part in got.parts if got else []:
         read_source(part.data, part.name)  # every part it makes is readable
+
+
+def test_a_json_file_that_is_no_export_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Detection (unpack) hands its parsed value to read_source: one parse, same result."""
+    import memfs.readers.jsonload as jsonload
+
+    data = json.dumps({"messages": [{"role": "user", "content": "I moved to Leeds in May."},
+                                    {"role": "assistant", "content": "Noted."}]}).encode()
+    expected = read_source(data, "chat.json")
+    calls: list[int] = []
+    real = jsonload.load_json
+    monkeypatch.setattr(jsonload, "load_json", lambda text, where="": calls.append(len(text)) or real(text, where))
+    monkeypatch.setattr("memfs.readers.unpack.load_json", jsonload.load_json)
+    assert unpack(data, max_bytes=10**7, max_export_bytes=10**8) is None
+    assert read_source(data, "chat.json") == expected
+    assert calls == [len(data)]
+    assert read_source(data, "chat.json") == expected  # the hand-over is used once, then parsed again
+    assert calls == [len(data)] * 2

@@ -14,7 +14,7 @@ import json
 from memfs.core.segment import ParsedSource
 from memfs.readers import conversation, detect, document
 from memfs.readers.errors import ReadError
-from memfs.readers.jsonload import BrokenJSON, load_json
+from memfs.readers.jsonload import BrokenJSON, load_json, load_json_once
 
 __all__ = ["ReadError", "read_source", "DEFAULT_MAX_BYTES"]
 
@@ -61,7 +61,7 @@ def _read_json(text: str, ext: str, text_hint: bool) -> ParsedSource | None:
     does not parse as JSON, or is not a conversation, and the name says .md/.txt (or the
     name says nothing and the content does not look like JSON either)."""
     try:
-        value = load_json(text)
+        value = load_json_once(text)  # detection (unpack) may have just parsed it
     except BrokenJSON as exc:
         if ext in detect.JSONL_EXTS or (exc.reason == "Extra data" and _first_line_is_object(text)):
             return conversation.read_jsonl(text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 from memfs.readers.errors import ReadError
@@ -43,3 +44,28 @@ def load_json(text: str, where: str = "") -> Any:
         raise BrokenJSON(f"{where}broken JSON: {exc}", str(exc)) from None
     _check_depth(value, where)
     return value
+
+
+# One parsed text, handed from export detection to the reader. A large JSON file that is
+# not an export is parsed by ``unpack`` (to look at its shape), then read by
+# ``read_source``: without this it is parsed twice. One slot, taken by the next read
+# whatever it is, so it holds at most one value and a miss only costs a parse.
+_handoff: tuple[str, Any] | None = None
+_handoff_lock = threading.Lock()
+
+
+def hand_over(text: str, value: Any) -> None:
+    """Offer ``value`` (``load_json(text)``, already depth-checked) to the next ``load_json_once``."""
+    global _handoff
+    with _handoff_lock:
+        _handoff = (text, value)
+
+
+def load_json_once(text: str, where: str = "") -> Any:
+    """``load_json``, except that a text just parsed by detection is not parsed again."""
+    global _handoff
+    with _handoff_lock:
+        slot, _handoff = _handoff, None
+    if slot is not None and (slot[0] is text or slot[0] == text):
+        return slot[1]
+    return load_json(text, where)

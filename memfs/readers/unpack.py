@@ -15,7 +15,7 @@ from memfs.readers import archive, chatgpt, claude, claude_code, codex, detect, 
 from memfs.readers.errors import ReadError
 from memfs.readers.export_model import Conversation, Document, ExportError, Part, Unpacked, describe_skipped, name_of
 from memfs.readers.exporttime import jsonl_records
-from memfs.readers.jsonload import BrokenJSON, load_json
+from memfs.readers.jsonload import BrokenJSON, hand_over, load_json
 
 Items = list[Conversation | Document]
 JSON_FORMATS: tuple[tuple[str, Callable[[Any], bool], Callable[[Any], Any]], ...] = (
@@ -52,12 +52,14 @@ def _unpack(data: bytes, max_bytes: int, max_export_bytes: int) -> Unpacked | No
         found = archive.read_zip(data, read_export, max_export_bytes)
         label = found[0][0] if len({lab for lab, _ in found}) == 1 else "Chat export archive"
         return _finish(label, [item for _, items in found for item in items], max_bytes)
-    read = read_export(data)
+    read = read_export(data, hand_on=True)
     return _finish(*read, max_bytes) if read else None
 
 
-def read_export(data: bytes) -> tuple[str, Items] | None:
-    """(format label, conversations and documents) if ``data`` is an export file, else None."""
+def read_export(data: bytes, hand_on: bool = False) -> tuple[str, Items] | None:
+    """(format label, conversations and documents) if ``data`` is an export file, else None.
+    ``hand_on``: a parsed JSON value that is no export is handed to ``read_source``, which
+    reads the same file next (so it is parsed once)."""
     try:
         text = detect.decode(data)
     except ReadError:
@@ -78,24 +80,27 @@ def read_export(data: bytes) -> tuple[str, Items] | None:
     for label, matches, read in JSON_FORMATS:
         if matches(value):
             return label, read(value)
-    if isinstance(value, dict):  # a one-line JSONL transcript
-        return _read_jsonl(text, None)
-    return None
+    found = _read_jsonl(text, None, value) if isinstance(value, dict) else None  # a one-line JSONL transcript
+    if found is None and hand_on:
+        hand_over(text, value)
+    return found
 
 
 _JSONL_LABELS = frozenset(label for label, _, _ in JSONL_FORMATS)
 
 
-def _read_jsonl(text: str, hint: str | None) -> tuple[str, Items] | None:
+def _read_jsonl(text: str, hint: str | None, whole: Any = None) -> tuple[str, Items] | None:
     """Recognise a JSONL export from its first lines (a broken line there is skipped for
-    recognition), then read every line strictly, refusing a broken one by number."""
+    recognition), then read every line strictly, refusing a broken one by number.
+    ``whole``: the text already parsed as one JSON value, so its only line is not parsed again."""
     head: Records = []
+    size = len(text.strip()) if whole is not None else -1
     for lineno, line in enumerate(text.split("\n", 200)[:200], 1):
         if len(head) >= _HEAD_LINES:
             break
         if line.strip():
-            try:
-                value = load_json(line)
+            try:  # a line as long as the whole stripped text is the whole text
+                value = whole if len(line.strip()) == size else load_json(line)
             except ReadError:
                 continue
             if isinstance(value, dict):
