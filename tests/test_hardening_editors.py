@@ -100,12 +100,14 @@ def test_editors_against_a_running_daemon(tmp_path: Path) -> None:
     ws = init(tmp_path / "w", e)
     prefs = ws / "memory" / "preferences.md"
     prefs.write_text(PREFS)
-    # Obsidian vault at the workspace root and inside memory/, a git folder, a trash folder:
-    # their Markdown (with list lines that look like items) must never be indexed.
+    # Obsidian vault at the workspace root and inside memory/, a git folder, a trash folder,
+    # a folder the person lists in .memfsignore: their Markdown (with list lines that look
+    # like items) must never be indexed. (A plain subfolder of memory/ is memory: issue #18.)
     decoy = "# Decoy\n\n- Zanzibar decoy fact that must never be indexed.\n"
+    (ws / ".memfsignore").write_text("memory/drafts/\n")
     for rel in (".obsidian/workspace.md", ".obsidian/plugins/x/notes.md", "memory/.obsidian/app.md",
                 ".trash/old.md", "memory/.trash/old.md", ".git/notes.md", "memory/.git/x.md",
-                "memory/sub/nested.md"):
+                "memory/drafts/nested.md"):
         (ws / rel).parent.mkdir(parents=True, exist_ok=True)
         (ws / rel).write_text(decoy)
     (ws / ".obsidian" / "app.json").write_text('{"legacyEditor": false}')
@@ -184,7 +186,7 @@ def test_editors_against_a_running_daemon(tmp_path: Path) -> None:
     backup = ws / "memory" / "preferences.md~"
     assert backup.exists()  # the backup is there on disk ...
     assert "memory/preferences.md~" not in files  # ... and not in the index
-    assert all(re.fullmatch(r"(memory|index|skill)/[a-z0-9-]+\.md", f) for f in files), files
+    assert all(re.fullmatch(r"(memory|index|skill)/[a-z0-9-]+\.md", f) for f in files), files  # no decoy folder
     assert item_paths <= set(files)
     assert not any("Zanzibar" in t for t in _texts(ws, "Zanzibar decoy fact", e))
     assert not any("Zanzibar" in t for _, _, t in indexed_items(ws))
