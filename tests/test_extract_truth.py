@@ -119,7 +119,7 @@ def test_reactions_catching_up_and_attachments_are_not_lines() -> None:
     ])
     texts = _texts(src)
     assert "Mel joined a choir on 2023-07-18." in texts
-    assert "Caro: Pets bring so much joy." in texts
+    assert "Caro believes pets bring so much joy." in texts  # a general statement: their belief
     assert not any("pic is cool" in t or "since" in t or "busy" in t for t in texts)
     assert not any("photo of a dog" in t for t in texts)   # beside a real fact: context only
     assert any("photo of a cake" in t for t in texts)      # the turn's only content: kept

@@ -54,6 +54,8 @@ from memfs.extract.listener import (
     same_subject,
     specific,
 )
+from memfs.extract.rewrite import drop_hedges, speaker_view
+from memfs.extract.said import attributed, is_reaction
 from memfs.extract.transcript import as_transcript
 from memfs.extract.sentences import (
     has_content,
@@ -69,18 +71,6 @@ log = logging.getLogger(__name__)
 MAX_FACT_CHARS = 300
 #: A follow-up sentence this short joins the speaker's previous fact in the same turn.
 MERGE_SHORT_CHARS = 60
-#: A fact naming nobody, undated, without a proper noun, of at most this many words, is a
-#: reaction to what the other person said, not a memory.
-REACTION_MAX_WORDS = 9
-# A reaction points at what the other person said or showed: "That pic is cool", "It
-# was a blast", "Those bowls are amazing", "Bet the atmosphere was incredible".
-_DEICTIC_RE = re.compile(
-    r"^(?:(?:that|this|those|these)\s+\w+\s+(?:is|are|was|were|looks?|sounds?|seems?|must)\b|"
-    r"(?:that's|it's|they're|there's)\b|(?:that|this|it|they)\s+(?:is|are|was|were|looks?|sounds?|seems?|"
-    r"must|really|so|sure|always|just|made|makes|means)\b|"
-    r"(?:bet|oops|sorry|sounds|such|so|how|wow|yeah|must|looks|seems|glad|nice|great|awesome|cool|"
-    r"long time|much|good|lol|haha|omg|totally|same|what)\b)", re.IGNORECASE)
-_PROPER_RE = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]+|\d")
 _ATTACHMENT_RE = re.compile(r"(?:^|\s)(?:[A-Z][\w'-]*(?: [A-Z][\w'-]*)? )?shares? (?:a|an|some|the) "
                             r"(?:photo|picture|pic|image|video|link|screenshot|drawing)s? (?:of|from)\b.*$")
 _CONTINUATION_RE = re.compile(r"^(?:it|it's|its|that|that's|this|this's|they|they're|these|"
@@ -91,6 +81,8 @@ _FIRST_PERSON_ANY_RE = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|my|me|mine|mysel
                                   r"we're|we've|our|ours|us)\b", re.IGNORECASE)
 _SECOND_PERSON_RE = re.compile(r"\b(?:you|your|you're|you've|you'll|you'd|yours|yourself|ya|u|ur)\b",
                                re.IGNORECASE)
+_PERSONAL_RE = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|my|me|mine|myself|we|us|our|you|your|ya|u|ur)\b",
+                          re.IGNORECASE)
 _WS_RE = re.compile(r"\s+")
 _SPACE_PUNCT_RE = re.compile(r"\s+([,.;:!?])")
 _END_RE = re.compile(r"[\s!.\u2026,;:]+$")
@@ -211,7 +203,7 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
     if not has_content(s, min_words=min_words, names=names) and not block.code \
             and not (not is_doc and _short_fact(s, names)):
         return None
-    personal = False
+    personal = alone = False
     if is_doc:
         if _FIRST_PERSON_RE.search(s):
             s = attribute(s, name, plural=False)
@@ -220,6 +212,13 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
         addressee = ctx.addressee.get(seg.speaker or "")
         opinion = exhortation = False
         s = restore_subject(normalize_slang(s))  # "Been reading the book you recommended": "I've"
+        s = drop_hedges(s)
+        viewed, alone = speaker_view(s, bare=named)  # "It was great to ..." -> "I found it great to ..."
+        if alone and not _PERSONAL_RE.search(s) and is_reaction(s, dated=False):
+            return None  # "It's great to see that!": a reaction, though it now names the speaker
+        if alone:
+            named = False  # it names its holder itself and reads on its own
+        s = viewed
         if addressee and not _FIRST_PERSON_ANY_RE.search(s):
             if is_generic_you(s):
                 return None  # "you guys are the best": about a group, not a fact about anyone
@@ -252,7 +251,7 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
     if not text:
         return None
     return _Piece(text=text, when=when, dated=when is not None, personal=personal,
-                  block=block, continuation=bool(_CONTINUATION_RE.match(raw.strip())))
+                  block=block, continuation=bool(_CONTINUATION_RE.match(raw.strip())) and not alone)
 
 
 def _with_heading(piece: _Piece, text: str, heading: str | None) -> str:
@@ -314,6 +313,12 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
                 prev.when = prev.when or piece.when
                 prev.dated = prev.dated or piece.dated
                 continue
+            if joins and piece.continuation:
+                # Too long to join: on its own the line must name its speaker ("They ..." would not).
+                alone = _sentence_piece(raw, block, seg, ctx, name, ref, named=False)
+                if alone is None:
+                    continue
+                piece = alone
             pieces.append(piece)
     if len(pieces) > 1 or (pieces and _ATTACHMENT_RE.search(pieces[0].text) and
                            _ATTACHMENT_RE.search(pieces[0].text).start() > 0):
@@ -337,29 +342,13 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
         mtype, hint = classify(p.text, kind=ctx.kind, dated=p.dated, heading=heading,
                                list_item=p.block.list_item, ordered=p.block.ordered,
                                personal=p.personal, names=people)
-        said = _attributed(_with_heading(p, p.text, heading), name, people, ctx.kind, p.dated)
+        said = attributed(_with_heading(p, p.text, heading), name, people, ctx.kind, p.dated)
         if said is None:
             continue
         text = _trim(said)
         facts.append(Fact(text=text, type=mtype, when=p.when or stated, anchor=seg.anchor,
                           speaker=seg.speaker, category_hint=hint, stated=stated))
     return facts
-
-
-def _attributed(text: str, name: str, people: tuple[str, ...], kind: str, dated: bool = False) -> str | None:
-    """A conversation fact that names nobody ("That roadtrip was insane.") is said by its
-    speaker: keep who said it, or the fact no longer reads on its own. A short one with
-    no date and no name in it is a reaction ("That pic is cool.", "Being a mom is
-    awesome.") and not worth a line: None."""
-    if kind != "conversation" or name in (GENERIC_USER, GENERIC_AUTHOR):
-        return text
-    lowered = text.lower()
-    if any(p and p.lower() in lowered for p in people):
-        return text
-    if not dated and len(text.split()) <= REACTION_MAX_WORDS and not _PROPER_RE.search(text) \
-            and _DEICTIC_RE.match(text):
-        return None
-    return f"{name}: {text}"
 
 
 def extract_offline(source: ParsedSource) -> list[Fact]:

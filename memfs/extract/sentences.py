@@ -222,7 +222,7 @@ def _may_have_lead(s: str) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def _vocative_res(names: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
+def _vocative_res(names: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]] | None:
     """Patterns for a participant's name or nickname used as a vocative.
 
     A nickname is any prefix of at least 3 letters of a first name ("Mel" for Melanie).
@@ -241,15 +241,17 @@ def _vocative_res(names: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[s
     alt = "|".join(re.escape(c) for c in sorted(cands, key=len, reverse=True))
     end = re.compile(r",\s*(?:" + alt + r")[a-z]{0,6}\s*(?=[.!?\u2026]*$)")
     start = re.compile(r"^(?:" + alt + r")[a-z]{0,6}\s*[,!:]\s*")
-    return end, start
+    # "Your support, Gina, means a lot": between lower-case words, not in a list of names.
+    middle = re.compile(r"(?<=[a-z]),\s*(?:" + alt + r")[a-z]{0,6}\s*,\s*(?!(?:and|or)\b)(?=[a-z])")
+    return end, start, middle
 
 
 def _strip_vocatives(s: str, names: Iterable[str]) -> str:
     pats = _vocative_res(tuple(n for n in names if n))
     if pats is None:
         return s
-    end, start = pats
-    return start.sub("", end.sub("", s)).strip()
+    end, start, middle = pats
+    return start.sub("", end.sub("", middle.sub(" ", s))).strip()
 
 
 # --- questions -------------------------------------------------------------------

@@ -32,7 +32,7 @@ love loved like liked want wanted hope hoped wish think thought feel felt went g
 made took started finished need needed miss missed agree enjoyed bought tried visited
 can't cannot couldn't didn't don't won't haven't learned found joined signed booked spent
 adopted decided met picked painted ran baked cooked watched attended took received
-recommend recommended lost won quit moved
+recommend recommended lost won quit moved appreciate admire
 """.split())
 _DROP_IM = frozenset("""
 going planning thinking hoping trying working looking heading loving feeling getting
@@ -43,7 +43,7 @@ _GERUND_VERB_RE = re.compile(r"\b(?:is|was|are|were|isn't|wasn't|aren't|weren't|
                              r"can be|makes|made|helps|helped|gives|keeps|means|has|had|would|will|could|can|"
                              r"should|might|must|pays|works|matters|helps|brings|takes|costs|feels|goes|gets|lets|"
                              r"does|did|changed|changes|shows|showed|plays|played|creates|leads|needs|requires|"
-                             r"involves|becomes|builds)\b",
+                             r"involves|becomes|builds|motivates|inspires|reminds|encourages|excites|scares|calms|relaxes)\b",
                              re.IGNORECASE)
 # A clause that starts after the gerund phrase: ", which is exciting", " - it's been".
 _LATER_CLAUSE_RE = re.compile(

@@ -29,11 +29,13 @@ _NEWS_LEAD_RE = re.compile(
 _TRAIL_FEELING_RE = re.compile(
     r"(?:,|\s-)\s*(?:and\s+)?(?:it was|it's|it is|that was|which (?:is|was))\s+(?:so\s+|really\s+|super\s+|"
     r"just\s+|totally\s+|pretty\s+)?(?:amazing|awesome|great|cool|fun|nice|wonderful|fantastic|incredible|"
-    r"a blast|exciting)\s*[.!\u2026]*$", re.IGNORECASE)
+    r"a blast|exciting)\s*[.!\u2026]*$|"
+    r"(?:,|\s-)\s*(?:and\s+)?(?:it|that|this)\s+(?:really\s+)?(?:means|meant)\s+(?:a lot|so much|the world|"
+    r"everything)(?:\s+to\s+me)?\s*[.!\u2026]*$", re.IGNORECASE)
 # Thanks for the listener's words: "Your support means a lot, ...", "Ur words mean so much!".
 _GRATITUDE_RE = re.compile(
     r"^(?:your|ur)\s+(?:[\w'-]+\s+){0,3}?(?:means?|meant)\s+(?:a lot|a ton|so much|the world|"
-    r"everything|heaps)(?:\s+to\s+me)?(?:\s*[,.!\u2026-]+\s*|\s*$)", re.IGNORECASE)
+    r"everything|heaps)(?:\s+to\s+me)?(?:\s+too|\s+as well)?(?:\s*[,.!\u2026-]+\s*|\s*$)", re.IGNORECASE)
 
 # Catching up: "A lot's happened since we last chatted", "It's been super busy here".
 _CATCH_UP_RE = re.compile(

@@ -1,0 +1,49 @@
+"""Who says a line that names nobody, and when such a line is only a reaction.
+
+In a conversation a fact must carry its person. A sentence that names nobody ("That
+roadtrip was insane.") is its speaker's: "Name: text", or, for a general statement,
+"Name believes ..." (``rewrite.general_belief``). A short one with no date and no name
+that points at what the other person said or showed ("That pic is cool", "It was a
+blast") is a reaction and no memory at all.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memfs.extract.attribution import GENERIC_AUTHOR, GENERIC_USER
+from memfs.extract.rewrite import general_belief
+
+#: A fact naming nobody, undated, without a proper noun, of at most this many words, is a
+#: reaction to what the other person said, not a memory.
+REACTION_MAX_WORDS = 9
+# A reaction points at what the other person said or showed: "That pic is cool", "It
+# was a blast", "Those bowls are amazing", "Bet the atmosphere was incredible".
+_DEICTIC_RE = re.compile(
+    r"^(?:(?:that|this|those|these)\s+\w+\s+(?:is|are|was|were|looks?|sounds?|seems?|must)\b|"
+    r"(?:that's|it's|they're|there's)\b|(?:that|this|it|they)\s+(?:is|are|was|were|looks?|sounds?|seems?|"
+    r"must|really|so|sure|always|just|made|makes|means)\b|"
+    r"(?:bet|oops|sorry|sounds|such|so|how|wow|yeah|must|looks|seems|glad|nice|great|awesome|cool|"
+    r"long time|much|good|lol|haha|omg|totally|same|what)\b)", re.IGNORECASE)
+_PROPER_RE = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]+|\d")
+
+
+def attributed(text: str, name: str, people: tuple[str, ...], kind: str, dated: bool = False) -> str | None:
+    """A conversation fact that names nobody ("That roadtrip was insane.") is said by its
+    speaker: keep who said it, or the fact no longer reads on its own. A short one with
+    no date and no name in it is a reaction ("That pic is cool.", "Being a mom is
+    awesome.") and not worth a line: None."""
+    if kind != "conversation" or name in (GENERIC_USER, GENERIC_AUTHOR):
+        return text
+    lowered = text.lower()
+    if any(p and p.lower() in lowered for p in people):
+        return text
+    if is_reaction(text, dated):
+        return None
+    return general_belief(text, name) or f"{name}: {text}"
+
+
+def is_reaction(text: str, dated: bool) -> bool:
+    """Short, undated, no proper noun, pointing at what the other person said or showed."""
+    return not dated and len(text.split()) <= REACTION_MAX_WORDS and not _PROPER_RE.search(text) \
+        and _DEICTIC_RE.match(text) is not None
