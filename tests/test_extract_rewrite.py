@@ -100,3 +100,27 @@ def test_a_follow_up_too_long_to_join_names_its_speaker() -> None:
     got = lines(("Jon", first + " It made me so proud of how far the dancers and I have come together."))
     assert len(got) == 2
     assert got[1].startswith("It made Jon so proud")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Interesting things have happened since we last talked - I joined a group of travellers.",
+     ["Jon joined a group of travellers."]),
+    ("Since we chatted last, I've been blogging about politics.", ["Jon has been blogging about politics."]),
+    ("Been a few days since we chatted.", []),
+    ("Something massive happened since we last spoke.", []),
+    ("If you need any help, let me know.", []),
+    ("Your help matters to me.", []),
+])
+def test_catching_up_and_offers_are_no_lines(text: str, expected: list[str]) -> None:
+    assert lines(("Jon", text)) == expected
+
+
+def test_an_existential_there_reads_on_its_own() -> None:
+    got = lines(("Jon", "I went to a dance convention in Chicago last week. "
+                        "There were food trucks and a live band every single night, all week long."))
+    assert len(got) == 2 and got[1].startswith("Jon: There were food trucks")
+
+
+def test_a_hard_stretch_is_had_by_the_speaker() -> None:
+    assert lines(("Jon", "It's been a tough week for me with this knee injury.")) == \
+        ["Jon has had a tough week with this knee injury."]

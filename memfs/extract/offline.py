@@ -73,8 +73,12 @@ MAX_FACT_CHARS = 300
 MERGE_SHORT_CHARS = 60
 _ATTACHMENT_RE = re.compile(r"(?:^|\s)(?:[A-Z][\w'-]*(?: [A-Z][\w'-]*)? )?shares? (?:a|an|some|the) "
                             r"(?:photo|picture|pic|image|video|link|screenshot|drawing)s? (?:of|from)\b.*$")
+# "There were games for the kids" (existential "there") reads on its own; "There" as a
+# place is resolved or dropped by deixis, so neither needs the fact before it.
 _CONTINUATION_RE = re.compile(r"^(?:it|it's|its|that|that's|this|this's|they|they're|these|"
-                              r"those|there|he|he's|she|she's|which|them)\b", re.IGNORECASE)
+                              r"those|there(?!\s+(?:is|are|was|were|will|has|have|had|'s|must|might|"
+                              r"could|can|should|would|seems?|seemed)\b|'s\b)|he|he's|she|she's|which|them)\b",
+                              re.IGNORECASE)
 # Singular first person in a document: its author (a document's "we" is left alone).
 _FIRST_PERSON_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself)\b")
 _FIRST_PERSON_ANY_RE = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|my|me|mine|myself|we|"

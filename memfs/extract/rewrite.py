@@ -49,6 +49,11 @@ _VIEW_RE = re.compile(
 _BARE_VIEW_RE = re.compile(
     rf"^(?P<it>it's been|it has been|it's|it is|it was)\s+(?P<adv>{_ADV})(?P<adj>{_ADJS})"
     rf"(?P<rest>\s*(?:[.!\u2026]+|\s-\s.*|,\s+(?!but\b|though\b).*)?)$", re.IGNORECASE)
+# "It's been a tough week with this injury" -> "I've had a tough week with this injury".
+_SPELL_RE = re.compile(
+    rf"^(?:it's been|it has been)\s+(?P<a>an?\s+{_ADV}(?:{EVALUATIVE}|busy|long|rough|hectic)\s+"
+    rf"(?:week|month|year|day|few days|few weeks|few months|couple of weeks|time|stretch))"
+    rf"(?:\s+for me)?(?P<rest>(?:\s+(?!since\b)|[,.!\u2026]).*)?$", re.IGNORECASE)
 _TENSE = {"it's": "find", "it is": "find", "it was": "found", "it was just": "found", "it's been": "have found",
           "it has been": "have found"}
 # A general statement: a bare noun or gerund phrase as subject, a present-tense verb, no
@@ -82,6 +87,9 @@ def speaker_view(sentence: str, *, bare: bool = False) -> tuple[str, bool]:
     s = sentence.strip()
     if not s[:2].lower() == "it" or _SECOND_RE.search(s):
         return sentence, False
+    spell = _SPELL_RE.match(s)
+    if spell is not None:
+        return f"I've had {spell.group('a')}{spell.group('rest') or ''}", True
     m = _VIEW_RE.match(s)
     alone = m is not None
     if m is None and bare:

@@ -207,7 +207,7 @@ congratulations by btw incidentally anyway anyways honestly seriously actually a
 girl guys friend buddy dear hun babe agreed same me for of you to tbh that's remind reminder
 note fyi just quick update then it's how really very super im i'm glad happy neat impressive
 lovely exciting please big some fun heads keep bear remember be worth noted understood got will
-a since lots much tons loads your ur oof ouch yikes phew
+a since lots much tons loads your ur oof ouch yikes phew interesting crazy exciting wild things
 """.split())
 _TAG_WORDS = frozenset("""know right lol haha hahaha hehe though too tbh honestly it think huh
 eh""".split())

@@ -34,16 +34,19 @@ _TRAIL_FEELING_RE = re.compile(
     r"everything)(?:\s+to\s+me)?\s*[.!\u2026]*$", re.IGNORECASE)
 # Thanks for the listener's words: "Your support means a lot, ...", "Ur words mean so much!".
 _GRATITUDE_RE = re.compile(
-    r"^(?:your|ur)\s+(?:[\w'-]+\s+){0,3}?(?:means?|meant)\s+(?:a lot|a ton|so much|the world|"
-    r"everything|heaps)(?:\s+to\s+me)?(?:\s+too|\s+as well)?(?:\s*[,.!\u2026-]+\s*|\s*$)", re.IGNORECASE)
+    r"^(?:your|ur)\s+(?:[\w'-]+\s+){0,3}?(?:(?:means?|meant)\s+(?:a lot|a ton|so much|the world|"
+    r"everything|heaps)|(?:really\s+)?matters?(?:\s+(?:so much|a lot))?)(?:\s+to\s+me)?(?:\s+too|\s+as well)?(?:\s*[,.!\u2026-]+\s*|\s*$)", re.IGNORECASE)
 
 # Catching up: "A lot's happened since we last chatted", "It's been super busy here".
 _CATCH_UP_RE = re.compile(
     r"^(?:(?:so\s+)?(?:a lot|lots|so much|much|tons|a ton|loads|some big things|big things|plenty)"
     r"(?:'s|\s+has|\s+have)?\s+(?:been\s+)?(?:happened|happening|going on|changed)|"
     r"since (?:we|\w+ and \w+) last (?:spoke|talked|chatted|caught up|met)|"
-    r"(?:it's|it has) been (?:a while|ages|forever|too long|so long|super busy|so busy|crazy|hectic|busy|"
-    r"a busy|a crazy|a hectic)|long time no (?:see|talk|chat)|"
+    r"(?:(?:it's|it has)\s+)?been (?:a while|ages|forever|too long|so long|super busy|so busy|crazy|hectic|busy|"
+    r"a busy|a crazy|a hectic|a (?:few|couple(?: of)?) (?:days|weeks))|long time no (?:see|talk|chat)|"
+    r"(?:it\s+)?(?:seems|feels) like (?:forever|ages|a while|years)\s+since|"
+    r"(?:(?:some|a)\s+)?(?:\w+\s+)?(?:thing|things|stuff|something)(?:\s+\w+)?\s+(?:has\s+|have\s+)?happened\s+since\s+(?:we|\w+ and \w+)\s+"
+    r"(?:last\s+)?(?:spoke|talked|chatted|caught up|met)|"
     r"(?:so\s+)?much (?:since|going on)|(?:a lot|lots|so much) (?:since|to catch up)|"
     r"(?:i've |it's |it has )?been (?:a|such a|so|super|really) (?:busy|crazy|hectic|long|wild) "
     r"(?:week|month|few weeks|few days|time|while)|i'll keep (?:you|ya|u) (?:posted|updated)|"
@@ -59,6 +62,8 @@ _SUPPORT_RE = re.compile(
     r"you'll|it|the pic|the photo|that|everyone)\b|"
     r"^(?:i'd|i would)\s+love\s+to\s+(?:see|check|hear|read|watch)\b|"
     r"^(?:i\s+)?can\s+(?:only\s+)?imagine\b|"
+    r"^(?:and\s+)?if (?:you|ya|u) (?:ever\s+)?need (?:any(?:thing| help)|help|a hand|something)\b[^,]*,\s*"
+    r"(?:just\s+)?(?:let me know|(?:i'm|i am) here|ask|reach out|i've got you)\b[^,;-]*$|"
     r"^(?:i'm|im|i am)\s+(?:so\s+|really\s+|super\s+)?(?:thrilled|stoked|happy|excited|glad|proud)\s+for\s+(?:you|ya)\b[^,;-]*$",
     re.IGNORECASE)
 _NAMED_RE = re.compile(r"(?<=\w )[A-Z]|\d")
@@ -72,8 +77,10 @@ _LOOKS_RE = re.compile(
     r"^(?:the|that|this|those|these|your|its|their|it|they)\b[\w\s'&-]{0,40}?\b(?:looks?|sounds?|seems?|is|are|was|were)"
     r"\s+(?:so|really|super|very|pretty|totally|absolutely|just|such)\s+(?:a\s+|an\s+)?[\w-]+\W*$", re.IGNORECASE)
 _CATCH_UP_LEAD_RE = re.compile(
-    r"^(?:(?:so\s+)?(?:a lot|lots|so much|much|some big things|big things)(?:'s|\s+has|\s+have)?\s+"
-    r"(?:been\s+)?(?:happened|going on)|since (?:we|\w+ and \w+) last (?:spoke|talked|chatted))[^-,]*"
+    r"^(?:(?:so\s+)?(?:a lot|lots|so much|much|some big things|big things|(?:some\s+)?(?:interesting|crazy|"
+    r"exciting|cool|big|wild|great)\s+(?:things|stuff))(?:'s|\s+has|\s+have)?\s+"
+    r"(?:been\s+)?(?:happened|happening|going on)|since (?:we|\w+ and \w+) (?:last (?:spoke|talked|chatted|caught up)|"
+    r"(?:spoke|talked|chatted|caught up) last))[^-,]*"
     r"(?:\s+-\s+|,\s+)", re.IGNORECASE)
 
 
