@@ -218,8 +218,8 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
         s = restore_subject(normalize_slang(s))  # "Been reading the book you recommended": "I've"
         s = drop_hedges(s)
         viewed, alone = speaker_view(s, bare=named)  # "It was great to ..." -> "I found it great to ..."
-        if alone and not _PERSONAL_RE.search(s) and is_reaction(s, dated=False):
-            return None  # "It's great to see that!": a reaction, though it now names the speaker
+        if alone and not named and not _PERSONAL_RE.search(s) and is_reaction(s, dated=False):
+            return None  # "It's great to see that!" opening a turn: a reaction, though it names the speaker
         if alone:
             named = False  # it names its holder itself and reads on its own
         s = viewed
