@@ -58,6 +58,19 @@ from memfs.llm.wire import (
 log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
+_API_ERRORS = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError, openai.APIStatusError)
+# Embeddings retry a timeout too: a request of vectors holds no single-slot generation.
+_EMBED_TRANSIENT = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError,
+                    openai.APITimeoutError)
+
+
+def _chat_transient(err: BaseException) -> bool:
+    """A chat error worth retrying: no connection, 429, 5xx (a timeout never reaches here)."""
+    if not isinstance(err, _API_ERRORS):
+        return False
+    status = getattr(err, "status_code", None)
+    return status is None or status in _RETRY_STATUS or status >= 500
 
 class ChatClient:
     """One profile (model, endpoint, timeout, retries) and its accounting."""
@@ -141,6 +154,38 @@ class ChatClient:
         content = message.get("content")
         return (content if isinstance(content, str) else ""), choice.get("finish_reason"), doc.get("usage")
 
+    def _retrying(self, step: str, estimate: int, once: Callable[[], R], *,
+                  transient: Callable[[BaseException], bool], failure: Callable[[BaseException, int], LLMError],
+                  passthrough: tuple[type[BaseException], ...] = ()) -> R:
+        """`once()` inside the loop chat and embeddings share, so both count, back off and fail
+        the same way: the budget and the circuit breaker are checked before every attempt; an
+        error `transient` accepts is retried with backoff (each retry counted in Usage) while
+        attempts remain; any other error, or the last one, is counted and raised as
+        `failure(err, attempts made)`. An LLMError, a format rejection or a `passthrough`
+        error raised by `once` is already decided and goes up unchanged."""
+        p = self.profile
+        attempts = p.retries + 1
+        for attempt in range(attempts):
+            self.budget.check(estimate)
+            why = self.state.open_reason(self.key)
+            if why is not None:
+                raise CircuitOpen(f"{step}: {p.model} at {self.host} switched off: {why}")
+            try:
+                return once()
+            except (LLMError, _FormatRejected) + passthrough:
+                raise
+            except Exception as err:
+                if transient(err) and attempt + 1 < attempts:
+                    delay = self._delay(attempt, err)
+                    self.usage.record_retry(step, p.model)
+                    log.info("llm %s: %s from %s, retry %d of %d in %.2fs", step, _describe(err), self.host,
+                             attempt + 1, attempts - 1, delay)
+                    self._sleep(delay)
+                    continue
+                self.usage.record_error(step, p.model)
+                raise failure(err, attempt + 1) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
     def _request(self, messages: list[Message], step: str, response_format: dict[str, Any] | None) -> tuple[str, str | None]:
         """(answer text, finish_reason); retries transient failures.
 
@@ -154,12 +199,8 @@ class ChatClient:
             kwargs[self._token_param] = p.max_tokens
         if response_format is not None:
             kwargs["response_format"] = response_format
-        attempts = p.retries + 1
-        for attempt in range(attempts):
-            self.budget.check(estimate)
-            why = self.state.open_reason(self.key)
-            if why is not None:
-                raise CircuitOpen(f"{step}: {p.model} at {self.host} switched off: {why}")
+
+        def once() -> tuple[str, str | None]:
             try:
                 text, finish, u = self._post(kwargs)
             except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
@@ -170,33 +211,17 @@ class ChatClient:
                     self._token_param = "max_completion_tokens"
                     kwargs["max_completion_tokens"] = kwargs.pop("max_tokens")
                     log.info("llm %s: %s wants max_completion_tokens; using it", step, self.host)
-                    return self._request(messages, step, response_format)
+                    return once()
                 raise  # the caller decides
             except (_Deadline, openai.APITimeoutError):
                 self.usage.record_error(step, p.model)
                 self.usage.record_event(step, "timeout")
                 raise LLMTimeout(self.scrub(f"{step}: no complete answer from {self.host} within {p.timeout:g}s "
                                             "(llm.timeout); request cancelled")) from None
-            except (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError,
-                    openai.APIStatusError) as err:
-                status = getattr(err, "status_code", None)
-                if status is not None and response_format is not None and _names_format(err):
-                    raise _FormatRejected(status) from None  # e.g. llama.cpp's HTTP 500: not an outage
-                transient = status is None or status in _RETRY_STATUS or status >= 500
-                if transient and attempt + 1 < attempts:
-                    delay = self._delay(attempt, err)
-                    self.usage.record_retry(step, p.model)
-                    log.info("llm %s: %s from %s, retry %d of %d in %.2fs", step, _describe(err), self.host,
-                             attempt + 1, attempts - 1, delay)
-                    self._sleep(delay)
-                    continue
-                self.usage.record_error(step, p.model)
-                hint = f" (check ${p.api_key_env})" if status in (401, 403) else ""
-                raise LLMUnavailable(self.scrub(f"{step}: request to {self.host} failed after {attempt + 1} "
-                                                f"attempt(s): {_describe(err)}{hint}")) from None
-            except Exception as err:  # malformed response body, SDK surprises: never a crash upstream
-                self.usage.record_error(step, p.model)
-                raise LLMUnavailable(self.scrub(f"{step}: bad response from {self.host}: {_describe(err)}")) from None
+            except openai.APIStatusError as err:
+                if response_format is not None and _names_format(err):
+                    raise _FormatRejected(err.status_code) from None  # e.g. llama.cpp's HTTP 500: not an outage
+                raise
             if isinstance(u, dict) and isinstance(u.get("prompt_tokens"), int):
                 prompt, completion, est = int(u["prompt_tokens"]), int(u.get("completion_tokens") or 0), False
             else:
@@ -204,40 +229,44 @@ class ChatClient:
             self.usage.record_call(step, p.model, prompt, completion, estimated=est)
             self.budget.charge(prompt + completion)
             return text, finish
-        raise AssertionError("unreachable")  # pragma: no cover
+
+        return self._retrying(step, estimate, once, transient=_chat_transient,
+                              failure=lambda err, n: self._chat_failure(step, err, n),
+                              passthrough=(openai.BadRequestError, openai.UnprocessableEntityError))
+
+    def _chat_failure(self, step: str, err: BaseException, attempts: int) -> LLMError:
+        if isinstance(err, _API_ERRORS):
+            status = getattr(err, "status_code", None)
+            hint = f" (check ${self.profile.api_key_env})" if status in (401, 403) else ""
+            return LLMUnavailable(self.scrub(f"{step}: request to {self.host} failed after {attempts} "
+                                             f"attempt(s): {_describe(err)}{hint}"))
+        # a malformed response body, an SDK surprise: never a crash upstream
+        return LLMUnavailable(self.scrub(f"{step}: bad response from {self.host}: {_describe(err)}"))
 
     def embed(self, texts: list[str], step: str = "embed") -> list[list[float]]:
         """Embedding vectors for `texts` (one request), through the same budget, circuit
         breaker, retries and usage accounting as chat. Raises an LLMError (a MemfsError)."""
         p = self.profile
         estimate = sum(estimate_tokens(t) for t in texts)
-        attempts = p.retries + 1
-        for attempt in range(attempts):
-            self.budget.check(estimate)
-            why = self.state.open_reason(self.key)
-            if why is not None:
-                raise CircuitOpen(f"{step}: {p.model} at {self.host} switched off: {why}")
-            try:
-                resp = self._sdk.embeddings.create(model=p.model, input=texts)
-                vectors = [list(d.embedding) for d in sorted(resp.data, key=lambda d: d.index)]
-            except (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError,
-                    openai.APITimeoutError) as err:
-                if attempt + 1 < attempts:
-                    self.usage.record_retry(step, p.model)
-                    self._sleep(self._delay(attempt, err))
-                    continue
-                self.usage.record_error(step, p.model)
-                raise LLMUnavailable(self.scrub(f"{step}: request to {self.host} failed after {attempt + 1} "
-                                                f"attempt(s): {_describe(err)}")) from None
-            except Exception as err:  # an HTTP error, a malformed body: never a crash upstream
-                self.usage.record_error(step, p.model)
-                raise LLMUnavailable(self.scrub(f"{step}: request to {self.host} failed: {_describe(err)}")) from None
+
+        def once() -> list[list[float]]:
+            resp = self._sdk.embeddings.create(model=p.model, input=texts)
+            vectors = [list(d.embedding) for d in sorted(resp.data, key=lambda d: d.index)]
             used = getattr(getattr(resp, "usage", None), "prompt_tokens", None)
             tokens = int(used) if isinstance(used, int) else estimate
             self.usage.record_call(step, p.model, tokens, 0, estimated=not isinstance(used, int))
             self.budget.charge(tokens)
             return vectors
-        raise AssertionError("unreachable")  # pragma: no cover
+
+        def failure(err: BaseException, attempts: int) -> LLMError:
+            if isinstance(err, _EMBED_TRANSIENT):
+                return LLMUnavailable(self.scrub(f"{step}: request to {self.host} failed after {attempts} "
+                                                 f"attempt(s): {_describe(err)}"))
+            # an HTTP error, a malformed body: never a crash upstream
+            return LLMUnavailable(self.scrub(f"{step}: request to {self.host} failed: {_describe(err)}"))
+
+        return self._retrying(step, estimate, once, transient=lambda err: isinstance(err, _EMBED_TRANSIENT),
+                              failure=failure)
 
     def _format_for(self, mode: str, schema: type[BaseModel]) -> dict[str, Any] | None:
         if mode == "json_schema":
