@@ -110,6 +110,10 @@ def test_a_follow_up_too_long_to_join_names_its_speaker() -> None:
     ("Something massive happened since we last spoke.", []),
     ("If you need any help, let me know.", []),
     ("Your help matters to me.", []),
+    ("Haven't talked in a few days.", []),
+    ("Crazy things happened to me!", []),
+    ("You too, take care!", []),
+    ("Something awesome happened to me: I got a puppy named Max.", ["Jon got a puppy named Max."]),
 ])
 def test_catching_up_and_offers_are_no_lines(text: str, expected: list[str]) -> None:
     assert lines(("Jon", text)) == expected

@@ -132,7 +132,7 @@ _INTERJECTION = (
     r"thank you so much|thanks so much|thanks a lot|remind me|reminder|note to self|note|"
     r"fyi|for the record|just so you know|quick update|update|please|yes please|no thanks|"
     r"big news|good news|great news|exciting news|some news|news|fun fact|quick note|heads up|"
-    r"okay so|ok so|right so|noted|understood|got it|will do|sounds good)"
+    r"okay so|ok so|right so|noted|understood|got it|will do|sounds good|you too|same to you|rock on)"
 )
 # "Wow, ", "Hey Mel! ", "Thanks, Melanie! ", "Yeah - ", "Oh man, " at the start.
 _LEAD_RE = re.compile(
@@ -208,6 +208,7 @@ girl guys friend buddy dear hun babe agreed same me for of you to tbh that's rem
 note fyi just quick update then it's how really very super im i'm glad happy neat impressive
 lovely exciting please big some fun heads keep bear remember be worth noted understood got will
 a since lots much tons loads your ur oof ouch yikes phew interesting crazy exciting wild things
+rock
 """.split())
 _TAG_WORDS = frozenset("""know right lol haha hahaha hehe though too tbh honestly it think huh
 eh""".split())

@@ -20,6 +20,8 @@ _NEWS_LEAD_RE = re.compile(
     r"^(?:(?:i've|i have|i)\s+)?(?:got|have)\s+(?:some\s+)?(?:great|good|big|exciting|amazing|awesome)?\s*news"
     r"(?:\s+to\s+share)?\s*(?:\s-\s|[-:,!.\u2026]+)\s*|"
     r"^(?:you won't believe (?:it|this|what happened)|guess what)\s*(?:\s-\s|[-:,!.\u2026]+)\s*|"
+    r"^(?:(?:some|a)\s+)?(?:\w+\s+)?(?:something|thing|things)(?:\s+\w+)?\s+happened(?:\s+to\s+(?:me|us))?"
+    r"\s*(?:\s-\s|[-:!\u2026]+)\s*(?=\S)|"
     r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|super\s+)?(?:happy|glad|thrilled|stoked|proud)\s+for\s+(?:you|ya)"
     r"(?:\s+too)?\s*(?:\s-\s|[,!.\u2026]+)\s*(?=\S)|"
     r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|super\s+)?(?:excited|happy|thrilled|stoked)\s+to\s+"
@@ -50,7 +52,11 @@ _CATCH_UP_RE = re.compile(
     r"(?:so\s+)?much (?:since|going on)|(?:a lot|lots|so much) (?:since|to catch up)|"
     r"(?:i've |it's |it has )?been (?:a|such a|so|super|really) (?:busy|crazy|hectic|long|wild) "
     r"(?:week|month|few weeks|few days|time|while)|i'll keep (?:you|ya|u) (?:posted|updated)|"
-    r"(?:hey\s+)?(?:we|i)\s+haven't\s+(?:talked|spoken|chatted|caught up|seen each other)|"
+    r"(?:hey\s+)?(?:(?:we|i)\s+)?haven't\s+(?:talked|spoken|chatted|caught up|seen each other)|"
+    r"(?:some\s+)?(?:crazy|wild|big|exciting|interesting|cool|amazing|awesome|great|fun)\s+(?:things?|stuff)\s+"
+    r"(?:has\s+|have\s+)?(?:happened|been happening)(?:\s+to\s+(?:me|us))?(?:\s+(?:lately|recently|this week))?(?=\W*$)|"
+    r"something\s+(?:crazy|wild|big|exciting|interesting|cool|amazing|awesome|great|fun)\s+happened"
+    r"(?:\s+to\s+(?:me|us))?(?:\s+(?:lately|recently|this week))?(?=\W*$)|"
     r"(?:some\s+)?(?:(?:pretty|really|so)\s+)?(?:cool|crazy|big|exciting|fun|wild)?\s*(?:stuff|things)\s+"
     r"(?:has\s+|have\s+)?(?:happened|been happening|going on)\s+since)\b[^-]*$", re.IGNORECASE)
 # Support talk between friends: "I'm always here for you", "Glad I could help", "I'm sure
