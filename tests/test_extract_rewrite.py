@@ -128,3 +128,13 @@ def test_an_existential_there_reads_on_its_own() -> None:
 def test_a_hard_stretch_is_had_by_the_speaker() -> None:
     assert lines(("Jon", "It's been a tough week for me with this knee injury.")) == \
         ["Jon has had a tough week with this knee injury."]
+
+
+def test_a_view_inside_a_sentence_gets_its_holder_too() -> None:
+    assert lines(("Jon", "Even though it can be hard, it's so rewarding to know I'm making a difference.")) == \
+        ["Even though it can be hard, Jon finds it so rewarding to know they are making a difference."]
+
+
+def test_remember_that_before_a_general_statement_is_framing() -> None:
+    assert lines(("Gina", "Remember that staying positive is very important.")) == \
+        ["Gina believes staying positive is very important."]

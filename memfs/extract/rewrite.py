@@ -54,6 +54,12 @@ _SPELL_RE = re.compile(
     rf"^(?:it's been|it has been)\s+(?P<a>an?\s+{_ADV}(?:{EVALUATIVE}|busy|long|rough|hectic)\s+"
     rf"(?:week|month|year|day|few days|few weeks|few months|couple of weeks|time|stretch))"
     rf"(?:\s+for me)?(?P<rest>(?:\s+(?!since\b)|[,.!\u2026]).*)?$", re.IGNORECASE)
+# The same view inside a sentence, after a clause boundary: "Even though it can be hard,
+# it's so rewarding to know ...", "... and it was comforting to know they are not alone".
+_INNER_VIEW_RE = re.compile(
+    rf"(?P<pre>(?:,|;|\s-|\band|\bbut|\bso)\s+)(?P<it>it's been|it has been|it's|it is|it was)\s+"
+    rf"(?P<adv>{_ADV})(?P<adj>{_ADJS})(?=\s+(?:to\s+(?!(?:me|us|him|her|them|you|everyone|all|others)\b)[a-z]|"
+    rf"[a-z]+ing\b|how\b))", re.IGNORECASE)
 _TENSE = {"it's": "find", "it is": "find", "it was": "found", "it was just": "found", "it's been": "have found",
           "it has been": "have found"}
 # A general statement: a bare noun or gerund phrase as subject, a present-tense verb, no
@@ -85,8 +91,10 @@ def speaker_view(sentence: str, *, bare: bool = False) -> tuple[str, bool]:
     still the speaker's previous fact, which the sentence must join; alone it is a reaction.
     """
     s = sentence.strip()
-    if not s[:2].lower() == "it" or _SECOND_RE.search(s):
+    if _SECOND_RE.search(s):
         return sentence, False
+    if not s[:2].lower() == "it":
+        return _inner_views(sentence), False
     spell = _SPELL_RE.match(s)
     if spell is not None:
         return f"I've had {spell.group('a')}{spell.group('rest') or ''}", True
@@ -95,12 +103,23 @@ def speaker_view(sentence: str, *, bare: bool = False) -> tuple[str, bool]:
     if m is None and bare:
         m = _BARE_VIEW_RE.match(s)
     if m is None:
-        return sentence, False
+        return _inner_views(sentence), False
     verb = _TENSE[" ".join(m.group("it").lower().split())]
     adv = m.group("adv") or ""
     rest = m.group("rest") or ""
     rest = re.sub(r"^\s+(?:for me|to me)\s+", " ", rest, flags=re.IGNORECASE)
     return f"I {verb} it {adv}{m.group('adj')}{rest}", alone
+
+
+def _inner_views(sentence: str) -> str:
+    if "it" not in sentence.lower():
+        return sentence
+
+    def holder(m: re.Match[str]) -> str:
+        verb = _TENSE[" ".join(m.group("it").lower().split())]
+        return f"{m.group('pre')}I {verb} it {m.group('adv') or ''}{m.group('adj')}"
+
+    return _INNER_VIEW_RE.sub(holder, sentence)
 
 
 def drop_hedges(sentence: str) -> str:

@@ -153,7 +153,7 @@ _LEAD_NOTE_RE = re.compile(
     r"^(?:(?:but|and|also|oh|just|please)\s+)*(?:keep in mind|bear in mind|note|remember|be aware|"
     r"just so you know|fyi|for the record|worth mentioning|i should mention|i should say|"
     r"i forgot to mention|i forgot to say|i should add|by the way|incidentally)(?:\s+that)?,?\s+"
-    r"(?=(?:i|i'm|i've|i'd|i'll|im|my|we|we're|we've|our|(?-i:[A-Z][a-z]+))\b)",
+    r"(?=(?:i|i'm|i've|i'd|i'll|im|my|we|we're|we've|our|(?-i:[A-Z][a-z]+)|[a-z]+ing)\b)",
     re.IGNORECASE,
 )
 _LEAD_BARE_RE = re.compile(
