@@ -57,7 +57,7 @@ _SPELL_RE = re.compile(
 # The same view inside a sentence, after a clause boundary: "Even though it can be hard,
 # it's so rewarding to know ...", "... and it was comforting to know they are not alone".
 _INNER_VIEW_RE = re.compile(
-    rf"(?P<pre>(?:,|;|\s-|\band|\bbut|\bso)\s+)(?P<it>it's been|it has been|it's|it is|it was)\s+"
+    rf"(?P<pre>(?:[,;]|\s-)\s+(?:(?:and|but|so|yet)\s+)?|\b(?:and|but|so|yet)\s+)(?P<it>it's been|it has been|it's|it is|it was)\s+"
     rf"(?P<adv>{_ADV})(?P<adj>{_ADJS})(?=\s+(?:to\s+(?!(?:me|us|him|her|them|you|everyone|all|others)\b)[a-z]|"
     rf"[a-z]+ing\b|how\b))", re.IGNORECASE)
 _TENSE = {"it's": "find", "it is": "find", "it was": "found", "it was just": "found", "it's been": "have found",
