@@ -138,3 +138,9 @@ def test_a_view_inside_a_sentence_gets_its_holder_too() -> None:
 def test_remember_that_before_a_general_statement_is_framing() -> None:
     assert lines(("Gina", "Remember that staying positive is very important.")) == \
         ["Gina believes staying positive is very important."]
+
+
+@pytest.mark.parametrize("text", ["These are for running.", "Those both can be therapeutic.",
+                                  "Those reminders really help."])
+def test_a_short_line_pointing_at_what_was_shown_is_no_line(text: str) -> None:
+    assert lines(("Jon", text)) == []

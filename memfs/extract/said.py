@@ -20,7 +20,8 @@ REACTION_MAX_WORDS = 9
 # A reaction points at what the other person said or showed: "That pic is cool", "It
 # was a blast", "Those bowls are amazing", "Bet the atmosphere was incredible".
 _DEICTIC_RE = re.compile(
-    r"^(?:(?:that|this|those|these)\s+\w+\s+(?:is|are|was|were|looks?|sounds?|seems?|must)\b|"
+    r"^(?:(?:that|this|those|these)\s+(?:\w+\s+)?(?:is|are|was|were|looks?|sounds?|seems?|must|both|all|can|could|"
+    r"might|will|really|make|makes|help|helps)\b|"
     r"(?:that's|it's|they're|there's)\b|(?:that|this|it|they)\s+(?:is|are|was|were|looks?|sounds?|seems?|"
     r"must|really|so|sure|always|just|made|makes|means)\b|"
     r"(?:bet|oops|sorry|sounds|such|so|how|wow|yeah|must|looks|seems|glad|nice|great|awesome|cool|"
