@@ -29,6 +29,7 @@ from memfs.core.model import Item
 from memfs.fsutil import read_regular
 from memfs.index.context import ContextResolver
 from memfs.index.db import text_hash
+from memfs.index.itemrows import write_file_row, write_item_rows
 
 if TYPE_CHECKING:
     from memfs.index.sync import Indexer, SyncReport
@@ -160,16 +161,8 @@ def apply_deltas(indexer: "Indexer", only: list[str]) -> "SyncReport | None":
             _shift_lines(c, d)
             # A splice rewrites only item lines: the person's prose passages keep their text
             # (and count) and only move (_shift_lines).
-            c.execute(
-                "INSERT OR REPLACE INTO files(path, size, mtime_ns, hash, kind, title, description, summary, "
-                "updated, items, warnings, passages) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-                (*d.files_row, int(stats[d.rel][1] or 0)))
-        c.executemany(
-            'UPDATE items SET path=?, category=?, kind=?, type=?, text=?, "when"=?, src=?, seen=?, updated=?, '
-            "line=?, text_hash=?, until=?, superseded_by=?, context=COALESCE(?, context) WHERE id=?", plan.updates)
-        c.executemany(
-            'INSERT INTO items(id, path, category, kind, type, text, "when", src, seen, updated, line, text_hash, '
-            "until, superseded_by, context) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", plan.inserts)
+            write_file_row(c, (*d.files_row, int(stats[d.rel][1] or 0)))
+        write_item_rows(c, plan.updates, plan.inserts)
         if report.changed:
             db.set_meta("index_version", str(int(db.get_meta("index_version") or 0) + 1))
     indexer._update_sidecar(plan, vectors, rebuild_all=False)
