@@ -27,8 +27,10 @@ from collections import Counter
 from memfs.config import Config
 from memfs.core.categoryfile import CategoryDoc, Slot
 from memfs.entry.indexfile import PART_SEP
-from memfs.entry.people import find_people, read_pages
+from memfs.entry.incremental import people_in
+from memfs.entry.people import read_pages
 from memfs.entry.pool import EntryItem
+from memfs.entry.poolcache import Pool
 from memfs.index import repository
 from memfs.index.db import IndexDB
 from memfs.index.sync import read_category
@@ -73,14 +75,15 @@ def _plan(items: list[EntryItem], topics: dict[str, str | None], min_part: int) 
     return out
 
 
-def split_large(ws: Workspace, db: IndexDB, config: Config, items: list[EntryItem]) -> list[str]:
-    """Split every file past the limit; return the files written (to re-index)."""
+def split_large(ws: Workspace, db: IndexDB, config: Config, pool: Pool) -> list[str]:
+    """Split every file past the limit; return the files written (to re-index). A file's
+    plan is kept with its content (`Pool.memo`): a big file with no topic to split by costs
+    nothing at the next write unless it, or who its facts are about, changed."""
     limit = config.memory.split_items
     if limit <= 0:
         return []
-    counts = Counter(it.path for it in items)
     # Top-level files only: a note in a subfolder is a person's, never split (issue #18).
-    big = sorted(p for p, n in counts.items() if n > limit and PART_SEP not in p.rsplit("/", 1)[-1]
+    big = sorted(p for p, fv in pool.files.items() if fv.count > limit and PART_SEP not in p.rsplit("/", 1)[-1]
                  and p.count("/") == 1)
     store = CategoryStore(ws, config)
     touched: list[str] = []
@@ -88,10 +91,16 @@ def split_large(ws: Workspace, db: IndexDB, config: Config, items: list[EntryIte
         touched += _drop_moved(ws, store, rel)
     if not big:
         return sorted(set(touched))
-    people = find_people(items, read_pages(ws))
-    subject_of = {it.id: p.name for p in people for it in p.subject}
+    found = people_in(pool, read_pages(ws))
     for rel in big:
-        plan = plan_split([it for it in items if it.path == rel], subject_of)
+        # Under index/ and skill/ a topic does not depend on the people (topic_of).
+        key = ("split", found.signature if rel.startswith("memory/") else None)
+
+        def plan_of(items: list[EntryItem]) -> dict[str, list[str]]:
+            subject_of = {it.id: p.name for p in found.people for it in p.subject if it.path == rel}
+            return plan_split(items, subject_of)
+
+        plan = pool.memo(rel, key, plan_of)
         if plan:
             touched += _move(ws, store, rel, plan)
     return sorted(set(touched))
