@@ -51,13 +51,21 @@ def chat(rng: random.Random, n: int, turns: int) -> dict:
             "sessions": [{"id": "S1", "time": "2024-05-0%d 10:00" % (1 + n % 9), "turns": out}]}
 
 
-def run(size: int, inputs: int, per_file: int, tmp: Path) -> dict:
-    root = init_workspace(tmp / f"w{size}", git=False).root
-    synth = _synth.Synth(seed=4242)
-    synth.populate(root, files=max(1, size // per_file), items_per_file=min(per_file, size))
-    mem = Memory(root, config=load_config(root, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"}))
+def run(size: int, inputs: int, per_file: int, tmp: Path, cache: Path | None = None) -> dict:
+    root = tmp / f"w{size}"
+    built = cache / f"w{size}-{per_file}" if cache else None
     t0 = time.perf_counter()
-    mem.sync()
+    if built is not None and built.is_dir():  # the same synced store for both code trees
+        shutil.copytree(built, root, symlinks=True)
+        mem = Memory(root, config=load_config(root, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"}))
+    else:
+        init_workspace(root, git=False)
+        synth = _synth.Synth(seed=4242)
+        synth.populate(root, files=max(1, size // per_file), items_per_file=min(per_file, size))
+        mem = Memory(root, config=load_config(root, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"}))
+        mem.sync()
+        if built is not None:
+            shutil.copytree(root, built, symlinks=True)
     build = time.perf_counter() - t0
     items = mem.indexer.db.count_items()
     rng = random.Random(7)
@@ -87,11 +95,13 @@ def main() -> int:
     ap.add_argument("--inputs", type=int, default=5)
     ap.add_argument("--per-file", type=int, default=100, help="items per synthetic category file")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--store-cache", type=Path, help="keep each built (synced) store here and reuse it, so two "
+                    "code trees are measured on the same store without building it twice")
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as d:
         for size in (int(s) for s in args.sizes.split(",")):
-            row = run(size, args.inputs, args.per_file, Path(d))
+            row = run(size, args.inputs, args.per_file, Path(d), args.store_cache)
             rows.append(row)
             print(f"{row['items']:>7} items: build {row['build_s']}s, per input median {row['per_input_median_s']}s "
                   f"{row['per_input_s']}; stages {row['stages_s']}; largest file {row['largest_file_lines']} lines",
