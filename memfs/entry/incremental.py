@@ -8,8 +8,10 @@ after a write, the work is the changed file's plus a pass over files and people.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import heapq
+import itertools
 import math
 from collections import Counter
 from collections.abc import Iterator
@@ -18,7 +20,7 @@ from datetime import date
 
 from memfs.entry.people import PageFront, Person, assignments, lead_counts, ordered, people_of
 from memfs.entry.pool import EntryItem, parse_day
-from memfs.entry.poolcache import Pool
+from memfs.entry.poolcache import RECOMPUTE, Pool
 from memfs.entry.profile import Line, person_facets
 
 
@@ -29,6 +31,7 @@ class People:
     people: list[Person]
     signature: str  # a digest of the alias map the per-file assignments are keyed by
     sources: dict[str, tuple[tuple[str, int], ...]]  # person -> ((path, file serial), ...)
+    alias_of: dict[str, str]  # name or alias -> person
 
     def subjects_in(self, pool: Pool, path: str) -> set[str]:
         """Ids of the facts in `path` that are about someone."""
@@ -52,21 +55,48 @@ def people_in(pool: Pool, pages: list[PageFront]) -> People:
     counts: dict[str, int] = {}
     in_memory: set[str] = set()
     for path in pool.files:
-        c, m = pool.memo(path, ("lead",), lead_counts)
+        c, m = pool.memo(path, ("lead",), lead_counts, _lead_delta)
         for name, n in c.items():
             counts[name] = counts.get(name, 0) + n
-        in_memory |= m
+        in_memory.update(m)
     people, alias_of = people_of(counts, in_memory, pages)
     signature = hashlib.sha1(repr(sorted(alias_of.items())).encode()).hexdigest()
     sources: dict[str, list[tuple[str, int]]] = {}
     if people:
         for path, fv in pool.files.items():
-            got = pool.memo(path, ("assign", signature), lambda items: assignments(items, alias_of))
+            got = pool.memo(path, ("assign", signature), lambda items: assignments(items, alias_of),
+                            lambda old, removed, added: _assign_delta(old, removed, added, alias_of))
             for name, (subject, mentions) in got.items():
                 people[name].subject.extend(subject)
                 people[name].mentions.extend(mentions)
                 sources.setdefault(name, []).append((path, fv.serial))
-    return People(ordered(people) if people else [], signature, {k: tuple(v) for k, v in sources.items()})
+    return People(ordered(people) if people else [], signature, {k: tuple(v) for k, v in sources.items()},
+                  alias_of)
+
+
+def _lead_delta(old: tuple[dict[str, int], dict[str, int]], removed: list[EntryItem],
+                added: list[EntryItem]) -> tuple[dict[str, int], dict[str, int]]:
+    into = (dict(old[0]), dict(old[1]))
+    lead_counts(removed, -1, into)
+    return lead_counts(added, +1, into)
+
+
+def _assign_delta(old: dict[str, tuple[list[EntryItem], list[EntryItem]]], removed: list[EntryItem],
+                  added: list[EntryItem], alias_of: dict[str, str]) -> dict[str, tuple[list[EntryItem], list[EntryItem]]]:
+    """The previous assignment without the removed items, merged in line order with the added ones'."""
+    gone = {it.id for it in removed}
+    new = assignments(added, alias_of)
+    out: dict[str, tuple[list[EntryItem], list[EntryItem]]] = {}
+    for name in set(old) | set(new):
+        parts = []
+        for k in (0, 1):
+            kept = [it for it in old[name][k] if it.id not in gone] if name in old and gone else (
+                old[name][k] if name in old else [])
+            more = new[name][k] if name in new else []
+            parts.append(list(heapq.merge(kept, more, key=lambda it: it.line)) if more else list(kept))
+        if parts[0] or parts[1]:
+            out[name] = (parts[0], parts[1])
+    return out
 
 
 @dataclass(frozen=True)
@@ -81,15 +111,26 @@ class FileStats:
 
 
 def file_stats(pool: Pool, path: str) -> FileStats:
-    def compute(items: list[EntryItem]) -> FileStats:
-        current = [it for it in items if it.current]
-        days = sorted({it.when[:7] for it in current if it.when})
-        span = "" if not days else (f"dated {days[0]}" if days[0] == days[-1] else f"dated {days[0]} to {days[-1]}")
-        newest = [d for it in items if (d := parse_day(it.learned)) is not None]
-        return FileStats(len(items), len(current), max((it.learned for it in items if it.learned), default=None),
-                         span, max(newest) if newest else None)
+    def count(items: list[EntryItem], sign: int = 1, into: tuple | None = None) -> tuple:  # type: ignore[type-arg]
+        n, current, learned, months = into if into is not None else (0, 0, Counter(), Counter())
+        for it in items:
+            n += sign
+            if it.learned:
+                learned[it.learned] += sign
+            if it.current:
+                current += sign
+                if it.when:
+                    months[it.when[:7]] += sign
+        return n, current, +learned, +months  # unary plus drops counts that reached 0
 
-    return pool.memo(path, ("stats",), compute)
+    def delta(old: tuple, removed: list[EntryItem], added: list[EntryItem]) -> tuple:  # type: ignore[type-arg]
+        return count(added, +1, count(removed, -1, (old[0], old[1], Counter(old[2]), Counter(old[3]))))
+
+    n, current, learned, months = pool.memo(path, ("stats-parts",), count, delta)
+    days = sorted(months)
+    span = "" if not days else (f"dated {days[0]}" if days[0] == days[-1] else f"dated {days[0]} to {days[-1]}")
+    newest = [d for d in (parse_day(s) for s in learned) if d is not None]
+    return FileStats(n, current, max(learned, default=None), span, max(newest) if newest else None)
 
 
 class Keywords:
@@ -105,8 +146,9 @@ class Keywords:
         self.top: dict[str, tuple[int, frozenset[str], list[str]]] = {}
 
     def words(self, pool: Pool, paths: list[str], names: set[str], count_words, best_surface,  # type: ignore[no-untyped-def]
-              top: int = 5) -> dict[str, list[str]]:
-        fresh = {p: pool.memo(p, ("words",), lambda items: count_words([it for it in items if it.current]))
+              words_delta, top: int = 5) -> dict[str, list[str]]:
+        fresh = {p: pool.memo(p, ("words",), lambda items: count_words([it for it in items if it.current]),
+                              words_delta)
                  if p in pool.files else (Counter(), {}) for p in paths}
         dirty: set[str] = set()
         for p in set(self.counts) | set(fresh):
@@ -157,18 +199,32 @@ def ranked(pool: Pool, kind: str, today: date, half_life: float, salience, cost,
     the per-file rankings merged (the order of sorting the whole pool). A file is left out
     as soon as none of its remaining items fits in `room()` tokens by `cost` (the budget
     only shrinks), so a spent budget does not walk every item of the store."""
-    def rank(items: list[EntryItem]) -> tuple[list[tuple[tuple[float, str, int], EntryItem]], list[int]]:
-        pool_ = [it for it in items if it.current and not it.is_skill and it.kind == kind]
-        order = sorted(((-salience(it, today, half_life), it.path, it.line), it) for it in pool_)
-        floor = [0] * len(order)
-        low = None
-        for i in range(len(order) - 1, -1, -1):
-            c = cost(order[i][1])
-            low = c if low is None else min(low, c)
-            floor[i] = low
-        return order, floor
+    def wanted(it: EntryItem) -> bool:
+        return it.current and not it.is_skill and it.kind == kind
 
-    lists = [pool.memo(p, ("ranked", kind, today, half_life), rank) for p in pool.files
+    def entry(it: EntryItem) -> tuple[tuple[float, str, int], int, EntryItem]:
+        return ((-salience(it, today, half_life), it.path, it.line), cost(it), it)
+
+    def rank(items: list[EntryItem]) -> tuple[list, list[int]]:  # type: ignore[type-arg]
+        order = sorted(entry(it) for it in items if wanted(it))
+        return order, _floors([c for _, c, _ in order])
+
+    def delta(old: tuple[list, list[int]], removed: list[EntryItem], added: list[EntryItem]):  # type: ignore[no-untyped-def,type-arg]
+        order = list(old[0])
+        for it in removed:
+            if wanted(it):
+                key = entry(it)[0]
+                at = bisect.bisect_left(order, (key,))
+                if at < len(order) and order[at][0] == key and order[at][2] is it:
+                    del order[at]
+                else:
+                    return RECOMPUTE
+        for it in added:
+            if wanted(it):
+                bisect.insort(order, entry(it))
+        return order, _floors([c for _, c, _ in order])
+
+    lists = [pool.memo(p, ("ranked", kind, today, half_life), rank, delta) for p in pool.files
              if p.split("/", 1)[0] == kind]
     heap = [(order[0][0], n, 0) for n, (order, _) in enumerate(lists) if order]
     heapq.heapify(heap)
@@ -182,15 +238,26 @@ def ranked(pool: Pool, kind: str, today: date, half_life: float, salience, cost,
             heapq.heapreplace(heap, (order[at + 1][0], n, at + 1))
         else:
             heapq.heappop(heap)
-        yield order[at][1]
+        yield order[at][2]
+
+
+def _floors(costs: list[int]) -> list[int]:
+    """For each position, the least cost there or after it."""
+    return list(itertools.accumulate(reversed(costs), min))[::-1]
 
 
 def counts(pool: Pool, path: str) -> tuple[int, int, int]:
     """(current non-skill, superseded non-skill, current skill) items of one file."""
-    return pool.memo(path, ("counts",), lambda items: (
-        sum(1 for it in items if it.current and not it.is_skill),
-        sum(1 for it in items if not it.current and not it.is_skill),
-        sum(1 for it in items if it.current and it.is_skill)))
+    def count(items: list[EntryItem]) -> tuple[int, int, int]:
+        return (sum(1 for it in items if it.current and not it.is_skill),
+                sum(1 for it in items if not it.current and not it.is_skill),
+                sum(1 for it in items if it.current and it.is_skill))
+
+    def delta(old: tuple[int, int, int], removed: list[EntryItem], added: list[EntryItem]) -> tuple[int, int, int]:
+        a, r = count(added), count(removed)
+        return (old[0] + a[0] - r[0], old[1] + a[1] - r[1], old[2] + a[2] - r[2])
+
+    return pool.memo(path, ("counts",), count, delta)  # type: ignore[no-any-return]
 
 
 class FacetCache:

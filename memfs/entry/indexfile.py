@@ -93,19 +93,44 @@ def _safe(text: str) -> str:
     return " ".join(_NAME_SAFE.sub(" ", text).split())
 
 
-def count_words(items: list[EntryItem]) -> tuple[Counter[str], dict[str, Counter[str]]]:
+def count_words(items: list[EntryItem], sign: int = 1,
+                into: tuple[Counter[str], dict[str, Counter[str]], set[str]] | None = None
+                ) -> tuple[Counter[str], dict[str, Counter[str]]]:
     """One file's part of keywords: in how many of its items each word occurs, and the
-    surface forms it was written in (names are left in; the caller skips them)."""
-    c: Counter[str] = Counter()
-    surface: dict[str, Counter[str]] = {}
+    surface forms it was written in (names are left in; the caller skips them). With
+    `into` (counts copied by the caller, surface forms copied here on first change: the
+    words already copied are its third part) and `sign` -1, items are taken back out; a
+    count that reaches 0 is dropped, so the result equals counting the items afresh."""
+    c, surface, owned = into if into is not None else (Counter(), {}, None)
     for it in items:
         for word in set(_WORD.findall(it.text)):
             low = word.lower()
             if len(low) < 3 or low in STOPWORDS or low in FILLER or low in _PLAIN_VERBS or low.isdigit():
                 continue
-            c[low] += 1
-            surface.setdefault(low, Counter())[word] += 1
+            c[low] += sign
+            if c[low] <= 0:
+                del c[low]
+            forms = surface.get(low)
+            if forms is None:
+                forms = surface[low] = Counter()
+            elif owned is not None and low not in owned:
+                forms = surface[low] = Counter(forms)  # the previous value stays as it was
+            if owned is not None:
+                owned.add(low)
+            forms[word] += sign
+            if forms[word] <= 0:
+                del forms[word]
+            if not forms:
+                del surface[low]
     return c, surface
+
+
+def words_delta(old: tuple[Counter[str], dict[str, Counter[str]]], removed: list[EntryItem],
+                added: list[EntryItem]) -> tuple[Counter[str], dict[str, Counter[str]]]:
+    """count_words of a file from its previous counts and the items removed and added."""
+    into = (Counter(old[0]), dict(old[1]), set())
+    count_words([it for it in removed if it.current], -1, into)  # type: ignore[arg-type]
+    return count_words([it for it in added if it.current], +1, into)  # type: ignore[arg-type]
 
 
 def _best_surface(forms: Counter[str]) -> str:
@@ -132,7 +157,7 @@ def render_index(cats: list[CategoryRow], pool: Pool, people: People, res: Resou
                  llm_summaries: bool = False) -> str:
     paths = sorted({c.path for c in cats} | set(pool.files))
     names = {part.lower() for p in people.people for name in p.names for part in name.split()}
-    words = kw.words(pool, paths, names, count_words, _best_surface)
+    words = kw.words(pool, paths, names, count_words, _best_surface, words_delta)
     stats = {p: file_stats(pool, p) for p in pool.files}
     empty_stats = FileStats(0, 0, None, "", None)
 

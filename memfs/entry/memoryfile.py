@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from memfs.entry.incremental import FacetCache, People, counts, ranked
 from memfs.entry.people import Person
 from memfs.entry.pool import EntryItem
-from memfs.entry.poolcache import Pool
+from memfs.entry.poolcache import RECOMPUTE, Pool
 from memfs.entry.profile import Line, classify, salience
 
 #: (facet, how many of its lines) per tier; a tier is offered to every person before the next.
@@ -207,8 +207,12 @@ def render_skill(pool: Pool, budget: int, today: date, half_life: float) -> str:
             "How things are done here: procedures (steps in order) and tool habits — what to run, where, "
             "when. `[path#id]` is the item's line in its category file.", ""]
     left = _Budget(budget - approx_tokens("\n".join(head)) - 10)
+    def same(old: list[SkillGroup], removed: list[EntryItem], added: list[EntryItem]) -> object:
+        return RECOMPUTE if any(it.is_skill for it in removed) or any(it.is_skill for it in added) else old
+
     groups = sorted((g for p in pool.files for g in pool.memo(p, ("skill", today, half_life),
-                                                                lambda items: skill_groups(items, today, half_life))),
+                                                                lambda items: skill_groups(items, today, half_life),
+                                                                same)),
                     key=lambda g: g.weight)
     # The cheapest step of this group or any after it: once the budget is below it, nothing
     # later fits, so the walk can stop (it takes exactly what a walk over every step takes).

@@ -137,27 +137,36 @@ def _lead_names(text: str) -> list[str]:
 def find_people(items: list[EntryItem], pages: list[PageFront]) -> list[Person]:
     """The people, most central first (facts about them, weighted by reinforcement)."""
     counts, in_memory = lead_counts(items)
-    people, alias_of = people_of(counts, in_memory, pages)
+    people, alias_of = people_of(counts, set(in_memory), pages)
     if not people:
         return []
     _assign(items, people, alias_of)
     return ordered(people)
 
 
-def lead_counts(items: list[EntryItem]) -> tuple[dict[str, int], set[str]]:
-    """How many facts each name opens, and the names that open one under memory/."""
-    counts: dict[str, int] = {}
-    in_memory: set[str] = set()
+def lead_counts(items: list[EntryItem], sign: int = 1, into: tuple[dict[str, int], dict[str, int]] | None = None
+                ) -> tuple[dict[str, int], dict[str, int]]:
+    """How many facts each name opens, and how many of them under memory/ (`sign` -1 and
+    `into` take items back out of earlier counts; a name that reaches 0 is dropped)."""
+    counts, in_memory = into if into is not None else ({}, {})
     for it in items:
         if it.is_skill:
             continue
         for name in _lead_names(it.text):
             if it.kind != "memory" and it.text[len(name):].startswith(":"):
                 continue  # a knowledge line led by its heading ("Stack: ...")
-            counts[name] = counts.get(name, 0) + 1
+            _bump(counts, name, sign)
             if it.kind == "memory":
-                in_memory.add(name)
+                _bump(in_memory, name, sign)
     return counts, in_memory
+
+
+def _bump(counts: dict[str, int], key: str, sign: int) -> None:
+    n = counts.get(key, 0) + sign
+    if n:
+        counts[key] = n
+    else:
+        counts.pop(key, None)
 
 
 def people_of(counts: dict[str, int], in_memory: set[str],
@@ -202,7 +211,8 @@ def ordered(people: dict[str, Person]) -> list[Person]:
     return out
 
 
-def assignments(items: list[EntryItem], alias_of: dict[str, str]) -> dict[str, tuple[list[EntryItem], list[EntryItem]]]:
+def assignments(items: list[EntryItem],
+                alias_of: dict[str, str]) -> dict[str, tuple[list[EntryItem], list[EntryItem]]]:
     """{person: (facts about them, facts that mention them)} among `items`, in their order."""
     people = {owner: Person(owner) for owner in set(alias_of.values())}
     _assign(items, people, alias_of)
