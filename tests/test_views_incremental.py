@@ -46,6 +46,12 @@ def entry_files(root: Path) -> dict[str, bytes]:
 
 
 def assert_same_as_full_rebuild(mem: Memory) -> None:
+    from memfs.entry.poolcache import pool_for
+    from memfs.index import repository
+
+    pool = pool_for(mem.ws)  # the pool's rows are the index's, whether re-read or spliced
+    assert {p: fv.rows for p, fv in pool.files.items()} == {
+        p: repository.entry_rows_of(mem.indexer.db, p) for p in repository.file_states(mem.indexer.db)}
     before = entry_files(mem.ws.root)
     forget_state()  # the next regeneration starts from nothing: a full rebuild
     with mem.lock("test"):

@@ -15,6 +15,7 @@ count query, the history cache's JSON, and a few passes over people's own facts.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Callable, Iterator
 from datetime import date
@@ -22,6 +23,7 @@ from typing import Any
 
 from memfs.entry.pool import EntryItem, history_marks, learned_date, parse_day, save_history
 from memfs.index import repository
+from memfs.index.delta import FileDelta, effective_shifts, take_applied
 from memfs.index.db import IndexDB
 from memfs.workspace import Workspace
 
@@ -39,17 +41,20 @@ class FileView:
     `delta`), so a write into a 50,000-item file costs its few changed items, not 50,000."""
 
     def __init__(self, path: str, digest: str, count: int, rows: list[Row], marks: dict[str, list[str]],
-                 prev: "FileView | None" = None) -> None:
+                 prev: "FileView | None" = None, reuse: list[int | None] | None = None) -> None:
         self.path = path
         self.serial = next(_SERIALS)  # names this content of the file in keys built from several files
         self.digest = digest
         self.count = count
         self.rows = rows
         self.marks = marks
-        old = {r: i for i, r in enumerate(prev.rows)} if prev is not None else {}
-        self._prev, self._prev_at = prev, old
-        self.base = [prev.base[old[r]] if r in old else learned_date(r[4], r[6])  # type: ignore[union-attr]
-                     for r in rows]
+        if prev is not None and reuse is None:  # which rows are unchanged: compare them all
+            old = {r: i for i, r in enumerate(prev.rows)}
+            reuse = [old.get(r) for r in rows]
+        self._prev, self._reuse = prev, reuse or []
+        self.base = [prev.base[j] if j is not None else learned_date(r[4], r[6])  # type: ignore[union-attr]
+                     for r, j in zip(rows, self._reuse)] if prev is not None else [
+                         learned_date(r[4], r[6]) for r in rows]
         days = [d for b in set(self.base) if (d := parse_day(b)) is not None]
         self.base_max: date | None = max(days) if days else None
         self._items_for: date | None = None
@@ -61,19 +66,18 @@ class FileView:
     def items(self, horizon: date) -> list[EntryItem]:
         """The file's items, learned dates clamped to the store's `horizon` (pool.learned_dates)."""
         if self._items_for != horizon:
-            prev, at = self._prev, self._prev_at
+            prev = self._prev
             reuse = prev is not None and prev._items_for == horizon
             out: list[EntryItem] = []
             added: list[EntryItem] = []
             kept: set[int] = set()
-            for r, b in zip(self.rows, self.base):
-                mark = self.marks.get(r[0])
-                i = at.get(r) if reuse else None
-                if i is not None and prev.marks.get(r[0]) == mark:  # type: ignore[union-attr]
+            same_marks = reuse and prev.marks == self.marks  # type: ignore[union-attr]
+            for r, b, i in zip(self.rows, self.base, self._reuse if reuse else itertools.repeat(None)):
+                if i is not None and (same_marks or prev.marks.get(r[0]) == self.marks.get(r[0])):  # type: ignore[union-attr]
                     out.append(prev._items[i])  # type: ignore[union-attr]
                     kept.add(i)
                     continue
-                it = _item(r, b, horizon, mark)
+                it = _item(r, b, horizon, self.marks.get(r[0]))
                 out.append(it)
                 added.append(it)
             self._items, self._items_for = out, horizon
@@ -82,7 +86,7 @@ class FileView:
             if reuse and len(added) + len(prev.rows) - len(kept) <= max(8, len(out) // 4):  # type: ignore[union-attr]
                 removed = [it for i, it in enumerate(prev._items) if i not in kept]  # type: ignore[union-attr]
                 self._prev_memo, self.delta = prev._memo, (removed, added)  # type: ignore[union-attr]
-            self._prev, self._prev_at = None, {}
+            self._prev, self._reuse = None, []
             self.serial = next(_SERIALS)
         return self._items
 
@@ -99,6 +103,40 @@ class FileView:
             else:
                 self._memo[key] = compute()
         return self._memo[key]
+
+
+def _spliced(old: FileView, d: FileDelta | None, digest: str, count: int) -> tuple[list[Row], list[int | None]] | None:
+    """The file's rows after the spliced write `d` the index applied, from the previous
+    rows (what the index holds, without reading it back), and for each row the index of
+    the unchanged previous row it is; None unless `d` is the step from `old` to `digest`."""
+    if d is None or d.before_digest != old.digest or d.after_digest != digest:
+        return None
+    gone = set(d.removed) | {it.id for it, _ in d.upserts}
+    shifts = effective_shifts(d)
+    rows: list[Row] = []
+    reuse: list[int | None] = []
+    k, shift = 0, 0
+    for j, r in enumerate(old.rows):
+        if r[0] in gone:
+            continue
+        line = r[8]
+        while k < len(shifts) and shifts[k][0] <= line:
+            shift = shifts[k][1]
+            k += 1
+        if shift:
+            rows.append((*r[:8], line + shift))
+            reuse.append(None)
+        else:
+            rows.append(r)
+            reuse.append(j)
+    if len(rows) + len(d.upserts) != count:
+        return None
+    for it, line in d.upserts:  # each into its place: rows stay in (line, id) order
+        row = (it.id, it.text, it.type, it.when, it.src, it.seen, it.updated, d.rel, line)
+        at = bisect.bisect_left(rows, (line, it.id), key=lambda r: (r[8], r[0]))
+        rows.insert(at, row)
+        reuse.insert(at, None)
+    return rows, reuse
 
 
 def _item(r: Row, base: str | None, horizon: date, mark: list[str] | None) -> EntryItem:
@@ -135,8 +173,12 @@ class Pool:
             if old is not None and old.digest == digest and old.count == count and old.marks == marks.get(path, {}):
                 fresh[path] = old
                 continue
-            fresh[path] = FileView(path, digest, count, repository.entry_rows_of(db, path), marks.get(path, {}),
-                                   prev=old)
+            spliced = _spliced(old, take_applied(str(ws.root / path)), digest, count) if old is not None else None
+            if spliced is not None:
+                fresh[path] = FileView(path, digest, count, spliced[0], marks.get(path, {}), prev=old, reuse=spliced[1])
+            else:
+                fresh[path] = FileView(path, digest, count, repository.entry_rows_of(db, path), marks.get(path, {}),
+                                       prev=old)
             self.changed.add(path)
         self.changed |= set(self.files) - set(fresh)
         self.files = fresh
