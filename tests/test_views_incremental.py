@@ -72,7 +72,19 @@ op = st.one_of(
     st.tuples(st.just("edit"), st.integers(0, len(NAMES) - 1), st.sampled_from(WHENS)),
     st.tuples(st.just("supersede"), st.integers(0, 50)),
     st.tuples(st.just("alias"), st.integers(0, len(NAMES) - 1)),
+    st.tuples(st.just("dated"), st.integers(0, len(FACTS) - 1), st.integers(0, len(NAMES) - 1), st.integers(1, 12)),
 )
+_ids = iter(range(10**6))
+
+
+def dated_line(fact: str, month: int, day: int = 14) -> str:
+    """An item line as memfs writes it for an input of that day (no `updated`): the store's
+    newest day, and so its horizon and reference day, move with such lines. Every other
+    line is dated a little after its input, so when it counts as learned moves with them."""
+    n = next(_ids)
+    when = f" when=2026-{min(12, month + 1):02d}-0{1 + n % 9}" if n % 2 else ""
+    return (f"- {fact} <!-- id=h{n:07d} type=event{when} "
+            f"src=resources/2026/{month:02d}/{day:02d}-chat-0123456789abcdef.json#S1:1 -->\n")
 
 
 def apply(mem: Memory, step: tuple) -> None:  # type: ignore[type-arg]
@@ -102,6 +114,11 @@ def apply(mem: Memory, step: tuple) -> None:  # type: ignore[type-arg]
                 path.write_text(text.replace(f"id={old}", f"id={old} superseded_by={new} until=2026-10", 1))
                 break
         mem.sync()
+    elif kind == "dated":  # a line from an input of a later (or earlier) day
+        path = root / "memory" / "events.md"
+        text = path.read_text() if path.exists() else "---\ntitle: Events\n---\n"
+        path.write_text(text + dated_line(FACTS[step[1]].format(n=NAMES[step[2]]), step[3]))
+        mem.sync()
     elif kind == "alias":  # a person gives someone an alias on their page
         name = NAMES[step[1]]
         page = root / "people" / f"{name.lower()}.md"
@@ -110,14 +127,21 @@ def apply(mem: Memory, step: tuple) -> None:  # type: ignore[type-arg]
         mem.sync()
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(steps=st.lists(op, min_size=1, max_size=7))
+@given(steps=st.lists(op, min_size=1, max_size=7), by_hand=st.booleans())
 def test_incremental_entry_files_equal_a_full_rebuild(tmp_path_factory: pytest.TempPathFactory,
-                                                      steps: list[tuple]) -> None:  # type: ignore[type-arg]
+                                                      steps: list[tuple], by_hand: bool) -> None:  # type: ignore[type-arg]
     root = init_workspace(tmp_path_factory.mktemp("inc") / "w", git=False).root
     forget_state()
+    if by_hand:  # a store of dated inputs' lines: later inputs move its horizon and reference day
+        lines = "".join(dated_line(FACTS[k].format(n=NAMES[k % 3]), 1 + k % 3) for k in range(len(FACTS)))
+        (root / "memory" / "events.md").write_text("---\ntitle: Events\n---\n" + lines)
     with hashing_memory(root) as mem:
+        mem.sync()
         for n, name in enumerate(NAMES):  # a few people, so pages and profiles exist from the start
+            if by_hand:
+                break
             mem.add(FACTS[n].format(n=name), category="memory/profile")
             mem.add(FACTS[n + 3].format(n=name), category="memory/preferences", when="2026-03-02")
         for step in steps:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import os
 from collections.abc import Callable, Iterator
 from datetime import date
 from typing import Any
@@ -64,28 +65,41 @@ class FileView:
         self.delta: tuple[list[EntryItem], list[EntryItem]] | None = None
 
     def items(self, horizon: date) -> list[EntryItem]:
-        """The file's items, learned dates clamped to the store's `horizon` (pool.learned_dates)."""
+        """The file's items, learned dates clamped to the store's `horizon` (pool.learned_dates).
+
+        The items of the previous view (or of this one at another horizon) are reused where
+        the row, its supersession marks and its learned date are the same; the rest are
+        offered to the memos as removed and added."""
         if self._items_for != horizon:
-            prev = self._prev
-            reuse = prev is not None and prev._items_for == horizon
+            if self._items_for is not None:  # the store's horizon moved: this view again
+                old_items, old_memo, old_marks = self._items, self._memo, self.marks
+                old_of: list[int | None] = list(range(len(self._items)))
+            elif self._prev is not None and self._prev._items_for is not None:
+                prev = self._prev
+                old_items, old_memo, old_marks, old_of = prev._items, prev._memo, prev.marks, self._reuse
+            else:
+                old_items, old_memo, old_marks, old_of = [], {}, {}, []
+            same_marks = old_marks == self.marks
             out: list[EntryItem] = []
             added: list[EntryItem] = []
             kept: set[int] = set()
-            same_marks = reuse and prev.marks == self.marks  # type: ignore[union-attr]
-            for r, b, i in zip(self.rows, self.base, self._reuse if reuse else itertools.repeat(None)):
-                if i is not None and (same_marks or prev.marks.get(r[0]) == self.marks.get(r[0])):  # type: ignore[union-attr]
-                    out.append(prev._items[i])  # type: ignore[union-attr]
-                    kept.add(i)
-                    continue
-                it = _item(r, b, horizon, self.marks.get(r[0]))
+            for r, b, i in zip(self.rows, self.base, old_of or itertools.repeat(None)):
+                learned = _learned(b, r[3], horizon)
+                if i is not None:
+                    old = old_items[i]
+                    if old.learned == learned and (same_marks or old_marks.get(r[0]) == self.marks.get(r[0])):
+                        out.append(old)
+                        kept.add(i)
+                        continue
+                it = _item(r, learned, self.marks.get(r[0]))
                 out.append(it)
                 added.append(it)
             self._items, self._items_for = out, horizon
-            self._memo.clear()
+            self._memo = {}
             self._prev_memo, self.delta = None, None
-            if reuse and len(added) + len(prev.rows) - len(kept) <= max(8, len(out) // 4):  # type: ignore[union-attr]
-                removed = [it for i, it in enumerate(prev._items) if i not in kept]  # type: ignore[union-attr]
-                self._prev_memo, self.delta = prev._memo, (removed, added)  # type: ignore[union-attr]
+            if old_items and len(added) + len(old_items) - len(kept) <= max(8, len(out) // 4):
+                removed = [it for i, it in enumerate(old_items) if i not in kept]
+                self._prev_memo, self.delta = old_memo, (removed, added)
             self._prev, self._reuse = None, []
             self.serial = next(_SERIALS)
         return self._items
@@ -103,6 +117,17 @@ class FileView:
             else:
                 self._memo[key] = compute()
         return self._memo[key]
+
+
+def _version(db: IndexDB) -> tuple[str, int, int, int]:
+    """The index's `index_version` (bumped by every change of its items) and its file's
+    identity: a rebuilt or healed index is another file, whatever its version says."""
+    try:
+        st = os.stat(db.path)
+        ident = (st.st_dev, st.st_ino, st.st_ctime_ns)
+    except OSError:
+        ident = (0, 0, 0)
+    return (db.get_meta("index_version") or "0", *ident)
 
 
 def _spliced(old: FileView, d: FileDelta | None, digest: str, count: int) -> tuple[list[Row], list[int | None]] | None:
@@ -139,14 +164,18 @@ def _spliced(old: FileView, d: FileDelta | None, digest: str, count: int) -> tup
     return rows, reuse
 
 
-def _item(r: Row, base: str | None, horizon: date, mark: list[str] | None) -> EntryItem:
+def _learned(base: str | None, when: str | None, horizon: date) -> str | None:
+    """pool.learned_dates for one item, given the store's horizon."""
     day = parse_day(base)
-    learned = None
-    if day is not None:
-        said = parse_day(r[3])
-        if said is not None and day < said <= horizon:
-            day = said
-        learned = min(day, horizon).isoformat()
+    if day is None:
+        return None
+    said = parse_day(when)
+    if said is not None and day < said <= horizon:
+        day = said
+    return min(day, horizon).isoformat()
+
+
+def _item(r: Row, learned: str | None, mark: list[str] | None) -> EntryItem:
     return EntryItem(id=r[0], text=r[1], type=r[2], when=r[3], src=r[4], seen=int(r[5]), updated=r[6], path=r[7],
                      line=int(r[8]), learned=learned, until=(mark[0] or None) if mark else None,
                      superseded_by=(mark[1] or None) if mark else None)
@@ -159,11 +188,18 @@ class Pool:
         self.files: dict[str, FileView] = {}
         self.horizon = date(2000, 1, 1)
         self.changed: set[str] = set()
+        self.version: tuple[str, int, int, int] | None = None  # the index (version, file) last refreshed from
 
     def refresh(self, ws: Workspace, db: IndexDB, today: date | None = None) -> "str | None":
         """Bring the pool up to the index (call inside a snapshot). Returns the history cache
         to save with `pool.save_history`, or None when it did not change."""
         today = today or date.today()
+        version = _version(db)
+        if version == self.version and self.files:  # every change of the items bumps it
+            self.changed = set()
+            days = [fv.base_max for fv in self.files.values() if fv.base_max is not None]
+            self.horizon = min(max(days), today) if days else today
+            return None
         state = repository.file_states(db)
         marks, cache = history_marks(ws, db)
         fresh: dict[str, FileView] = {}
@@ -182,6 +218,7 @@ class Pool:
             self.changed.add(path)
         self.changed |= set(self.files) - set(fresh)
         self.files = fresh
+        self.version = version
         days = [fv.base_max for fv in fresh.values() if fv.base_max is not None]
         self.horizon = min(max(days), today) if days else today
         return cache
