@@ -270,7 +270,11 @@ class FacetCache:
 
     def facets(self, person: Person, found: People, names: tuple[str, ...], today: date,
                half_life: float) -> dict[str, list[Line]]:
-        key = (person.aliases, found.signature, found.sources.get(person.name, ()), names, today, half_life)
+        # What person_facets reads: the person's facts (compared by identity first: the
+        # pool keeps unchanged items' objects), the set of names (their order does not
+        # matter to it, and changes whenever two people's scores swap), the day, the half-life.
+        names = tuple(sorted(set(names)))
+        key = (tuple(person.subject), names, today, half_life)
         hit = self._by_person.get(person.name)
         if hit is None or hit[0] != key:
             hit = [key, person_facets(person, names, today, half_life), None]

@@ -206,8 +206,8 @@ def render_and_write(ws: Workspace, found: People, by_id: Mapping[str, EntryItem
     for person in people:
         newer = tuple((it.superseded_by, by_id[it.superseded_by].path if it.superseded_by in by_id else None)
                       for it in history(person))
-        key = (person.name, person.aliases, person.rel, found.signature, found.sources.get(person.name, ()),
-               names, today, half_life, newer)
+        key = (person.name, person.aliases, person.rel, tuple(person.subject), tuple(person.mentions),
+               tuple(sorted(set(names))), today, half_life, newer)
         hit = bodies_cache.get(person.rel)
         if hit is None or hit[0] != key:
             hit = (key, render_page(person, cache.facets(person, found, names, today, half_life), by_id))
