@@ -40,7 +40,7 @@ from memfs.workspace import init_workspace  # noqa: E402
 SPEAKERS = ("Caroline", "Melanie")
 
 
-def chat(rng: random.Random, n: int, turns: int) -> dict:
+def chat(rng: random.Random, n: int, turns: int, same_day: bool = False) -> dict:
     """A small chat whose turns are new fact-like sentences (never in the store)."""
     cats = [c[1] for c in _synth.CATEGORIES]
     out = []
@@ -48,16 +48,24 @@ def chat(rng: random.Random, n: int, turns: int) -> dict:
         text, _ = _synth.fact(rng, rng.choice(cats))
         out.append({"id": f"S1:{t + 1}", "speaker": SPEAKERS[t % 2], "text": f"{text} That was chat {n}, turn {t}."})
     return {"format": "memfs.conversation/1", "participants": list(SPEAKERS),
-            "sessions": [{"id": "S1", "time": "2024-05-0%d 10:00" % (1 + n % 9), "turns": out}]}
+            "sessions": [{"id": "S1", "time": "2024-05-0%d 10:00" % (1 if same_day else 1 + n % 9), "turns": out}]}
 
 
-def run(size: int, inputs: int, per_file: int, tmp: Path) -> dict:
-    root = init_workspace(tmp / f"w{size}", git=False).root
-    synth = _synth.Synth(seed=4242)
-    synth.populate(root, files=max(1, size // per_file), items_per_file=min(per_file, size))
-    mem = Memory(root, config=load_config(root, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"}))
+def run(size: int, inputs: int, per_file: int, tmp: Path, cache: Path | None = None, same_day: bool = False) -> dict:
+    root = tmp / f"w{size}"
+    built = cache / f"w{size}-{per_file}" if cache else None
     t0 = time.perf_counter()
-    mem.sync()
+    if built is not None and built.is_dir():  # the same synced store for both code trees
+        shutil.copytree(built, root, symlinks=True)
+        mem = Memory(root, config=load_config(root, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"}))
+    else:
+        init_workspace(root, git=False)
+        synth = _synth.Synth(seed=4242)
+        synth.populate(root, files=max(1, size // per_file), items_per_file=min(per_file, size))
+        mem = Memory(root, config=load_config(root, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"}))
+        mem.sync()
+        if built is not None:
+            shutil.copytree(root, built, symlinks=True)
     build = time.perf_counter() - t0
     items = mem.indexer.db.count_items()
     rng = random.Random(7)
@@ -65,7 +73,7 @@ def run(size: int, inputs: int, per_file: int, tmp: Path) -> dict:
     before = dict(mem.memorizer.ctx.stage_seconds)
     for n in range(inputs):
         src = tmp / f"chat-{size}-{n}.json"
-        src.write_text(json.dumps(chat(rng, n, 10)))
+        src.write_text(json.dumps(chat(rng, n, 10, same_day)))
         t1 = time.perf_counter()
         result = mem.ingest_file(src)
         times.append(time.perf_counter() - t1)
@@ -87,11 +95,15 @@ def main() -> int:
     ap.add_argument("--inputs", type=int, default=5)
     ap.add_argument("--per-file", type=int, default=100, help="items per synthetic category file")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--same-day", action="store_true", help="date every chat the same day (by default each is a "
+                    "day newer than the last, so each moves the reference day memory.md ranks by)")
+    ap.add_argument("--store-cache", type=Path, help="keep each built (synced) store here and reuse it, so two "
+                    "code trees are measured on the same store without building it twice")
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as d:
         for size in (int(s) for s in args.sizes.split(",")):
-            row = run(size, args.inputs, args.per_file, Path(d))
+            row = run(size, args.inputs, args.per_file, Path(d), args.store_cache, args.same_day)
             rows.append(row)
             print(f"{row['items']:>7} items: build {row['build_s']}s, per input median {row['per_input_median_s']}s "
                   f"{row['per_input_s']}; stages {row['stages_s']}; largest file {row['largest_file_lines']} lines",

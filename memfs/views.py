@@ -11,11 +11,14 @@ from datetime import date
 from memfs.core.hashing import file_hash
 from memfs.config import Config
 from memfs.core.rootfiles import approx_tokens
+from memfs.entry.incremental import FacetCache, Keywords, People, file_stats, people_in
 from memfs.entry.indexfile import CategoryRow, render_index, resource_stats
 from memfs.entry.memoryfile import render_memory, render_skill
 from memfs.entry.pages import render_and_write
-from memfs.entry.people import PEOPLE_DIR, find_people, read_pages
-from memfs.entry.pool import EntryItem, load_items, parse_day, save_history
+from memfs.entry.people import PEOPLE_DIR, read_pages
+from memfs.entry.pool import EntryItem, parse_day, save_history
+from memfs.entry.poolcache import Pool, forget_pools, pool_for
+from memfs.entry.profile import history
 from memfs.index import repository
 from memfs.index.db import IndexDB
 from memfs.rootwrite import write_root_file
@@ -47,19 +50,43 @@ def category_rows(ws: Workspace, db: IndexDB, config: Config) -> list[CategoryRo
     return [out[k] for k in sorted(out)]
 
 
+class ViewState:
+    """What one process keeps between regenerations of one workspace's entry files: the
+    item pool, the word counts, the people's facets and their pages' bodies. Everything in
+    it is keyed by what it was computed from, so it only ever saves work."""
+
+    def __init__(self) -> None:
+        self.keywords = Keywords()
+        self.facets = FacetCache()
+        self.page_bodies: dict[str, tuple[tuple, str]] = {}  # type: ignore[type-arg]
+
+
+_STATES: dict[str, ViewState] = {}
+
+
+def state_for(ws: Workspace) -> ViewState:
+    return _STATES.setdefault(str(ws.root), ViewState())
+
+
+def forget_state() -> None:
+    """Start every workspace's next regeneration from nothing (a full rebuild)."""
+    _STATES.clear()
+    forget_pools()
+
+
 def split_oversized(ws: Workspace, db: IndexDB, config: Config) -> list[str]:
     """Split category files past `memory.split_items` by topic (writes category files: call
     under the writer lock, then re-index what it returns)."""
-    from memfs.entry.split import split_large
-
-    from memfs.entry.split import parents_to_check
+    from memfs.entry.split import parents_to_check, split_large
 
     limit = config.memory.split_items
     if limit <= 0 or not (repository.has_file_over(db, limit) or parents_to_check(db)):
         return []
+    pool = pool_for(ws)
     with db.snapshot():
-        items, _ = load_items(ws, db)
-    return split_large(ws, db, config, items)
+        history_cache = pool.refresh(ws, db)
+    save_history(db, history_cache)
+    return split_large(ws, db, config, pool)
 
 
 def after_split(db: IndexDB) -> None:
@@ -77,25 +104,33 @@ def reference_day(items: list[EntryItem]) -> date:
     return max(days) if days else date(2000, 1, 1)
 
 
+def _reference_day(pool: Pool) -> date:
+    """reference_day of the pool, from each file's newest day."""
+    days = [d for p in pool.files if (d := file_stats(pool, p).newest_day) is not None]
+    return max(days) if days else date(2000, 1, 1)
+
+
 def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: date | None = None,
                           summarize: MemorySummarizer | None = None) -> list[str]:
-    """Rewrite the generated block of each entry file whose content would change; return those paths."""
+    """Rewrite the generated block of each entry file whose content would change; return those
+    paths. Work is per changed file (ViewState); the bytes are those of a rebuild from nothing."""
+    state, pool = state_for(ws), pool_for(ws)
     with db.snapshot():
         version = db.get_meta("index_version") or "0"
-        items, history_cache = load_items(ws, db)
+        history_cache = pool.refresh(ws, db)
         cats = category_rows(ws, db, config)
         previous = repository.meta_with_prefix(db, _PAGE_BODY)
     save_history(db, history_cache)
-    ref = today or reference_day(items)
+    ref = today or _reference_day(pool)
     half_life = config.recall.recency_half_life_days
     budget = config.memory.token_budget
-    people = find_people(items, read_pages(ws))
+    found = people_in(pool, read_pages(ws))
+    state.facets.keep_only(found.people)
     llm = summarize is not None
-    lines: dict = {}  # classifications shared by memory.md and the pages
     bodies = {
-        "index.md": render_index(cats, items, people, resource_stats(ws), llm_summaries=llm),
-        "memory.md": render_memory(items, people, budget, ref, half_life, cache=lines),
-        "skill.md": render_skill(items, budget, ref, half_life),
+        "index.md": render_index(cats, pool, found, resource_stats(ws), state.keywords, llm_summaries=llm),
+        "memory.md": render_memory(pool, found, budget, ref, half_life, cache=state.facets),
+        "skill.md": render_skill(pool, budget, ref, half_life),
     }
     if summarize is not None:  # LLM mode: the same structure, led by the model's short summary
         for name in ("memory.md", "skill.md"):
@@ -106,8 +141,8 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
             if summary is None:
                 continue
             rest = max(50, budget - approx_tokens(summary))
-            bodies[name] = (render_memory(items, people, rest, ref, half_life, summary=summary, cache=lines)
-                            if name == "memory.md" else _with_summary(render_skill(items, rest, ref, half_life),
+            bodies[name] = (render_memory(pool, found, rest, ref, half_life, summary=summary, cache=state.facets)
+                            if name == "memory.md" else _with_summary(render_skill(pool, rest, ref, half_life),
                                                                        summary))
     written = []
     for name, body in bodies.items():
@@ -116,7 +151,8 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
             continue
         if write_root_file(path, body, settle=config.ingest.settle_seconds):  # read-verify-write
             written.append(name)
-    pages, page_bodies = render_and_write(ws, people, items, ref, half_life, previous, lines)
+    pages, page_bodies = render_and_write(ws, found, _superseding(db, found), ref, half_life, previous,
+                                          state.facets, state.page_bodies)
     written += pages.written
     for warning in pages.warnings:
         log.warning("%s", warning)
@@ -130,6 +166,16 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
         for rel in set(previous) - set(page_bodies):
             repository.delete_meta(db, _PAGE_BODY + rel)
     return written
+
+
+def _superseding(db: IndexDB, found: People) -> dict[str, EntryItem]:
+    """The indexed items that supersede a fact in someone's history (a page links to them)."""
+    targets = {it.superseded_by for p in found.people for it in history(p) if it.superseded_by}
+    if not targets:
+        return {}
+    rows = db.items_by_ids(sorted(targets))
+    return {i: EntryItem(id=i, text=r.text, type=r.type, when=r.when, src=r.src, seen=r.seen, updated=r.updated,
+                         path=r.path, line=r.line or 0) for i, r in rows.items()}
 
 
 def _with_summary(body: str, summary: str) -> str:

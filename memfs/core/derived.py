@@ -30,7 +30,7 @@ def extractive_summary(items: list[Item], max_chars: int = SUMMARY_CHARS) -> str
         text = item.text.rstrip(".")
         if used + len(text) + 2 > max_chars and out:
             break
-        out.append(text[: max_chars - used])
+        out.append(text[: max_chars - used - 1])  # the closing "." is within the budget too
         used += len(text) + 2
     return "; ".join(out) + ("." if out else "")
 

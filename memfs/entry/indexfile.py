@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from memfs.core.model import KINDS
 from memfs.core.rootfiles import link_path
 from memfs.entry.facets import FILLER, STOPWORDS
-from memfs.entry.people import Person
+from memfs.entry.incremental import FileStats, Keywords, People, file_stats
 from memfs.entry.pool import EntryItem
+from memfs.entry.poolcache import Pool
 from memfs.walk import group_of
 from memfs.workspace import Workspace
 
@@ -92,73 +93,85 @@ def _safe(text: str) -> str:
     return " ".join(_NAME_SAFE.sub(" ", text).split())
 
 
-def keywords(by_path: dict[str, list[EntryItem]], names: set[str], top: int = 5) -> dict[str, list[str]]:
-    """Per category, the words that set it apart (tf-idf over the category files)."""
-    counts: dict[str, Counter[str]] = {}
-    surface: dict[str, Counter[str]] = {}
-    for path, items in by_path.items():
-        c: Counter[str] = Counter()
-        for it in items:
-            for word in set(_WORD.findall(it.text)):
-                low = word.lower()
-                if (len(low) < 3 or low in STOPWORDS or low in FILLER or low in _PLAIN_VERBS or low in names
-                        or low.isdigit()):
-                    continue
-                c[low] += 1
-                surface.setdefault(low, Counter())[word] += 1
-        counts[path] = c
-    n = max(1, len(counts))
-    df: Counter[str] = Counter(w for c in counts.values() for w in c)
-    out: dict[str, list[str]] = {}
-    for path, c in counts.items():
-        scored = sorted(c, key=lambda w: (-(c[w] * math.log(1 + n / df[w])), w))
-        out[path] = [_best_surface(surface[w]) for w in scored[:top] if c[w] > 0]
-    return out
+def count_words(items: list[EntryItem], sign: int = 1,
+                into: tuple[Counter[str], dict[str, Counter[str]], set[str]] | None = None
+                ) -> tuple[Counter[str], dict[str, Counter[str]]]:
+    """One file's part of keywords: in how many of its items each word occurs, and the
+    surface forms it was written in (names are left in; the caller skips them). With
+    `into` (counts copied by the caller, surface forms copied here on first change: the
+    words already copied are its third part) and `sign` -1, items are taken back out; a
+    count that reaches 0 is dropped, so the result equals counting the items afresh."""
+    c, surface, owned = into if into is not None else (Counter(), {}, None)
+    for it in items:
+        for word in set(_WORD.findall(it.text)):
+            low = word.lower()
+            if len(low) < 3 or low in STOPWORDS or low in FILLER or low in _PLAIN_VERBS or low.isdigit():
+                continue
+            c[low] += sign
+            if c[low] <= 0:
+                del c[low]
+            forms = surface.get(low)
+            if forms is None:
+                forms = surface[low] = Counter()
+            elif owned is not None and low not in owned:
+                forms = surface[low] = Counter(forms)  # the previous value stays as it was
+            if owned is not None:
+                owned.add(low)
+            forms[word] += sign
+            if forms[word] <= 0:
+                del forms[word]
+            if not forms:
+                del surface[low]
+    return c, surface
+
+
+def words_delta(old: tuple[Counter[str], dict[str, Counter[str]]], removed: list[EntryItem],
+                added: list[EntryItem]) -> tuple[Counter[str], dict[str, Counter[str]]]:
+    """count_words of a file from its previous counts and the items removed and added."""
+    into = (Counter(old[0]), dict(old[1]), set())
+    count_words([it for it in removed if it.current], -1, into)  # type: ignore[arg-type]
+    return count_words([it for it in added if it.current], +1, into)  # type: ignore[arg-type]
 
 
 def _best_surface(forms: Counter[str]) -> str:
     return sorted(forms.items(), key=lambda t: (-t[1], t[0]))[0][0]
 
 
-def _span(items: list[EntryItem]) -> str:
-    days = sorted({it.when[:7] for it in items if it.when})
-    if not days:
-        return ""
-    return f"dated {days[0]}" if days[0] == days[-1] else f"dated {days[0]} to {days[-1]}"
-
-
-def offline_summary(items: list[EntryItem], subject_of: dict[str, str], words: list[str]) -> str:
+def offline_summary(about: Counter[str], words: list[str], span: str) -> str:
     """'About Priya (6), Dana (1); mentions Leeds, onboarding; dated 2026-08 to 2027-04.'"""
-    counts = Counter(subject_of[it.id] for it in items if it.id in subject_of)
-    about = sorted(((n, name) for name, n in counts.items()), key=lambda t: (-t[0], t[1]))
+    ranked = sorted(((n, name) for name, n in about.items()), key=lambda t: (-t[0], t[1]))
     parts = []
-    if about:
-        names = [f"{name[:1].upper()}{name[1:]} ({n})" for n, name in about[:4]]
-        more = f" and {len(about) - 4} more" if len(about) > 4 else ""
+    if ranked:
+        names = [f"{name[:1].upper()}{name[1:]} ({n})" for n, name in ranked[:4]]
+        more = f" and {len(ranked) - 4} more" if len(ranked) > 4 else ""
         parts.append("about " + ", ".join(names) + more)
     if words:
         parts.append("mentions " + ", ".join(words))
-    span = _span(items)
     if span:
         parts.append(span)
     text = "; ".join(parts)
     return text[:1].upper() + text[1:] + "." if text else ""
 
 
-def render_index(cats: list[CategoryRow], items: list[EntryItem], people: list[Person], res: ResourceStats,
+def render_index(cats: list[CategoryRow], pool: Pool, people: People, res: ResourceStats, kw: Keywords,
                  llm_summaries: bool = False) -> str:
-    by_path: dict[str, list[EntryItem]] = {c.path: [] for c in cats}
-    for it in items:
-        by_path.setdefault(it.path, []).append(it)
-    names = {part.lower() for p in people for name in p.names for part in name.split()}
-    words = keywords({p: [it for it in v if it.current] for p, v in by_path.items()}, names)
+    paths = sorted({c.path for c in cats} | set(pool.files))
+    names = {part.lower() for p in people.people for name in p.names for part in name.split()}
+    words = kw.words(pool, paths, names, count_words, _best_surface, words_delta)
+    stats = {p: file_stats(pool, p) for p in pool.files}
+    empty_stats = FileStats(0, 0, None, "", None)
+
+    def row(c: CategoryRow) -> str:
+        about = people.about_counts(pool, c.path) if c.path in pool.files else Counter()
+        return _row(c, stats.get(c.path, empty_stats), about, words.get(c.path, []), llm_summaries)
+
     lines = ["# Index", "",
              "The map of this memory. Read memory.md next (what to know at the start of every conversation), "
              "then `cat` a person's page or a category file below; skill.md is the operating manual. "
              "The Markdown is the truth: every fact is one line, its id in a trailing HTML comment.", ""]
-    if people:
+    if people.people:
         lines += ["## People", ""]
-        for p in people:
+        for p in people.people:
             current = [it for it in p.subject if it.current]
             also = f", also {', '.join(_safe(a) for a in p.aliases)}" if p.aliases else ""
             mentioned = f", mentioned in {len(p.mentions)} more" if p.mentions else ""
@@ -166,27 +179,25 @@ def render_index(cats: list[CategoryRow], items: list[EntryItem], people: list[P
                          f"fact{'s' if len(current) != 1 else ''}{mentioned}{also})")
         lines.append("")
     empty: list[str] = []
-    paths = {c.path for c in cats}
+    cat_paths = {c.path for c in cats}
     parts_of: dict[str, list[CategoryRow]] = {}
     for c in cats:
         parent = _parent(c.path)
-        if parent in paths:
+        if parent in cat_paths:
             parts_of.setdefault(parent, []).append(c)
-    subject_of = {it.id: p.name for p in people for it in p.subject}
     for kind in KINDS:
-        rows = [c for c in cats if c.kind == kind and _parent(c.path) not in paths]
+        rows = [c for c in cats if c.kind == kind and _parent(c.path) not in cat_paths]
         shown = []
         groups: dict[str, list[str]] = {}
         for c in sorted(rows, key=lambda c: c.path):
             parts = parts_of.get(c.path, [])
-            if not by_path.get(c.path) and not parts and not c.passages:
+            if not stats.get(c.path, empty_stats).items and not parts and not c.passages:
                 if group_of(c.path) is None:
                     empty.append(link_path(c.path))
                 continue
-            block = [_row(c, by_path.get(c.path, []), subject_of, words.get(c.path, []), llm_summaries)]
+            block = [row(c)]
             for part in sorted(parts, key=lambda p: p.path):
-                block.append("  " + _row(part, by_path.get(part.path, []), subject_of, words.get(part.path, []),
-                                         llm_summaries))
+                block.append("  " + row(part))
             group = group_of(c.path)
             if group is None:
                 shown.extend(block)
@@ -197,8 +208,8 @@ def render_index(cats: list[CategoryRow], items: list[EntryItem], people: list[P
             lines += [f"## {KIND_HEADINGS[kind]}", "", *shown, ""]
     if empty:
         lines += ["Empty for now (filled as facts arrive): " + ", ".join(_safe(e) for e in empty) + ".", ""]
-    current = sum(1 for it in items if it.current)
-    old = len(items) - current
+    current = sum(st.current for st in stats.values())
+    old = sum(st.items for st in stats.values()) - current
     lines.append(f"{current} current facts in {len(cats) - len(empty)} files"
                  + (f", {old} superseded kept as history." if old else "."))
     lines += ["", "## Raw material", ""]
@@ -251,18 +262,16 @@ def group_lines(groups: dict[str, list[str]]) -> list[str]:
     return out
 
 
-def _row(c: CategoryRow, items: list[EntryItem], subject_of: dict[str, str], words: list[str], llm: bool) -> str:
-    current = [it for it in items if it.current]
-    meta = f"{len(current)} fact{'s' if len(current) != 1 else ''}"
-    if len(items) > len(current):
-        meta += f" + {len(items) - len(current)} superseded"
-    learned = max((it.learned for it in items if it.learned), default=None)
-    if learned:
-        meta += f", last learned {learned}"
+def _row(c: CategoryRow, st: FileStats, about: Counter[str], words: list[str], llm: bool) -> str:
+    meta = f"{st.current} fact{'s' if st.current != 1 else ''}"
+    if st.items > st.current:
+        meta += f" + {st.items - st.current} superseded"
+    if st.learned:
+        meta += f", last learned {st.learned}"
     if c.passages:
         meta += f", {c.passages} passage{'s' if c.passages != 1 else ''}"
-    about = (c.summary if llm and c.summary else "") or offline_summary(current, subject_of, words) or c.description
-    return f"- [{_safe(c.title)}]({link_path(c.path)}) ({meta})" + (f": {_safe(about)}" if about else "")
+    about_text = (c.summary if llm and c.summary else "") or offline_summary(about, words, st.span) or c.description
+    return f"- [{_safe(c.title)}]({link_path(c.path)}) ({meta})" + (f": {_safe(about_text)}" if about_text else "")
 
 
 def _size(n: int) -> str:

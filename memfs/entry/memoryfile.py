@@ -15,9 +15,13 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from memfs.core.rootfiles import approx_tokens
+from collections.abc import Iterable, Iterator
+
+from memfs.entry.incremental import FacetCache, People, counts, ranked
 from memfs.entry.people import Person
 from memfs.entry.pool import EntryItem
-from memfs.entry.profile import Line, classify, person_facets, salience
+from memfs.entry.poolcache import RECOMPUTE, Pool
+from memfs.entry.profile import Line, classify, salience
 
 #: (facet, how many of its lines) per tier; a tier is offered to every person before the next.
 TIERS: tuple[tuple[tuple[str, int], ...], ...] = (
@@ -67,11 +71,13 @@ class _Budget:
         return True
 
 
-def render_memory(items: list[EntryItem], people: list[Person], budget: int, today: date,
-                  half_life: float, summary: str | None = None, cache: dict[str, Line] | None = None) -> str:
+def render_memory(pool: Pool, found: People, budget: int, today: date, half_life: float,
+                  summary: str | None = None, cache: FacetCache | None = None) -> str:
     """The memory.md body. `summary` (LLM mode) is a short grounded paragraph put first."""
-    current = [it for it in items if it.current and not it.is_skill]
-    history = sum(1 for it in items if not it.current and not it.is_skill)
+    people = found.people
+    tallies = [counts(pool, p) for p in pool.files]
+    current = sum(t[0] for t in tallies)
+    history = sum(t[1] for t in tallies)
     head = ["# Memory", "",
             "What to know at the start of every conversation, most central person first: who they are, "
             "where they live and work, who is around them, constraints and preferences; then plans and "
@@ -81,16 +87,19 @@ def render_memory(items: list[EntryItem], people: list[Person], budget: int, tod
         head += ["## In short", "", summary.strip(), ""]
     budget_left = _Budget(budget - approx_tokens("\n".join(head)) - 20)
     names = tuple(n for p in people for n in p.names)
-    facets = {p.name: person_facets(p, names, today, half_life, cache) for p in people}
+    cache = cache if cache is not None else FacetCache()
+    facets = {p.name: cache.facets(p, found, names, today, half_life) for p in people}
+    floors = {p.name: cache.floors(p.name, _line_cost) for p in people}
     chosen: dict[str, dict[str, list[Line]]] = {p.name: {} for p in people}
     headed: set[str] = set()
     for tier in TIERS:
         for p in people:
             for facet, cap in tier:
                 have = chosen[p.name].setdefault(facet, [])
-                for line in facets[p.name][facet]:
-                    if len(have) >= cap:
-                        break
+                floor = floors[p.name][facet]
+                for at, line in enumerate(facets[p.name][facet]):
+                    if len(have) >= cap or budget_left.left < floor[at]:
+                        break  # the cap is reached, or no line from here on fits the budget
                     if line.filler or line.item.id in budget_left.shown:
                         continue
                     text = bullet(line.item, item_ref(line.item), label_of(line))
@@ -110,15 +119,28 @@ def render_memory(items: list[EntryItem], people: list[Person], budget: int, tod
             if lines:
                 body += [f"**{title}**", ""] + [bullet(ln.item, item_ref(ln.item), label_of(ln))
                                                 for ln in lines] + [""]
-    rest = [it for it in current if it.id not in budget_left.shown]
-    subjects = {it.id for p in people for it in p.subject}
-    about_nobody = [it for it in rest if it.kind == "memory" and it.id not in subjects]
-    body += _ranked_section("Other facts", about_nobody, names, today, half_life, budget_left, 8)
-    knowledge = [it for it in rest if it.kind == "index"]
-    body += _ranked_section("Knowledge (index/)", knowledge, names, today, half_life, budget_left, KNOWLEDGE_LINES)
-    footer = f"{len(budget_left.shown)} of {len(current)} current items shown"
+    shown = set(budget_left.shown)
+
+    def room() -> int:
+        return budget_left.left
+
+    def about_nobody() -> Iterator[EntryItem]:
+        for it in ranked(pool, "memory", today, half_life, salience, _item_cost, room):
+            if it.id not in shown and it.id not in found.subjects_in(pool, it.path):
+                yield it
+
+    body += _ranked_section("Other facts", about_nobody(), names, today, budget_left, 8)
+    knowledge = (it for it in ranked(pool, "index", today, half_life, salience, _item_cost, room)
+                 if it.id not in shown)
+    body += _ranked_section("Knowledge (index/)", knowledge, names, today, budget_left, KNOWLEDGE_LINES)
+    footer = f"{len(budget_left.shown)} of {current} current items shown"
     footer += f"; {history} superseded kept as history in their files." if history else "."
     return "\n".join(head + body + [footer])
+
+
+def _line_cost(line: Line) -> int:
+    """What a profile line costs at least (its heading, when it brings one, only adds)."""
+    return approx_tokens(bullet(line.item, item_ref(line.item), label_of(line))) + 1
 
 
 def _person_heading(p: Person) -> str:
@@ -130,11 +152,16 @@ def _title(name: str) -> str:
     return name[:1].upper() + name[1:]
 
 
-def _ranked_section(title: str, pool: list[EntryItem], names: tuple[str, ...], today: date, half_life: float,
+def _item_cost(item: EntryItem) -> int:
+    """What a ranked section's line costs at least (its section title, on the first, only adds)."""
+    return approx_tokens(bullet(item, item_ref(item))) + 1
+
+
+def _ranked_section(title: str, ranked_items: Iterable[EntryItem], names: tuple[str, ...], today: date,
                     budget: _Budget, cap: int) -> list[str]:
-    ranked = sorted(pool, key=lambda it: (-salience(it, today, half_life), it.path, it.line))
+    """Up to `cap` lines from `ranked_items` (most salient first) while the budget lasts."""
     lines: list[str] = []
-    for it in ranked:
+    for it in ranked_items:
         if len(lines) >= cap:
             break
         if classify(it, names, today).filler:
@@ -146,34 +173,70 @@ def _ranked_section(title: str, pool: list[EntryItem], names: tuple[str, ...], t
     return [f"## {title}", "", *lines, ""] if lines else []
 
 
-def render_skill(items: list[EntryItem], budget: int, today: date, half_life: float) -> str:
+def skill_groups(items: list[EntryItem], today: date, half_life: float) -> list[SkillGroup]:
+    """One file's part of skill.md: its current skill items grouped by (path, heading),
+    each with the token cost of its bullet, and the group's weight (most salient first)."""
+    groups: dict[tuple[str, str], list[EntryItem]] = {}
+    for it in items:
+        if it.current and it.is_skill:
+            topic, sep, _ = it.text.partition(": ")
+            groups.setdefault((it.path, topic if sep and len(topic) <= 60 else ""), []).append(it)
+    out = []
+    for key, members in groups.items():
+        steps = sorted(members, key=lambda it: it.line)
+        costs = [approx_tokens(bullet(it, item_ref(it)) + key[1]) + 1 for it in steps]
+        weight = (-max(salience(it, today, half_life) for it in members), key[0], key[1])
+        out.append(SkillGroup(weight, key, steps, costs, min(costs)))
+    return out
+
+
+@dataclass(frozen=True)
+class SkillGroup:
+    weight: tuple[float, str, str]
+    key: tuple[str, str]
+    steps: list[EntryItem]
+    costs: list[int]
+    cheapest: int
+
+
+def render_skill(pool: Pool, budget: int, today: date, half_life: float) -> str:
     """skill.md: procedures and tool habits, grouped by file and by the heading a step came
     under ("Running it locally"), steps in file order, most used groups first."""
-    skills = [it for it in items if it.current and it.is_skill]
+    total = sum(counts(pool, p)[2] for p in pool.files)
     head = ["# Skills", "",
             "How things are done here: procedures (steps in order) and tool habits — what to run, where, "
             "when. `[path#id]` is the item's line in its category file.", ""]
     left = _Budget(budget - approx_tokens("\n".join(head)) - 10)
-    groups: dict[tuple[str, str], list[EntryItem]] = {}
-    for it in skills:
-        topic, sep, _ = it.text.partition(": ")
-        key = (it.path, topic if sep and len(topic) <= 60 else "")
-        groups.setdefault(key, []).append(it)
+    def same(old: list[SkillGroup], removed: list[EntryItem], added: list[EntryItem]) -> object:
+        return RECOMPUTE if any(it.is_skill for it in removed) or any(it.is_skill for it in added) else old
 
-    def weight(key: tuple[str, str]) -> tuple[float, str, str]:
-        return (-max(salience(it, today, half_life) for it in groups[key]), key[0], key[1])
-
+    groups = sorted((g for p in pool.files for g in pool.memo(p, ("skill", today, half_life),
+                                                                lambda items: skill_groups(items, today, half_life),
+                                                                same)),
+                    key=lambda g: g.weight)
+    # The cheapest step of this group or any after it: once the budget is below it, nothing
+    # later fits, so the walk can stop (it takes exactly what a walk over every step takes).
+    floor = [0] * len(groups)
+    low = None
+    for i in range(len(groups) - 1, -1, -1):
+        low = groups[i].cheapest if low is None else min(low, groups[i].cheapest)
+        floor[i] = low
     chosen: dict[tuple[str, str], list[EntryItem]] = {}
-    for key in sorted(groups, key=weight):
-        for it in sorted(groups[key], key=lambda it: it.line):
-            if left.take(bullet(it, item_ref(it)) + key[1]):
-                chosen.setdefault(key, []).append(it)
+    weight: dict[tuple[str, str], tuple[float, str, str]] = {}
+    for i, g in enumerate(groups):
+        if left.left < floor[i]:
+            break
+        for it, cost in zip(g.steps, g.costs):
+            if cost <= left.left:
+                left.left -= cost
+                chosen.setdefault(g.key, []).append(it)
+                weight[g.key] = g.weight
                 left.shown.add(it.id)
     body: list[str] = []
     for path in sorted({k[0] for k in chosen}):
         body += [f"## {path}", ""]
-        for key in sorted((k for k in chosen if k[0] == path), key=weight):
+        for key in sorted((k for k in chosen if k[0] == path), key=lambda k: weight[k]):
             if key[1]:
                 body += [f"**{key[1]}**", ""]
             body += [bullet(it, item_ref(it)) for it in chosen[key]] + [""]
-    return "\n".join(head + body + [f"{len(left.shown)} of {len(skills)} current skill items shown."])
+    return "\n".join(head + body + [f"{len(left.shown)} of {total} current skill items shown."])

@@ -19,13 +19,15 @@ it; a page a person wrote or annotated stays.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from datetime import date
 
 from memfs.entry.facets import FACETS
 from memfs.entry.pagefile import PAGE_BEGIN, PAGE_END, PageParts, digest, split_page
 from memfs.entry.people import PEOPLE_DIR, Person, read_page_front
 from memfs.entry.pool import EntryItem
-from memfs.entry.profile import Line, history, person_facets
+from memfs.entry.profile import Line, history
+from memfs.entry.incremental import FacetCache, People
 from memfs.errors import MemfsError
 from memfs.fsutil import ChangedMeanwhile, atomic_write
 from memfs.workspace import Workspace
@@ -45,8 +47,7 @@ def page_bullet(item: EntryItem) -> str:
     return f"- {when}{item.text} {link(item)}"
 
 
-def render_page(person: Person, all_names: tuple[str, ...], today: date, half_life: float,
-                by_id: dict[str, EntryItem], cache: dict[str, Line] | None = None) -> str:
+def render_page(person: Person, facets: dict[str, list[Line]], by_id: Mapping[str, EntryItem]) -> str:
     """The generated block of one person's page (deterministic for the same items)."""
     title = person.name[:1].upper() + person.name[1:]
     also = f" (also {', '.join(person.aliases)})" if person.aliases else ""
@@ -54,7 +55,6 @@ def render_page(person: Person, all_names: tuple[str, ...], today: date, half_li
              f"Everything current memfs knows about {title}{also}, grouped; each line links to the item it "
              "comes from in its category file, which is the truth. This block is rebuilt from those files: "
              "to change a fact, edit its line there. Notes outside the block are yours and kept.", ""]
-    facets = person_facets(person, all_names, today, half_life, cache)
     said = list({ln.item.id: ln for lines_ in facets.values() for ln in lines_ if ln.filler}.values())
     any_fact = False
     for name, heading in FACETS:
@@ -193,18 +193,28 @@ def _yaml_str(name: str) -> str:
     return yaml.safe_dump(name, default_style=None, allow_unicode=True).strip().removesuffix("...").strip()
 
 
-def render_and_write(ws: Workspace, people: list[Person], items: list[EntryItem], today: date,
-                     half_life: float, previous: dict[str, str],
-                     cache: dict[str, Line] | None = None) -> tuple[PageWriter, dict[str, str]]:
-    """Render every person's page, write those that change, remove stale ones."""
+def render_and_write(ws: Workspace, found: People, by_id: Mapping[str, EntryItem], today: date,
+                     half_life: float, previous: dict[str, str], cache: FacetCache,
+                     bodies_cache: dict[str, tuple[tuple, str]]) -> tuple[PageWriter, dict[str, str]]:  # type: ignore[type-arg]
+    """Render every person's page, write those that change, remove stale ones. `by_id`
+    holds (at least) the items superseding a person's history; `bodies_cache` keeps each
+    page's body while what it is built from stays the same."""
     writer = PageWriter(ws)
+    people = found.people
     names = tuple(n for p in people for n in p.names)
-    by_id = {it.id: it for it in items}
     bodies: dict[str, str] = {}
     for person in people:
-        body = render_page(person, names, today, half_life, by_id, cache)
-        bodies[person.rel] = body
-        writer.write(person, body, previous)
+        newer = tuple((it.superseded_by, by_id[it.superseded_by].path if it.superseded_by in by_id else None)
+                      for it in history(person))
+        key = (person.name, person.aliases, person.rel, tuple(person.subject), tuple(person.mentions),
+               tuple(sorted(set(names))), today, half_life, newer)
+        hit = bodies_cache.get(person.rel)
+        if hit is None or hit[0] != key:
+            hit = (key, render_page(person, cache.facets(person, found, names, today, half_life), by_id))
+            bodies_cache[person.rel] = hit
+        bodies[person.rel] = hit[1]
+        writer.write(person, hit[1], previous)
+    for rel in set(bodies_cache) - set(bodies):
+        del bodies_cache[rel]
     writer.remove_stale(set(bodies))
     return writer, bodies
-

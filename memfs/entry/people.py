@@ -136,17 +136,42 @@ def _lead_names(text: str) -> list[str]:
 
 def find_people(items: list[EntryItem], pages: list[PageFront]) -> list[Person]:
     """The people, most central first (facts about them, weighted by reinforcement)."""
-    counts: dict[str, int] = {}
-    in_memory: set[str] = set()
+    counts, in_memory = lead_counts(items)
+    people, alias_of = people_of(counts, set(in_memory), pages)
+    if not people:
+        return []
+    _assign(items, people, alias_of)
+    return ordered(people)
+
+
+def lead_counts(items: list[EntryItem], sign: int = 1, into: tuple[dict[str, int], dict[str, int]] | None = None
+                ) -> tuple[dict[str, int], dict[str, int]]:
+    """How many facts each name opens, and how many of them under memory/ (`sign` -1 and
+    `into` take items back out of earlier counts; a name that reaches 0 is dropped)."""
+    counts, in_memory = into if into is not None else ({}, {})
     for it in items:
         if it.is_skill:
             continue
         for name in _lead_names(it.text):
             if it.kind != "memory" and it.text[len(name):].startswith(":"):
                 continue  # a knowledge line led by its heading ("Stack: ...")
-            counts[name] = counts.get(name, 0) + 1
+            _bump(counts, name, sign)
             if it.kind == "memory":
-                in_memory.add(name)
+                _bump(in_memory, name, sign)
+    return counts, in_memory
+
+
+def _bump(counts: dict[str, int], key: str, sign: int) -> None:
+    n = counts.get(key, 0) + sign
+    if n:
+        counts[key] = n
+    else:
+        counts.pop(key, None)
+
+
+def people_of(counts: dict[str, int], in_memory: set[str],
+              pages: list[PageFront]) -> tuple[dict[str, Person], dict[str, str]]:
+    """The people (no facts assigned yet) and {name or alias: person}."""
     people: dict[str, Person] = {}
     alias_of: dict[str, str] = {}
     for page in pages:
@@ -169,19 +194,29 @@ def find_people(items: list[EntryItem], pages: list[PageFront]) -> list[Person]:
             continue
         people[name] = Person(name)
         alias_of[name] = name
-    if not people:
-        return []
-    _assign(items, people, alias_of)
-    ordered = sorted(people.values(), key=lambda p: (-p.score, p.name.lower()))
-    used: set[str] = {p.page for p in ordered if p.page}
-    for p in ordered:  # "Zoë" and "Zoe" would share people/zoe.md: the less central gets zoe-2.md
+    return people, alias_of
+
+
+def ordered(people: dict[str, Person]) -> list[Person]:
+    """Most central first; a page name two people would share goes to the more central."""
+    out = sorted(people.values(), key=lambda p: (-p.score, p.name.lower()))
+    used: set[str] = {p.page for p in out if p.page}
+    for p in out:  # "Zoë" and "Zoe" would share people/zoe.md: the less central gets zoe-2.md
         if p.page is None:
             rel, n = p.rel, 2
             while rel in used:
                 rel, n = f"{PEOPLE_DIR}/{p.slug}-{n}.md", n + 1
             p.page = rel
             used.add(rel)
-    return ordered
+    return out
+
+
+def assignments(items: list[EntryItem],
+                alias_of: dict[str, str]) -> dict[str, tuple[list[EntryItem], list[EntryItem]]]:
+    """{person: (facts about them, facts that mention them)} among `items`, in their order."""
+    people = {owner: Person(owner) for owner in set(alias_of.values())}
+    _assign(items, people, alias_of)
+    return {name: (p.subject, p.mentions) for name, p in people.items() if p.subject or p.mentions}
 
 
 def _assign(items: list[EntryItem], people: dict[str, Person], alias_of: dict[str, str]) -> None:

@@ -104,7 +104,7 @@ def load_items(ws: Workspace, db: IndexDB, today: date | None = None) -> tuple[l
     with `save_history` afterwards, or None when it did not change."""
     today = today or date.today()
     rows = repository.entry_rows(db)
-    history, cache = _history(ws, db)
+    history, cache = history_marks(ws, db)
     learned = learned_dates([(r[4], r[6], r[3]) for r in rows], today)
     out: list[EntryItem] = []
     for r, day in zip(rows, learned):
@@ -123,7 +123,7 @@ def save_history(db: IndexDB, cache: str | None) -> None:
             db.set_meta(_HISTORY_META, cache)
 
 
-def _history(ws: Workspace, db: IndexDB) -> tuple[dict[str, dict[str, list[str]]], str | None]:
+def history_marks(ws: Workspace, db: IndexDB) -> tuple[dict[str, dict[str, list[str]]], str | None]:
     """{path: {id: [until, superseded_by]}} for every superseded line, cached by file hash."""
     files = repository.file_hashes(db)
     raw = db.get_meta(_HISTORY_META) or "{}"

@@ -27,8 +27,10 @@ from collections import Counter
 from memfs.config import Config
 from memfs.core.categoryfile import CategoryDoc, Slot
 from memfs.entry.indexfile import PART_SEP
-from memfs.entry.people import find_people, read_pages
+from memfs.entry.incremental import People, people_in
+from memfs.entry.people import assignments, read_pages
 from memfs.entry.pool import EntryItem
+from memfs.entry.poolcache import Pool
 from memfs.index import repository
 from memfs.index.db import IndexDB
 from memfs.index.sync import read_category
@@ -73,14 +75,15 @@ def _plan(items: list[EntryItem], topics: dict[str, str | None], min_part: int) 
     return out
 
 
-def split_large(ws: Workspace, db: IndexDB, config: Config, items: list[EntryItem]) -> list[str]:
-    """Split every file past the limit; return the files written (to re-index)."""
+def split_large(ws: Workspace, db: IndexDB, config: Config, pool: Pool) -> list[str]:
+    """Split every file past the limit; return the files written (to re-index). A file's
+    plan is kept with its content (`Pool.memo`): a big file with no topic to split by costs
+    nothing at the next write unless it, or who its facts are about, changed."""
     limit = config.memory.split_items
     if limit <= 0:
         return []
-    counts = Counter(it.path for it in items)
     # Top-level files only: a note in a subfolder is a person's, never split (issue #18).
-    big = sorted(p for p, n in counts.items() if n > limit and PART_SEP not in p.rsplit("/", 1)[-1]
+    big = sorted(p for p, fv in pool.files.items() if fv.count > limit and PART_SEP not in p.rsplit("/", 1)[-1]
                  and p.count("/") == 1)
     store = CategoryStore(ws, config)
     touched: list[str] = []
@@ -88,13 +91,54 @@ def split_large(ws: Workspace, db: IndexDB, config: Config, items: list[EntryIte
         touched += _drop_moved(ws, store, rel)
     if not big:
         return sorted(set(touched))
-    people = find_people(items, read_pages(ws))
-    subject_of = {it.id: p.name for p in people for it in p.subject}
+    found = people_in(pool, read_pages(ws))
     for rel in big:
-        plan = plan_split([it for it in items if it.path == rel], subject_of)
+        plan = _plan_of(pool, found, rel)
         if plan:
             touched += _move(ws, store, rel, plan)
     return sorted(set(touched))
+
+
+def _plan_of(pool: Pool, found: People, rel: str) -> dict[str, list[str]]:
+    """plan_split of one file, planned in full only when a topic is big enough: the topic
+    sizes are kept with the file's content and updated from the items a write changed, so a
+    big file with nothing to split by costs its changed items, not a pass over all of them."""
+    memory = rel.startswith("memory/")
+    # Under index/ and skill/ a topic does not depend on the people (topic_of).
+    signature = found.signature if memory else None
+
+    def subjects(items: list[EntryItem]) -> dict[str, str]:
+        """Who each of `items` is about (an item's person depends only on it and the alias map)."""
+        if not (memory and found.people):
+            return {}
+        return {it.id: name for name, (subject, _) in assignments(items, found.alias_of).items() for it in subject}
+
+    def sizes(items: list[EntryItem], sign: int = 1, into: tuple | None = None) -> tuple:  # type: ignore[type-arg]
+        by_topic, by_year, n = into if into is not None else (Counter(), Counter(), 0)
+        subject_of = subjects(items)
+        for it in items:
+            n += sign
+            t = topic_of(it, subject_of.get(it.id))
+            if t:
+                by_topic[slugify(t)] += sign
+            year = (it.when or it.learned or "")[:4]
+            if memory and year:
+                by_year[slugify(year)] += sign
+        return +by_topic, +by_year, n
+
+    def delta(old: tuple, removed: list[EntryItem], added: list[EntryItem]) -> tuple:  # type: ignore[type-arg]
+        return sizes(added, +1, sizes(removed, -1, (Counter(old[0]), Counter(old[1]), old[2])))
+
+    by_topic, by_year, n = pool.memo(rel, ("split-sizes", signature), sizes, delta)
+    if not (_could_split(by_topic, n) or (memory and _could_split(by_year, n))):
+        return {}
+    return pool.memo(rel, ("split-plan", signature), lambda items: plan_split(items, subjects(items)))
+
+
+def _could_split(sizes: Counter[str], n: int) -> bool:
+    """_plan's test that some topic is big enough and not the whole file."""
+    keep = [slug for slug, k in sizes.items() if k >= MIN_PART]
+    return bool(keep) and not (len(keep) == 1 and sizes[keep[0]] == n)
 
 
 _CHECKED = "split_checked"

@@ -29,6 +29,7 @@ from memfs.core.model import Item
 from memfs.fsutil import read_regular
 from memfs.index.context import ContextResolver
 from memfs.index.db import text_hash
+from memfs.index.itemrows import write_file_row, write_item_rows
 
 if TYPE_CHECKING:
     from memfs.index.sync import Indexer, SyncReport
@@ -91,6 +92,15 @@ def offer(delta: FileDelta) -> None:
 
 
 _STALE = FileDelta("", "", "", "", 0, 0, "", "", [], [])
+#: Deltas the index applied, by absolute path, for the entry files' item pool
+#: (entry/poolcache.py) to take: it then need not re-read the file's rows.
+_APPLIED: dict[str, FileDelta] = {}
+
+
+def take_applied(path: str) -> FileDelta | None:
+    """The delta last applied to `path` (absolute), once; None if none, or two in a row."""
+    d = _APPLIED.pop(path, None)
+    return None if d is _STALE else d
 
 
 def _digest(data: bytes) -> str:
@@ -160,33 +170,35 @@ def apply_deltas(indexer: "Indexer", only: list[str]) -> "SyncReport | None":
             _shift_lines(c, d)
             # A splice rewrites only item lines: the person's prose passages keep their text
             # (and count) and only move (_shift_lines).
-            c.execute(
-                "INSERT OR REPLACE INTO files(path, size, mtime_ns, hash, kind, title, description, summary, "
-                "updated, items, warnings, passages) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-                (*d.files_row, int(stats[d.rel][1] or 0)))
-        c.executemany(
-            'UPDATE items SET path=?, category=?, kind=?, type=?, text=?, "when"=?, src=?, seen=?, updated=?, '
-            "line=?, text_hash=?, until=?, superseded_by=?, context=COALESCE(?, context) WHERE id=?", plan.updates)
-        c.executemany(
-            'INSERT INTO items(id, path, category, kind, type, text, "when", src, seen, updated, line, text_hash, '
-            "until, superseded_by, context) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", plan.inserts)
+            write_file_row(c, (*d.files_row, int(stats[d.rel][1] or 0)))
+        write_item_rows(c, plan.updates, plan.inserts)
         if report.changed:
             db.set_meta("index_version", str(int(db.get_meta("index_version") or 0) + 1))
     indexer._update_sidecar(plan, vectors, rebuild_all=False)
+    for d in deltas:
+        assert d is not None
+        _APPLIED[d.path] = _STALE if d.path in _APPLIED else d
     report.seconds = time.perf_counter() - t0
     return report
 
 
-def _shift_lines(c, d: FileDelta) -> None:  # type: ignore[no-untyped-def]
-    """Move the line numbers of the file's rows past each edit (one UPDATE, rows past the
-    first moving threshold only: an append at the end moves none)."""
-    # The shift of a row is the one of the last threshold at or before its line.
+def effective_shifts(d: FileDelta) -> list[tuple[int, int]]:
+    """(threshold line, shift) in line order: a row at or past a threshold moves by the shift
+    of the last one at or before it (the last shift given for a threshold counts)."""
     effective: list[tuple[int, int]] = []
     for at, shift in sorted(d.shifts):
         if effective and effective[-1][0] == at:
             effective[-1] = (at, shift)
         else:
             effective.append((at, shift))
+    return effective
+
+
+def _shift_lines(c, d: FileDelta) -> None:  # type: ignore[no-untyped-def]
+    """Move the line numbers of the file's rows past each edit (one UPDATE, rows past the
+    first moving threshold only: an append at the end moves none)."""
+    # The shift of a row is the one of the last threshold at or before its line.
+    effective = effective_shifts(d)
     first = next((k for k, (_, shift) in enumerate(effective) if shift), None)
     if first is None:
         return

@@ -109,6 +109,19 @@ def entry_rows(db: IndexDB) -> list[tuple[str, str, str, str | None, str | None,
                            "FROM items ORDER BY path, line, id").fetchall()
 
 
+def entry_rows_of(db: IndexDB, path: str) -> list[tuple[str, str, str, str | None, str | None, int, str | None, str, int]]:
+    """`entry_rows` of one file, in (line, id) order."""
+    return db.conn.execute('SELECT id, text, type, "when", src, seen, updated, path, COALESCE(line, 0) '
+                           "FROM items WHERE path=? ORDER BY line, id", (path,)).fetchall()
+
+
+def file_states(db: IndexDB) -> dict[str, tuple[str, int]]:
+    """{path: (content hash, indexed items)} of every file holding items, in path order."""
+    return {r[0]: (r[1] or "", int(r[2])) for r in db.conn.execute(
+        "SELECT i.path, f.hash, count(*) FROM items i LEFT JOIN files f ON f.path = i.path "
+        "GROUP BY i.path ORDER BY i.path")}
+
+
 def current_matches(db: IndexDB, fts: str, limit: int) -> list[tuple[str, str, str | None, str]]:
     """(id, text, when, path) of current (not superseded) items matching the FTS query `fts`."""
     return db.conn.execute(

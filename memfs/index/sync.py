@@ -21,6 +21,7 @@ from memfs.core.derived import extractive_summary, newest_stamp
 from memfs.index.context import ContextResolver
 from memfs.index.db import IndexDB, ItemRow, text_hash
 from memfs.index.heal import quick_check
+from memfs.index.itemrows import write_file_row, write_item_rows
 from memfs.index.passage_sync import all_passage_texts, apply_passages, category_of, pending_labels, plan_passages
 from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.syncplan import SyncReport, _Parsed, _Plan
@@ -203,22 +204,15 @@ class Indexer:
                 c.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (size, mtime, rel))
             if plan.delete_labels:
                 c.executemany("DELETE FROM items WHERE label=?", [(lab,) for lab in plan.delete_labels])
-            c.executemany(
-                'UPDATE items SET path=?, category=?, kind=?, type=?, text=?, "when"=?, src=?, seen=?, updated=?, '
-                "line=?, text_hash=?, until=?, superseded_by=?, context=COALESCE(?, context) WHERE id=?", plan.updates)
-            c.executemany(
-                'INSERT INTO items(id, path, category, kind, type, text, "when", src, seen, updated, line, text_hash, '
-                "until, superseded_by, context) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", plan.inserts)
+            write_item_rows(c, plan.updates, plan.inserts)
             apply_passages(c, prose)
             for p in parsed:
                 front = p.doc.front
-                c.execute(
-                    "INSERT OR REPLACE INTO files(path, size, mtime_ns, hash, kind, title, description, summary, "
-                    "updated, items, warnings, passages) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (p.rel, p.size, p.mtime_ns, p.digest, p.doc.kind, _s(front.get("title")),
-                     _s(front.get("description")), _s(front.get("summary")) or extractive_summary(p.doc.items),
-                     newest_stamp(p.doc.items) or _s(front.get("updated")),
-                     len(p.doc.items), "\n".join(p.doc.warnings), prose.counts.get(p.rel, 0)))
+                write_file_row(c, (
+                    p.rel, p.size, p.mtime_ns, p.digest, p.doc.kind, _s(front.get("title")),
+                    _s(front.get("description")), _s(front.get("summary")) or extractive_summary(p.doc.items),
+                    newest_stamp(p.doc.items) or _s(front.get("updated")),
+                    len(p.doc.items), "\n".join(p.doc.warnings), prose.counts.get(p.rel, 0)))
             c.executemany("DELETE FROM files WHERE path=?", [(r,) for r in removed_files])
             if report.changed:  # the root files are views of this version (views.py)
                 self.db.set_meta("index_version", str(int(self.db.get_meta("index_version") or 0) + 1))

@@ -16,6 +16,7 @@ from memfs.services.runtime import Runtime
 from memfs.store import CategoryStore, today_iso
 from memfs.workspace import slugify
 
+
 def add(rt: Runtime, text: str, category: str | None = None, type: str | None = None, when: str | None = None,
         src: str | None = None) -> Item:
     """File one fact. An identical fact already in memory is reinforced instead (seen + 1).
@@ -102,9 +103,6 @@ def forget(rt: Runtime, item_id: str) -> Item:
     with rt.lock("forget"):
         rt.indexer.sync()
         row = rt.indexer.db.items_by_ids([item_id]).get(item_id)
-        if row is None:
-            rt.indexer.sync()
-            row = rt.indexer.db.items_by_ids([item_id]).get(item_id)
         if row is None:
             raise NotFoundError(f"no item with id {item_id!r}")
         removed: list[Item] = []

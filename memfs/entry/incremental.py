@@ -1,0 +1,303 @@
+"""What the entry files need from the whole store, assembled from per-file parts.
+
+Each function here gives exactly what its whole-store counterpart gives (people.find_people,
+the word counts of indexfile.keywords, the ranked pools of memoryfile), but computes the
+part of one file once per content of that file (`Pool.memo`) and only combines the parts:
+after a write, the work is the changed file's plus a pass over files and people.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import heapq
+import itertools
+import math
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+
+from memfs.entry.people import PageFront, Person, assignments, lead_counts, ordered, people_of
+from memfs.entry.pool import EntryItem, parse_day
+from memfs.entry.poolcache import RECOMPUTE, Pool
+from memfs.entry.profile import Line, person_facets
+
+
+@dataclass
+class People:
+    """The people of one regeneration, and which file's facts each is built from."""
+
+    people: list[Person]
+    signature: str  # a digest of the alias map the per-file assignments are keyed by
+    sources: dict[str, tuple[tuple[str, int], ...]]  # person -> ((path, file serial), ...)
+    alias_of: dict[str, str]  # name or alias -> person
+
+    def subjects_in(self, pool: Pool, path: str) -> set[str]:
+        """Ids of the facts in `path` that are about someone."""
+        if not self.people:
+            return set()
+        got = pool.memo(path, ("assign", self.signature), lambda items: None)
+        return pool.memo(path, ("subject-ids", self.signature),
+                         lambda items: {it.id for subj, _ in (got or {}).values() for it in subj})
+
+    def about_counts(self, pool: Pool, path: str) -> Counter[str]:
+        """{person: current facts about them} in `path` (index.md's "About Priya (6)")."""
+        if not self.people:
+            return Counter()
+        got = pool.memo(path, ("assign", self.signature), lambda items: None) or {}
+        return pool.memo(path, ("about", self.signature), lambda items: Counter(
+            {name: n for name, (subj, _) in got.items() if (n := sum(1 for it in subj if it.current))}))
+
+
+def people_in(pool: Pool, pages: list[PageFront]) -> People:
+    """people.find_people over the pool, per file."""
+    counts: dict[str, int] = {}
+    in_memory: set[str] = set()
+    for path in pool.files:
+        c, m = pool.memo(path, ("lead",), lead_counts, _lead_delta)
+        for name, n in c.items():
+            counts[name] = counts.get(name, 0) + n
+        in_memory.update(m)
+    people, alias_of = people_of(counts, in_memory, pages)
+    signature = hashlib.sha1(repr(sorted(alias_of.items())).encode()).hexdigest()
+    sources: dict[str, list[tuple[str, int]]] = {}
+    if people:
+        for path, fv in pool.files.items():
+            got = pool.memo(path, ("assign", signature), lambda items: assignments(items, alias_of),
+                            lambda old, removed, added: _assign_delta(old, removed, added, alias_of))
+            for name, (subject, mentions) in got.items():
+                people[name].subject.extend(subject)
+                people[name].mentions.extend(mentions)
+                sources.setdefault(name, []).append((path, fv.serial))
+    return People(ordered(people) if people else [], signature, {k: tuple(v) for k, v in sources.items()},
+                  alias_of)
+
+
+def _lead_delta(old: tuple[dict[str, int], dict[str, int]], removed: list[EntryItem],
+                added: list[EntryItem]) -> tuple[dict[str, int], dict[str, int]]:
+    into = (dict(old[0]), dict(old[1]))
+    lead_counts(removed, -1, into)
+    return lead_counts(added, +1, into)
+
+
+def _assign_delta(old: dict[str, tuple[list[EntryItem], list[EntryItem]]], removed: list[EntryItem],
+                  added: list[EntryItem], alias_of: dict[str, str]) -> dict[str, tuple[list[EntryItem], list[EntryItem]]]:
+    """The previous assignment without the removed items, merged in line order with the added ones'."""
+    gone = {it.id for it in removed}
+    new = assignments(added, alias_of)
+    out: dict[str, tuple[list[EntryItem], list[EntryItem]]] = {}
+    for name in set(old) | set(new):
+        parts = []
+        for k in (0, 1):
+            kept = [it for it in old[name][k] if it.id not in gone] if name in old and gone else (
+                old[name][k] if name in old else [])
+            more = new[name][k] if name in new else []
+            parts.append(list(heapq.merge(kept, more, key=lambda it: it.line)) if more else list(kept))
+        if parts[0] or parts[1]:
+            out[name] = (parts[0], parts[1])
+    return out
+
+
+@dataclass(frozen=True)
+class FileStats:
+    """What index.md's row of one file says, apart from the words that set it apart."""
+
+    items: int
+    current: int
+    learned: str | None
+    span: str
+    newest_day: date | None
+
+
+def file_stats(pool: Pool, path: str) -> FileStats:
+    def count(items: list[EntryItem], sign: int = 1, into: tuple | None = None) -> tuple:  # type: ignore[type-arg]
+        n, current, learned, months = into if into is not None else (0, 0, Counter(), Counter())
+        for it in items:
+            n += sign
+            if it.learned:
+                learned[it.learned] += sign
+            if it.current:
+                current += sign
+                if it.when:
+                    months[it.when[:7]] += sign
+        return n, current, +learned, +months  # unary plus drops counts that reached 0
+
+    def delta(old: tuple, removed: list[EntryItem], added: list[EntryItem]) -> tuple:  # type: ignore[type-arg]
+        return count(added, +1, count(removed, -1, (old[0], old[1], Counter(old[2]), Counter(old[3]))))
+
+    n, current, learned, months = pool.memo(path, ("stats-parts",), count, delta)
+    days = sorted(months)
+    span = "" if not days else (f"dated {days[0]}" if days[0] == days[-1] else f"dated {days[0]} to {days[-1]}")
+    newest = [d for d in (parse_day(s) for s in learned) if d is not None]
+    return FileStats(n, current, max(learned, default=None), span, max(newest) if newest else None)
+
+
+class Keywords:
+    """indexfile.keywords, kept up to date file by file: each file's word counts, the number
+    of files holding each word (df) and the surface forms, plus each file's top words, which
+    are recomputed only when the file, the number of files, the names or the df of one of
+    its words changed."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, tuple[Counter[str], dict[str, Counter[str]]]] = {}
+        self.df: Counter[str] = Counter()
+        self.surface: dict[str, Counter[str]] = {}
+        self.top: dict[str, tuple[int, frozenset[str], list[str]]] = {}
+
+    def words(self, pool: Pool, paths: list[str], names: set[str], count_words, best_surface,  # type: ignore[no-untyped-def]
+              words_delta, top: int = 5) -> dict[str, list[str]]:
+        fresh = {p: pool.memo(p, ("words",), lambda items: count_words([it for it in items if it.current]),
+                              words_delta)
+                 if p in pool.files else (Counter(), {}) for p in paths}
+        dirty: set[str] = set()
+        for p in set(self.counts) | set(fresh):
+            old, new = self.counts.get(p), fresh.get(p)
+            if old is new:
+                continue
+            if old is not None:
+                self._add(old, -1)
+            if new is not None:
+                self._add(new, +1)
+            # A word in both the old and the new counts of a file kept its df; the rest changed.
+            dirty |= (old[0].keys() if old else set()) ^ (new[0].keys() if new else set())
+            self.top.pop(p, None)
+        self.counts = fresh
+        n = max(1, len(fresh))
+        frozen = frozenset(names)
+        out: dict[str, list[str]] = {}
+        for p, (c, _) in fresh.items():
+            hit = self.top.get(p)
+            if hit is None or hit[0] != n or hit[1] != frozen or any(w in c for w in dirty):
+                usable = [w for w in c if w not in names]
+                scored = sorted(usable, key=lambda w: (-(c[w] * math.log(1 + n / self.df[w])), w))
+                hit = (n, frozen, scored[:top])
+                self.top[p] = hit
+            out[p] = [best_surface(self.surface[w]) for w in hit[2]]
+        for p in set(self.top) - set(fresh):
+            del self.top[p]
+        return out
+
+    def _add(self, part: tuple[Counter[str], dict[str, Counter[str]]], sign: int) -> None:
+        c, surf = part
+        for w in c:
+            self.df[w] += sign
+            if self.df[w] <= 0:
+                del self.df[w]
+        for w, forms in surf.items():
+            into = self.surface.setdefault(w, Counter())
+            for form, k in forms.items():
+                into[form] += sign * k
+                if into[form] <= 0:
+                    del into[form]
+            if not into:
+                del self.surface[w]
+
+
+def ranked(pool: Pool, kind: str, today: date, half_life: float, salience, cost, room) -> Iterator[EntryItem]:  # type: ignore[no-untyped-def]
+    """Current non-skill items under `kind`/, most salient first, file order breaking ties:
+    the per-file rankings merged (the order of sorting the whole pool). A file is left out
+    as soon as none of its remaining items fits in `room()` tokens by `cost` (the budget
+    only shrinks), so a spent budget does not walk every item of the store."""
+    def wanted(it: EntryItem) -> bool:
+        return it.current and not it.is_skill and it.kind == kind
+
+    def entry(it: EntryItem) -> tuple[tuple[float, str, int], int, EntryItem]:
+        return ((-salience(it, today, half_life), it.path, it.line), cost(it), it)
+
+    def rank(items: list[EntryItem]) -> tuple[list, list[int]]:  # type: ignore[type-arg]
+        order = sorted(entry(it) for it in items if wanted(it))
+        return order, _floors([c for _, c, _ in order])
+
+    def delta(old: tuple[list, list[int]], removed: list[EntryItem], added: list[EntryItem]):  # type: ignore[no-untyped-def,type-arg]
+        order = list(old[0])
+        for it in removed:
+            if wanted(it):
+                key = entry(it)[0]
+                at = bisect.bisect_left(order, (key,))
+                if at < len(order) and order[at][0] == key and order[at][2] is it:
+                    del order[at]
+                else:
+                    return RECOMPUTE
+        for it in added:
+            if wanted(it):
+                bisect.insort(order, entry(it))
+        return order, _floors([c for _, c, _ in order])
+
+    lists = [pool.memo(p, ("ranked", kind, today, half_life), rank, delta) for p in pool.files
+             if p.split("/", 1)[0] == kind]
+    heap = [(order[0][0], n, 0) for n, (order, _) in enumerate(lists) if order]
+    heapq.heapify(heap)
+    while heap:
+        _, n, at = heap[0]
+        order, floor = lists[n]
+        if room() < floor[at]:
+            heapq.heappop(heap)
+            continue
+        if at + 1 < len(order):
+            heapq.heapreplace(heap, (order[at + 1][0], n, at + 1))
+        else:
+            heapq.heappop(heap)
+        yield order[at][2]
+
+
+def _floors(costs: list[int]) -> list[int]:
+    """For each position, the least cost there or after it."""
+    return list(itertools.accumulate(reversed(costs), min))[::-1]
+
+
+def counts(pool: Pool, path: str) -> tuple[int, int, int]:
+    """(current non-skill, superseded non-skill, current skill) items of one file."""
+    def count(items: list[EntryItem]) -> tuple[int, int, int]:
+        return (sum(1 for it in items if it.current and not it.is_skill),
+                sum(1 for it in items if not it.current and not it.is_skill),
+                sum(1 for it in items if it.current and it.is_skill))
+
+    def delta(old: tuple[int, int, int], removed: list[EntryItem], added: list[EntryItem]) -> tuple[int, int, int]:
+        a, r = count(added), count(removed)
+        return (old[0] + a[0] - r[0], old[1] + a[1] - r[1], old[2] + a[2] - r[2])
+
+    return pool.memo(path, ("counts",), count, delta)  # type: ignore[no-any-return]
+
+
+class FacetCache:
+    """profile.person_facets per person, kept while the facts it was built from (the files
+    they come from, the alias map, the names, the day and the half-life) stay the same."""
+
+    def __init__(self) -> None:
+        #: person -> [key, facets, floors of those facets or None]
+        self._by_person: dict[str, list] = {}  # type: ignore[type-arg]
+
+    def facets(self, person: Person, found: People, names: tuple[str, ...], today: date,
+               half_life: float) -> dict[str, list[Line]]:
+        # What person_facets reads: the person's facts (compared by identity first: the
+        # pool keeps unchanged items' objects), the set of names (their order does not
+        # matter to it, and changes whenever two people's scores swap), the day, the half-life.
+        names = tuple(sorted(set(names)))
+        key = (tuple(person.subject), names, today, half_life)
+        hit = self._by_person.get(person.name)
+        if hit is None or hit[0] != key:
+            hit = [key, person_facets(person, names, today, half_life), None]
+            self._by_person[person.name] = hit
+        return hit[1]  # type: ignore[no-any-return]
+
+    def floors(self, name: str, cost) -> dict[str, list[int]]:  # type: ignore[no-untyped-def]
+        """Per facet of the person's last `facets`, the least `cost` of each line or any after it."""
+        hit = self._by_person[name]
+        if hit[2] is None:
+            out: dict[str, list[int]] = {}
+            for facet, lines in hit[1].items():
+                floor = [0] * len(lines)
+                low = None
+                for i in range(len(lines) - 1, -1, -1):
+                    c = cost(lines[i])
+                    low = c if low is None else min(low, c)
+                    floor[i] = low
+                out[facet] = floor
+            hit[2] = out
+        return hit[2]  # type: ignore[no-any-return]
+
+    def keep_only(self, people: list[Person]) -> None:
+        live = {p.name for p in people}
+        for name in set(self._by_person) - live:
+            del self._by_person[name]

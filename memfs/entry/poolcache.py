@@ -1,0 +1,254 @@
+"""The entry items, kept per category file between regenerations (issue #17 item 3, #18 item 4).
+
+Regenerating the root files after every write used to load every item of the store and
+recompute everything from them: seconds at 50,000 items, whatever the write. The pool is
+now kept in this process, one `FileView` per category file, and a regeneration re-reads
+only the files whose indexed content hash (or indexed item count) changed. Whatever the
+entry files derive from one file alone (people's name counts, words, ranked candidates)
+is memoized on its `FileView` under a key naming every global input it depends on, so a
+view never serves a value computed for other inputs: the files come out byte-identical
+to a regeneration from an empty pool (tests/test_views_incremental.py checks it).
+
+What stays linear, at C speed or per file rather than per item: the per-file hash and
+count query, the history cache's JSON, and a few passes over people's own facts.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import os
+from collections.abc import Callable, Iterator
+from datetime import date
+from typing import Any
+
+from memfs.entry.pool import EntryItem, history_marks, learned_date, parse_day, save_history
+from memfs.index import repository
+from memfs.index.delta import FileDelta, effective_shifts, take_applied
+from memfs.index.db import IndexDB
+from memfs.workspace import Workspace
+
+Row = tuple  # (id, text, type, when, src, seen, updated, path, line), as repository.entry_rows
+_SERIALS = itertools.count(1)
+#: What a memo's `delta` returns when it cannot derive the new value: compute it afresh.
+RECOMPUTE = object()
+
+
+class FileView:
+    """One category file's items as the entry files see them, and what is derived from them.
+
+    Built from the file's previous view (`prev`), it reuses the items of unchanged rows and
+    offers each memo its previous value with the items removed and added (`memo`'s
+    `delta`), so a write into a 50,000-item file costs its few changed items, not 50,000."""
+
+    def __init__(self, path: str, digest: str, count: int, rows: list[Row], marks: dict[str, list[str]],
+                 prev: "FileView | None" = None, reuse: list[int | None] | None = None) -> None:
+        self.path = path
+        self.serial = next(_SERIALS)  # names this content of the file in keys built from several files
+        self.digest = digest
+        self.count = count
+        self.rows = rows
+        self.marks = marks
+        if prev is not None and reuse is None:  # which rows are unchanged: compare them all
+            old = {r: i for i, r in enumerate(prev.rows)}
+            reuse = [old.get(r) for r in rows]
+        self._prev, self._reuse = prev, reuse or []
+        self.base = [prev.base[j] if j is not None else learned_date(r[4], r[6])  # type: ignore[union-attr]
+                     for r, j in zip(rows, self._reuse)] if prev is not None else [
+                         learned_date(r[4], r[6]) for r in rows]
+        days = [d for b in set(self.base) if (d := parse_day(b)) is not None]
+        self.base_max: date | None = max(days) if days else None
+        self._items_for: date | None = None
+        self._items: list[EntryItem] = []
+        self._memo: dict[tuple[Any, ...], Any] = {}
+        self._prev_memo: dict[tuple[Any, ...], Any] | None = None
+        self.delta: tuple[list[EntryItem], list[EntryItem]] | None = None
+
+    def items(self, horizon: date) -> list[EntryItem]:
+        """The file's items, learned dates clamped to the store's `horizon` (pool.learned_dates).
+
+        The items of the previous view (or of this one at another horizon) are reused where
+        the row, its supersession marks and its learned date are the same; the rest are
+        offered to the memos as removed and added."""
+        if self._items_for != horizon:
+            if self._items_for is not None:  # the store's horizon moved: this view again
+                old_items, old_memo, old_marks = self._items, self._memo, self.marks
+                old_of: list[int | None] = list(range(len(self._items)))
+            elif self._prev is not None and self._prev._items_for is not None:
+                prev = self._prev
+                old_items, old_memo, old_marks, old_of = prev._items, prev._memo, prev.marks, self._reuse
+            else:
+                old_items, old_memo, old_marks, old_of = [], {}, {}, []
+            same_marks = old_marks == self.marks
+            out: list[EntryItem] = []
+            added: list[EntryItem] = []
+            kept: set[int] = set()
+            for r, b, i in zip(self.rows, self.base, old_of or itertools.repeat(None)):
+                learned = _learned(b, r[3], horizon)
+                if i is not None:
+                    old = old_items[i]
+                    if old.learned == learned and (same_marks or old_marks.get(r[0]) == self.marks.get(r[0])):
+                        out.append(old)
+                        kept.add(i)
+                        continue
+                it = _item(r, learned, self.marks.get(r[0]))
+                out.append(it)
+                added.append(it)
+            self._items, self._items_for = out, horizon
+            self._memo = {}
+            self._prev_memo, self.delta = None, None
+            if old_items and len(added) + len(old_items) - len(kept) <= max(8, len(out) // 4):
+                removed = [it for i, it in enumerate(old_items) if i not in kept]
+                self._prev_memo, self.delta = old_memo, (removed, added)
+            self._prev, self._reuse = None, []
+            self.serial = next(_SERIALS)
+        return self._items
+
+    def memo(self, key: tuple[Any, ...], compute: Callable[[], Any],
+             delta: Callable[[Any, list[EntryItem], list[EntryItem]], Any] | None = None) -> Any:
+        """`compute()` once per key for the current items (the key names its global inputs);
+        with `delta`, from the previous view's value and the items removed and added instead,
+        when the previous view had one. `delta` returns a new value, never changes its input."""
+        if key not in self._memo:
+            if delta is not None and self.delta is not None and self._prev_memo is not None \
+                    and key in self._prev_memo:
+                value = delta(self._prev_memo[key], *self.delta)
+                self._memo[key] = compute() if value is RECOMPUTE else value
+            else:
+                self._memo[key] = compute()
+        return self._memo[key]
+
+
+def _version(db: IndexDB) -> tuple[str, int, int, int]:
+    """The index's `index_version` (bumped by every change of its items) and its file's
+    identity: a rebuilt or healed index is another file, whatever its version says."""
+    try:
+        st = os.stat(db.path)
+        ident = (st.st_dev, st.st_ino, st.st_ctime_ns)
+    except OSError:
+        ident = (0, 0, 0)
+    return (db.get_meta("index_version") or "0", *ident)
+
+
+def _spliced(old: FileView, d: FileDelta | None, digest: str, count: int) -> tuple[list[Row], list[int | None]] | None:
+    """The file's rows after the spliced write `d` the index applied, from the previous
+    rows (what the index holds, without reading it back), and for each row the index of
+    the unchanged previous row it is; None unless `d` is the step from `old` to `digest`."""
+    if d is None or d.before_digest != old.digest or d.after_digest != digest:
+        return None
+    gone = set(d.removed) | {it.id for it, _ in d.upserts}
+    shifts = effective_shifts(d)
+    rows: list[Row] = []
+    reuse: list[int | None] = []
+    k, shift = 0, 0
+    for j, r in enumerate(old.rows):
+        if r[0] in gone:
+            continue
+        line = r[8]
+        while k < len(shifts) and shifts[k][0] <= line:
+            shift = shifts[k][1]
+            k += 1
+        if shift:
+            rows.append((*r[:8], line + shift))
+            reuse.append(None)
+        else:
+            rows.append(r)
+            reuse.append(j)
+    if len(rows) + len(d.upserts) != count:
+        return None
+    for it, line in d.upserts:  # each into its place: rows stay in (line, id) order
+        row = (it.id, it.text, it.type, it.when, it.src, it.seen, it.updated, d.rel, line)
+        at = bisect.bisect_left(rows, (line, it.id), key=lambda r: (r[8], r[0]))
+        rows.insert(at, row)
+        reuse.insert(at, None)
+    return rows, reuse
+
+
+def _learned(base: str | None, when: str | None, horizon: date) -> str | None:
+    """pool.learned_dates for one item, given the store's horizon."""
+    day = parse_day(base)
+    if day is None:
+        return None
+    said = parse_day(when)
+    if said is not None and day < said <= horizon:
+        day = said
+    return min(day, horizon).isoformat()
+
+
+def _item(r: Row, learned: str | None, mark: list[str] | None) -> EntryItem:
+    return EntryItem(id=r[0], text=r[1], type=r[2], when=r[3], src=r[4], seen=int(r[5]), updated=r[6], path=r[7],
+                     line=int(r[8]), learned=learned, until=(mark[0] or None) if mark else None,
+                     superseded_by=(mark[1] or None) if mark else None)
+
+
+class Pool:
+    """Every indexed item, grouped by file in path order (the order `load_items` gives)."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, FileView] = {}
+        self.horizon = date(2000, 1, 1)
+        self.changed: set[str] = set()
+        self.version: tuple[str, int, int, int] | None = None  # the index (version, file) last refreshed from
+
+    def refresh(self, ws: Workspace, db: IndexDB, today: date | None = None) -> "str | None":
+        """Bring the pool up to the index (call inside a snapshot). Returns the history cache
+        to save with `pool.save_history`, or None when it did not change."""
+        today = today or date.today()
+        version = _version(db)
+        if version == self.version and self.files:  # every change of the items bumps it
+            self.changed = set()
+            days = [fv.base_max for fv in self.files.values() if fv.base_max is not None]
+            self.horizon = min(max(days), today) if days else today
+            return None
+        state = repository.file_states(db)
+        marks, cache = history_marks(ws, db)
+        fresh: dict[str, FileView] = {}
+        self.changed = set()
+        for path, (digest, count) in state.items():
+            old = self.files.get(path)
+            if old is not None and old.digest == digest and old.count == count and old.marks == marks.get(path, {}):
+                fresh[path] = old
+                continue
+            spliced = _spliced(old, take_applied(str(ws.root / path)), digest, count) if old is not None else None
+            if spliced is not None:
+                fresh[path] = FileView(path, digest, count, spliced[0], marks.get(path, {}), prev=old, reuse=spliced[1])
+            else:
+                fresh[path] = FileView(path, digest, count, repository.entry_rows_of(db, path), marks.get(path, {}),
+                                       prev=old)
+            self.changed.add(path)
+        self.changed |= set(self.files) - set(fresh)
+        self.files = fresh
+        self.version = version
+        days = [fv.base_max for fv in fresh.values() if fv.base_max is not None]
+        self.horizon = min(max(days), today) if days else today
+        return cache
+
+    def by_file(self) -> Iterator[tuple[str, list[EntryItem]]]:
+        for path, fv in self.files.items():
+            yield path, fv.items(self.horizon)
+
+    def items(self) -> list[EntryItem]:
+        """All items in (path, line) order."""
+        return list(itertools.chain.from_iterable(items for _, items in self.by_file()))
+
+    def memo(self, path: str, key: tuple[Any, ...], compute: Callable[[list[EntryItem]], Any],
+             delta: Callable[[Any, list[EntryItem], list[EntryItem]], Any] | None = None) -> Any:
+        fv = self.files[path]
+        items = fv.items(self.horizon)
+        return fv.memo(key, lambda: compute(items), delta)
+
+
+#: One pool per workspace root, for the life of the process (a daemon, a bench, a test).
+_POOLS: dict[str, Pool] = {}
+
+
+def pool_for(ws: Workspace) -> Pool:
+    return _POOLS.setdefault(str(ws.root), Pool())
+
+
+def forget_pools() -> None:
+    """Drop every cached pool (tests compare a cached regeneration with one from nothing)."""
+    _POOLS.clear()
+
+
+__all__ = ["RECOMPUTE", "FileView", "Pool", "forget_pools", "pool_for", "save_history"]
