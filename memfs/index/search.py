@@ -6,10 +6,10 @@ consistent even while a writer commits; vector hits are filtered through that sn
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 import time
 from dataclasses import dataclass, field
 from datetime import date
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,6 +23,9 @@ from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.timefilter import TimeFilter, is_present_query, stamp_range
 from memfs.index.vectors import HnswSidecar, exact_search, exact_search_scores
 from memfs.providers.embedding import Embedder
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 
 @dataclass
@@ -126,6 +129,8 @@ class Searcher:
 
     def _pool(self) -> ThreadPoolExecutor:
         if self._executor is None:
+            from concurrent.futures import ThreadPoolExecutor  # only a query that embeds needs it
+
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memfs-embed")
         return self._executor
 
