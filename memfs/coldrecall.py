@@ -58,10 +58,10 @@ def _peek_embedder(ws: Path) -> tuple[int, int] | None:
     """(threads, batch_size) when the workspace's embedder is MiniLM, read from memfs.toml
     and MEMFS_EMBEDDER_* without validating (pydantic is not loaded yet); None otherwise.
     A guess only: `rows` uses what it loads only if the validated config agrees."""
-    import tomllib
-
     env = os.environ
     try:
+        import tomllib  # 3.11+; without it no guess (the model then loads after the config)
+
         raw = tomllib.loads((ws / "memfs.toml").read_text(encoding="utf-8")).get("embedder", {})
         provider = env.get("MEMFS_EMBEDDER_PROVIDER", raw.get("provider", "minilm"))
         threads = int(env.get("MEMFS_EMBEDDER_THREADS", raw.get("threads", 2)))
