@@ -153,9 +153,9 @@ class WarmServer:
 
         # A recall hands the GIL back and forth ~20 times (each SQLite call, the session
         # run, hnswlib). While the daemon's ingest thread is busy in Python, each time it
-        # is taken back only when the holder is asked to drop it: every 5 ms by default,
-        # so a ~2 ms answer queued behind ~100 ms of waits. 0.5 ms bounds that wait; the
-        # ingest pays for a few more thread switches (docs/decisions.md, "Recall under load").
+        # is taken back only when the holder is asked to drop it: up to 5 ms each time by
+        # default. 0.5 ms bounds that wait; the ingest pays a few more thread switches, and
+        # only while a request waits (docs/decisions.md, "Recall under load").
         sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
         self.thread.start()
 
