@@ -15,7 +15,9 @@ code version. Queries are distinct questions from the same vocabulary, so the qu
 cache never hits (its effect is timed separately: the same queries asked again).
 
 `--baseline DIR` times the same index with an older memfs checkout (PYTHONPATH=DIR) in the
-same run: the before/after pair.
+same run: the before/after pair. `--keep DIR` builds each workspace in DIR (as DIR/w<N>)
+and reuses one already built there with its recorded build figures, so the recall side can
+be iterated on without rebuilding (a 100k build is ~6 min on 2 busy cores).
 """
 
 from __future__ import annotations
@@ -154,6 +156,7 @@ def main() -> int:
     ap.add_argument("--queries", type=int, default=240)
     ap.add_argument("--baseline", type=Path, help="an older memfs checkout to time on the same index")
     ap.add_argument("--tmpdir")
+    ap.add_argument("--keep", type=Path, help="build in (and reuse from) this folder instead of a temp dir")
     ap.add_argument("--json", dest="json_out")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -170,13 +173,21 @@ def main() -> int:
 
     qs = list(dict.fromkeys(make_queries(args.queries * 4, seed=77)))[: args.queries]
     results = []
-    with tempfile.TemporaryDirectory(dir=args.tmpdir) as d:
-        qfile = Path(d) / "queries.json"
+    with tempfile.TemporaryDirectory(dir=args.tmpdir) as tmp:
+        d = str(args.keep) if args.keep else tmp
+        Path(d).mkdir(parents=True, exist_ok=True)
+        qfile = Path(tmp) / "queries.json"
         qfile.write_text(json.dumps(qs))
         for n in [int(x) for x in args.items.split(",")]:
             root = Path(d) / f"w{n}"
             row: dict[str, Any] = {"items": n, "load_avg_start": round(os.getloadavg()[0], 1)}
-            row["build"] = _run_child(["build", str(root), str(n), str(args.per_file), str(args.pool)], REPO)
+            record = Path(d) / f"w{n}.build.json"
+            if args.keep and record.is_file() and (root / ".memfs" / "index.sqlite3").is_file():
+                row["build"] = {**json.loads(record.read_text()), "reused": True}
+            else:
+                row["build"] = _run_child(["build", str(root), str(n), str(args.per_file), str(args.pool)], REPO)
+                if args.keep:
+                    record.write_text(json.dumps(row["build"]))
             print(json.dumps(row["build"]), flush=True)
             variants = [("this checkout", REPO)] + ([("baseline", args.baseline)] if args.baseline else [])
             for rnd in range(2):  # alternate, so load drifts hit both alike
@@ -194,6 +205,9 @@ def main() -> int:
                                   for key in ("p50_ms", "p99_ms", "repeat_p50_ms", "embed_alone_p50_ms"))
             print(f"{row['items']:>9,} {name:<14} {p50:>7} {p99:>7} {rep:>10} {emb:>9} "
                   f"{runs[0]['first_query_ms']:>8} {runs[0]['rss_mb']:>6}")
+            stages = {k: round(statistics.median(r["stages_p50_ms"].get(k, 0.0) for r in runs), 2)
+                      for k in runs[0]["stages_p50_ms"]}
+            print(f"{'':>9} {'':<14} stages p50 ms: {stages}")
         b = row["build"]
         print(f"{'':>9} build: sync {b['sync_s']} s (+ Markdown {b['markdown_write_s']} s, pool {b['pool_embed_s']} s), "
               f"peak RSS {b['maxrss_mb']} MB, disk {b['disk_mb']}; load {row['load_avg_start']} -> {row['load_avg_end']}")

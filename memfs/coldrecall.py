@@ -11,6 +11,7 @@ The answer is `Memory.recall(...)` exactly: same searcher, same config, same hit
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,78 @@ def _ready(db_path: Path) -> bool:
     return index_ready(db_path)
 
 
+def _no_pydantic_plugins() -> None:
+    """PYDANTIC_DISABLE_PLUGINS, without the import: pydantic imports `importlib.metadata`
+    (email, zipfile, csv: ~30 ms, ~100 ms on a busy box) just to hold the plugin loader,
+    even when plugins are off. Only when they are off for every plugin; the stub answers
+    what the real loader answers then (no plugins)."""
+    import sys
+    import types
+
+    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") not in ("__all__", "1", "true"):
+        return
+    if "pydantic.plugin._loader" in sys.modules:
+        return
+    stub = types.ModuleType("pydantic.plugin._loader")
+    stub.get_plugins = lambda: ()  # type: ignore[attr-defined]
+    sys.modules["pydantic.plugin._loader"] = stub
+
+
+def _peek_embedder(ws: Path) -> tuple[int, int] | None:
+    """(threads, batch_size) when the workspace's embedder is MiniLM, read from memfs.toml
+    and MEMFS_EMBEDDER_* without validating (pydantic is not loaded yet); None otherwise.
+    A guess only: `rows` uses what it loads only if the validated config agrees."""
+    env = os.environ
+    try:
+        import tomllib  # 3.11+; without it no guess (the model then loads after the config)
+
+        raw = tomllib.loads((ws / "memfs.toml").read_text(encoding="utf-8")).get("embedder", {})
+        provider = env.get("MEMFS_EMBEDDER_PROVIDER", raw.get("provider", "minilm"))
+        threads = int(env.get("MEMFS_EMBEDDER_THREADS", raw.get("threads", 2)))
+        batch = int(env.get("MEMFS_EMBEDDER_BATCH_SIZE", raw.get("batch_size", 64)))
+    except Exception:  # noqa: BLE001 - no guess; the config load reports real errors
+        return None
+    return (threads, batch) if provider == "minilm" else None
+
+
+class _EarlyModel:
+    """MiniLM loading (and the query embedded) on a thread started before anything else is
+    imported: onnxruntime builds its session without the GIL (~0.25 s, most of a cold
+    recall), so it overlaps importing pydantic, the config, the index code and opening
+    the index, instead of starting after them."""
+
+    def __init__(self, spec: tuple[int, int], query: str) -> None:
+        import threading
+
+        self.spec = spec
+        self.embedder: Any = None
+        self._built = threading.Event()
+        self.thread = threading.Thread(target=self._load, args=(query,), daemon=True)
+        self.thread.start()
+
+    def _load(self, query: str) -> None:
+        try:
+            from memfs.index.qcache import CachingEmbedder
+            from memfs.providers.minilm import MiniLMEmbedder
+
+            self.embedder = CachingEmbedder(MiniLMEmbedder(threads=self.spec[0], batch_size=self.spec[1],
+                                                            one_shot=True))
+        except Exception:  # noqa: BLE001, S110 - rows() then builds the embedder itself
+            return
+        finally:
+            self._built.set()
+        _prime(self.embedder, query)
+
+    def take(self, config: Any) -> Any:
+        """The embedder (still loading: join `thread` before searching) if the validated
+        config asks for this one, else None."""
+        emb = config.embedder
+        if emb.provider != "minilm" or (emb.threads, emb.batch_size) != self.spec:
+            return None
+        self._built.wait()
+        return self.embedder
+
+
 def _prime(embedder: Any, query: str) -> None:
     """Load the model and embed the query into the cache (errors: the search reports them)."""
     try:
@@ -47,8 +120,6 @@ def _prime(embedder: Any, query: str) -> None:
 def rows(root: str, query: str, k: int | None) -> list[dict[str, Any]] | None:
     """The hits of a fast-mode recall in the workspace at `root`, or None (the full CLI then
     answers: it syncs a missing index and heals a damaged one)."""
-    import os
-
     # pydantic looks for plugins among every installed distribution's entry points when it
     # builds its first model (~15-50 ms); memfs has none and this process only reads.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
@@ -57,6 +128,13 @@ def rows(root: str, query: str, k: int | None) -> list[dict[str, Any]] | None:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     try:
+        ws = Path(root)
+        db_path = ws / ".memfs" / "index.sqlite3"
+        if not os.path.isfile(db_path):
+            return None  # no index yet: the full CLI syncs it
+        spec = _peek_embedder(ws)
+        early = _EarlyModel(spec, query) if spec is not None else None
+        _no_pydantic_plugins()
         import threading
 
         from memfs.config import load_config
@@ -65,21 +143,22 @@ def rows(root: str, query: str, k: int | None) -> list[dict[str, Any]] | None:
         from memfs.index.search import Searcher
         from memfs.providers.embedding import make_embedder
 
-        ws = Path(root)
-        db_path = ws / ".memfs" / "index.sqlite3"
         if not _ready(db_path):
             return None
         config = load_config(ws)
-        embedder = CachingEmbedder(make_embedder(config.embedder))
-        # The model load (~0.25 s, onnxruntime releases the GIL) overlaps opening the index
-        # and loading its vectors (the hnsw sidecar: ~0.2 s at 10^5 items).
-        primer = threading.Thread(target=_prime, args=(embedder, query), daemon=True)
-        primer.start()
+        embedder = early.take(config) if early is not None else None
+        primer = early.thread if embedder is not None else None
+        if embedder is None:
+            embedder = CachingEmbedder(make_embedder(config.embedder))
+            # The model load (onnxruntime releases the GIL) overlaps opening the index.
+            primer = threading.Thread(target=_prime, args=(embedder, query), daemon=True)
+            primer.start()
         db = IndexDB(db_path, readonly=True)
         try:
             searcher = Searcher(db, embedder, ws / ".memfs", config.recall)
             searcher.preload()
-            primer.join()
+            if primer is not None:
+                primer.join()
             result = searcher.search(query, k or config.recall.top_k)
         finally:
             db.close()

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 __all__ = ["MAX_REQUEST", "SOCKET_NAME", "WarmServer", "ping", "socket_path", "try_warm_recall"]
 
 
+#: The daemon's GIL switch interval while it serves recall (seconds; Python's default 0.005).
+SWITCH_INTERVAL = 0.0005
 #: The verb whose answer is the finished output of `memfs recall [--json]` (memfs.console).
 RENDER_VERB = "recall-rendered"
 
@@ -147,6 +149,14 @@ class WarmServer:
         self.server.serve_forever()
 
     def start(self) -> None:
+        import sys
+
+        # A recall hands the GIL back and forth ~20 times (each SQLite call, the session
+        # run, hnswlib). While the daemon's ingest thread is busy in Python, each time it
+        # is taken back only when the holder is asked to drop it: up to 5 ms each time by
+        # default. 0.5 ms bounds that wait; the ingest pays a few more thread switches, and
+        # only while a request waits (docs/decisions.md, "Recall under load").
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
         self.thread.start()
 
     def stop(self) -> None:

@@ -15,8 +15,10 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from memfs.core.categoryfile import CategoryDoc
+if TYPE_CHECKING:  # annotations only: a reader (index.db) must not pay for yaml and mistune
+    from memfs.core.categoryfile import CategoryDoc
 
 #: Words per passage: about a paragraph or two, small enough that one match means something
 #: and large enough that a section is a handful of passages, not hundreds.
