@@ -11,8 +11,8 @@
 - An input's items are written and keyword-recallable before most of them have a
   vector; between inputs the loop embeds them in chunks and makes their near-duplicate
   check (pipeline/vecfill.py). New inputs go first; pending vectors wait.
-- SIGINT/SIGTERM: finish the current file (or batch of a large one), exit 0. One bad file
-  never stops the loop.
+- SIGINT/SIGTERM: finish the current file (or batch of a large one) and the vectors and
+  near-duplicate checks of what was taken, exit 0. One bad file never stops the loop.
 """
 
 from __future__ import annotations
@@ -173,7 +173,10 @@ class Daemon:
             # One batch of a large input per turn: SIGTERM and the inputs behind it wait at
             # most one batch (ingest.batch_segments), never the whole input.
             # Vectors after the write: keyword-recallable at once, embedded between inputs.
-            result = self.memory.ingest_file(path, max_batches=1, autocommit=self.commit, vectors_later=True)
+            # Not when each input is committed: a later merge would be left uncommitted.
+            commits = self.memory.config.git.autocommit if self.commit is None else self.commit
+            result = self.memory.ingest_file(path, max_batches=1, autocommit=self.commit,
+                                             vectors_later=not commits)
             self._vectors_due = True
         except LockedError as err:  # a long CLI write: keep the file, try next round
             self.log(f"memfs daemon: {name}: {err}")
@@ -218,11 +221,16 @@ class Daemon:
             self._ready.discard(name)
             self._partial.discard(name)
 
+    def _input_ready(self) -> bool:
+        """An input renamed in (complete) that is not a large one's next batch."""
+        with self._lock:
+            return bool(self._ready - self._partial)
+
     def _fill_vectors(self) -> None:
         """One chunk of the vectors (and near-duplicate checks) inputs left for after their
         write; new inputs go first, so this runs only when none is ripe."""
         try:
-            report = self.memory.fill_vectors()
+            report = self.memory.fill_vectors(stop=self._input_ready)
         except LockedError:
             return  # a CLI writer holds the lock: next round
         except Exception as err:  # noqa: BLE001 - vectors are a cache; the next round tries again
@@ -232,6 +240,18 @@ class Daemon:
         for removed, kept in report.merged:
             self.log(f"memfs daemon: near-duplicate {removed} merged into {kept}")
         self._vectors_due = report.more
+
+    def _finish_vectors(self) -> None:
+        """On a clean stop, the vectors and near-duplicate checks of the inputs taken so far,
+        so a stopped daemon leaves what embedding first would have (no twin lines waiting
+        for the next start). A SIGKILL leaves them to the next run, which finds them."""
+        while self._vectors_due:
+            self._vectors_due = False
+            try:
+                self._vectors_due = self.memory.fill_vectors().more
+            except Exception as err:  # noqa: BLE001 - the next start fills them
+                self.log(f"memfs daemon: vectors left for the next start ({type(err).__name__}: {err})")
+                return
 
     def _state_lost(self, lock: WriterLock, warm):  # type: ignore[no-untyped-def]
         """`.memfs/` went away with our lock file in it: take the lock again on the new
@@ -351,6 +371,7 @@ class Daemon:
                     self._rescan()
                     last_scan = now
                 self.stopping.wait(self.poll)
+            self._finish_vectors()
         finally:
             if warm is not None:
                 warm.stop()

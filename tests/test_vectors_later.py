@@ -198,3 +198,23 @@ def test_the_daemon_writes_first_and_merges_after(tmp_path: Path) -> None:
         assert "merged into" in daemon.log()
         assert any("Rex" in h["text"] and h["seen"] == 2 for h in recall(ws, e, "adoptin a pupy"))
         assert daemon.stop() == 0
+
+
+def test_a_waiting_input_cuts_a_fill_short_and_nothing_done_is_lost(tmp_path: Path) -> None:
+    from memfs.pipeline.vecfill import SUB
+
+    turns = [f"I bought {n} green kites from the harbour market on day {n}." for n in range(3 * SUB)]
+    root = init_workspace(tmp_path / "w", git=False).root
+    mem = hashing_memory(root)
+    try:
+        mem.ingest_file(_files(tmp_path, _chat("2024-03-10T10:00:00", *turns))[0], vectors_later=True)
+        before = count_without_vectors(mem.indexer.db)
+        assert before >= 2 * SUB
+        cut = mem.fill_vectors(stop=lambda: True)  # an input is waiting: one sub-batch, then back
+        assert cut.more and cut.embedded == SUB and cut.checked == 0
+        assert count_without_vectors(mem.indexer.db) == before - SUB
+        _fill_all(mem)
+        assert count_without_vectors(mem.indexer.db) == 0 and count_marked(mem.indexer.db) == 0
+        assert mem.recall("grean kytes harbor", k=3)  # found by meaning (no shared word)
+    finally:
+        mem.close()

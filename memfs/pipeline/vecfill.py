@@ -16,6 +16,7 @@ twice. Callers hold the writer lock.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 #: Texts embedded (and marked items checked) per call: about a second of MiniLM on 2 cores,
 #: so a daemon between two inputs never keeps the next one waiting long.
 CHUNK = 128
+#: Texts per embedding call inside a chunk (~0.1 s of MiniLM): where a waiting input may cut in.
+SUB = 16
 
 
 @dataclass
@@ -61,18 +64,28 @@ def via_of(src: str | None) -> str | None:
     return tail[:12] if len(tail) == 16 else None
 
 
-def fill(rt: "PipelineRuntime", searcher: "Searcher", limit: int = CHUNK) -> FillReport:
+def fill(rt: "PipelineRuntime", searcher: "Searcher", limit: int = CHUNK,
+         stop: Callable[[], bool] | None = None) -> FillReport:
     """One chunk: vectors for up to `limit` texts without one, then the near-duplicate check
-    of up to `limit` marked items."""
+    of up to `limit` marked items. `stop` (a daemon: an input is waiting) is asked between
+    sub-batches of `SUB` texts; what is done by then is kept."""
     report = FillReport()
     indexer = rt.indexer
     db = indexer.db
     texts, ids, passage_labels = without_vectors(db, limit)
-    if texts:
-        indexer.deferred.difference_update(texts)
-        _, fresh = indexer.embed_texts(texts)
-        store_filled(indexer, fresh, ids, passage_labels)
-        report.embedded = len(fresh)
+    pairs = list(texts.items())
+    sub = SUB if stop is not None else max(1, len(pairs))  # nobody waiting: one embedding call
+    for start in range(0, len(pairs), sub):
+        part = dict(pairs[start:start + sub])
+        indexer.deferred.difference_update(part)
+        _, fresh = indexer.embed_texts(part)
+        last = start + sub >= len(pairs)
+        interrupted = not last and stop is not None and stop()
+        store_filled(indexer, fresh, ids if last or interrupted else [], passage_labels if last or interrupted else [])
+        report.embedded += len(fresh)
+        if interrupted:
+            report.more = True
+            return report
     rows, never_written = marked(db, limit)
     if never_written:
         with db.transaction():

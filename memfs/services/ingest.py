@@ -91,13 +91,14 @@ def ingest(rt: Runtime, paths: list[Path], progress: IngestProgress | None = Non
     return results
 
 
-def fill_vectors(rt: Runtime, limit: int | None = None, lock_timeout: float = 60.0) -> "FillReport":
+def fill_vectors(rt: Runtime, limit: int | None = None, lock_timeout: float = 60.0,
+                 stop: Callable[[], bool] | None = None) -> "FillReport":
     """One chunk of vectors after the write and of the near-duplicate checks left for after
     it (pipeline/vecfill.py), under the writer lock; root files refreshed if lines merged."""
     from memfs.pipeline.vecfill import CHUNK, fill
 
     with rt.lock("vectors", timeout=lock_timeout):
-        report = fill(rt, rt.memorizer._searcher(), limit or CHUNK)
+        report = fill(rt, rt.memorizer._searcher(), limit or CHUNK, stop)
         if report.merged:
             rt.regenerate_views()
     return report
