@@ -204,11 +204,12 @@ class Memory:
         return _ingest.ingest_file(self.runtime, path, lock_timeout=lock_timeout, allow_relearn=allow_relearn,
                                    max_batches=max_batches, autocommit=autocommit, vectors_later=vectors_later)
 
-    def fill_vectors(self, limit: int | None = None, stop: Callable[[], bool] | None = None) -> "FillReport":
+    def fill_vectors(self, limit: int | None = None, stop: Callable[[], bool] | None = None,
+                     lock_timeout: float = 60.0) -> "FillReport":
         """Embed up to `limit` items written without a vector and make their near-duplicate
         check (merging a near-duplicate into the older line); `.more` says call again;
         `stop()` true cuts the chunk short (the daemon: an input is waiting)."""
-        return _ingest.fill_vectors(self.runtime, limit, stop=stop)
+        return _ingest.fill_vectors(self.runtime, limit, lock_timeout=lock_timeout, stop=stop)
 
     def ingest(self, paths: list[Path], progress: Callable[..., None] | None = None,
                allow_relearn: bool = False) -> list["IngestResult"]:

@@ -57,6 +57,7 @@ class Daemon:
         self._deferred_at: float | None = None  # when a batch first waited for inputs about to ripen
         self._vectors_due = True  # items written before their vectors (or a crash's leftovers)
         self._inputs_waiting = False  # a ripe input other than a large one's next batch
+        self._lost = False  # another daemon took the workspace over (after `.memfs/` was deleted)
 
     # -- events (watchdog thread) -----------------------------------------------------
     def _on_event(self, event) -> None:  # type: ignore[no-untyped-def]
@@ -230,7 +231,7 @@ class Daemon:
         """One chunk of the vectors (and near-duplicate checks) inputs left for after their
         write; new inputs go first, so this runs only when none is ripe."""
         try:
-            report = self.memory.fill_vectors(stop=self._input_ready)
+            report = self.memory.fill_vectors(stop=self._input_ready, lock_timeout=1.0)
         except LockedError:
             return  # a CLI writer holds the lock: next round
         except Exception as err:  # noqa: BLE001 - vectors are a cache; the next round tries again
@@ -245,10 +246,10 @@ class Daemon:
         """On a clean stop, the vectors and near-duplicate checks of the inputs taken so far,
         so a stopped daemon leaves what embedding first would have (no twin lines waiting
         for the next start). A SIGKILL leaves them to the next run, which finds them."""
-        while self._vectors_due:
+        while self._vectors_due and not self._lost:
             self._vectors_due = False
             try:
-                self._vectors_due = self.memory.fill_vectors().more
+                self._vectors_due = self.memory.fill_vectors(lock_timeout=5.0).more
             except Exception as err:  # noqa: BLE001 - the next start fills them
                 self.log(f"memfs daemon: vectors left for the next start ({type(err).__name__}: {err})")
                 return
@@ -264,6 +265,7 @@ class Daemon:
         except LockedError:
             self.log("memfs daemon: .memfs/ was deleted and another memfs daemon now runs on this workspace; "
                      "stopping")
+            self._lost = True  # its index is the other daemon's now: leave it alone
             self.stopping.set()
             return warm
         self.log("memfs daemon: .memfs/ was deleted or replaced; rebuilding the index from the Markdown")
