@@ -183,6 +183,7 @@ def test_a_crash_between_write_and_vector_is_filled_by_the_next_run(tmp_path: Pa
     assert any("Rex" in h["text"] for h in recall(ws, e, "adoptin a pupy"))
 
 
+@pytest.mark.slow
 def test_the_daemon_writes_first_and_merges_after(tmp_path: Path) -> None:
     want = _reference(tmp_path, FIRST, PARAPHRASE)
     e = env()
