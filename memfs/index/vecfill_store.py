@@ -116,3 +116,10 @@ def store_filled(indexer: "Indexer", fresh: list[tuple[str, np.ndarray]], ids: l
     if ids or passage_labels:
         plan = _Plan(vector_labels=set(ids), passage_labels=list(passage_labels))
         indexer._update_sidecar(plan, dict(fresh), rebuild_all=False)
+
+
+def has_marks(db: IndexDB) -> bool:
+    """Any near-duplicate check left for after a write? (Cheap: a sync asks every time.)
+    Marks go before the write and leave only after the item's vector is stored, so no
+    mark means no item an ingest left without a vector."""
+    return _exists(db) and db.conn.execute("SELECT 1 FROM dedupe_pending LIMIT 1").fetchone() is not None

@@ -50,6 +50,10 @@ def sync(rt: Runtime, rebuild: bool = False, progress: Callable[..., None] | Non
 
 def _fill_all(rt: Runtime) -> int:
     """Every pending vector and deferred check (pipeline/vecfill.py); lines merged."""
+    from memfs.index.vecfill_store import has_marks
+
+    if not has_marks(rt.indexer.db):
+        return 0  # the common case: nothing deferred (no memorizer built, no scan)
     from memfs.pipeline.vecfill import fill
 
     merged = 0
