@@ -94,13 +94,17 @@ def ingest(rt: Runtime, paths: list[Path], progress: IngestProgress | None = Non
 def fill_vectors(rt: Runtime, limit: int | None = None, lock_timeout: float = 60.0,
                  stop: Callable[[], bool] | None = None) -> "FillReport":
     """One chunk of vectors after the write and of the near-duplicate checks left for after
-    it (pipeline/vecfill.py), under the writer lock; root files refreshed if lines merged."""
+    it (pipeline/vecfill.py), under the writer lock; root files refreshed once the backlog
+    is done, if lines merged."""
     from memfs.pipeline.vecfill import CHUNK, fill
 
     with rt.lock("vectors", timeout=lock_timeout):
+        ctx = rt.memorizer.ctx
         report = fill(rt, rt.memorizer._searcher(), limit or CHUNK, stop)
-        if report.merged:
+        ctx.views_owed = ctx.views_owed or bool(report.merged)
+        if ctx.views_owed and not report.more:  # once the backlog is done, not per chunk
             rt.regenerate_views()
+            ctx.views_owed = False
     return report
 
 
