@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from memfs.index.timefilter import TimeFilter
     from memfs.llm.runtime import LLMRuntime
     from memfs.pipeline.memorize import IngestResult, Memorizer
+    from memfs.pipeline.vecfill import FillReport
 
 __all__ = ["Memory", "RecallHit", "Status"]
 
@@ -137,9 +138,11 @@ class Memory:
         self.runtime.warm_up()
 
     # -- verbs -------------------------------------------------------------------------------
-    def sync(self, rebuild: bool = False, progress: Callable[..., None] | None = None) -> SyncReport:
-        """Re-index what changed on disk (or everything, with rebuild) and refresh root files."""
-        return reindex.sync(self.runtime, rebuild=rebuild, progress=progress)
+    def sync(self, rebuild: bool = False, progress: Callable[..., None] | None = None,
+             vectors: bool = True) -> SyncReport:
+        """Re-index what changed on disk (or everything, with rebuild) and refresh root files;
+        `vectors`: also fill the vectors an ingest left for after its write."""
+        return reindex.sync(self.runtime, rebuild=rebuild, progress=progress, vectors=vectors)
 
     def add(self, text: str, category: str | None = None, type: str | None = None, when: str | None = None,
             src: str | None = None) -> Item:
@@ -189,15 +192,24 @@ class Memory:
     recall_rows = staticmethod(_recall.recall_rows)
 
     def ingest_file(self, path: Path, lock_timeout: float = 60.0, allow_relearn: bool = False,
-                    max_batches: int | None = None, *, autocommit: bool | None = None) -> "IngestResult":
+                    max_batches: int | None = None, *, autocommit: bool | None = None,
+                    vectors_later: bool = False) -> "IngestResult":
         """Run one file through the memorize pipeline under the writer lock.
 
         Unreadable input never raises: a file in inbox/ moves to inbox/failed/ with a
         `.error.txt` beside it, a file elsewhere is left alone; either way the result
         says why. Only a lock timeout raises (the input is untouched, try again).
-        `autocommit` overrides `[git] autocommit` for this call."""
+        `autocommit` overrides `[git] autocommit` for this call. `vectors_later`: write
+        first, embed and check near-duplicates after (`fill_vectors`), as the daemon does."""
         return _ingest.ingest_file(self.runtime, path, lock_timeout=lock_timeout, allow_relearn=allow_relearn,
-                                   max_batches=max_batches, autocommit=autocommit)
+                                   max_batches=max_batches, autocommit=autocommit, vectors_later=vectors_later)
+
+    def fill_vectors(self, limit: int | None = None, stop: Callable[[], bool] | None = None,
+                     lock_timeout: float = 60.0) -> "FillReport":
+        """Embed up to `limit` items written without a vector and make their near-duplicate
+        check (merging a near-duplicate into the older line); `.more` says call again;
+        `stop()` true cuts the chunk short (the daemon: an input is waiting)."""
+        return _ingest.fill_vectors(self.runtime, limit, lock_timeout=lock_timeout, stop=stop)
 
     def ingest(self, paths: list[Path], progress: Callable[..., None] | None = None,
                allow_relearn: bool = False) -> list["IngestResult"]:

@@ -52,6 +52,15 @@ class Categorizer:
         """Embed the category descriptions now (a daemon warming up), not on first use."""
         self._spec_vectors()
 
+    def needs_vector(self, type_: str, hint: str | None = None) -> bool:
+        """Does `choose` compare meanings for this fact? Not when a hint names a category of
+        its kind or the kind has one category: its vector can then come after the write."""
+        kind = KIND_OF_TYPE.get(type_, "memory")
+        pool = [s for s in self.specs if s.kind == kind]
+        if len(pool) <= 1:
+            return False
+        return not (hint and any(s.name == slugify(hint) for s in pool))
+
     def choose(self, vector: np.ndarray | None, type_: str, hint: str | None = None) -> CategorySpec:
         kind = KIND_OF_TYPE.get(type_, "memory")
         pool = [i for i, s in enumerate(self.specs) if s.kind == kind]

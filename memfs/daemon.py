@@ -8,8 +8,11 @@
   every loop: if `.memfs/` is deleted the daemon takes it again or, if a second daemon
   got there first, stops); each write burst takes the shared writer lock, so `memfs add`
   from another shell waits its turn.
-- SIGINT/SIGTERM: finish the current file (or batch of a large one), exit 0. One bad file
-  never stops the loop.
+- An input's items are written and keyword-recallable before most of them have a
+  vector; between inputs the loop embeds them in chunks and makes their near-duplicate
+  check (pipeline/vecfill.py). New inputs go first; pending vectors wait.
+- SIGINT/SIGTERM: finish the current file (or batch of a large one) and the vectors and
+  near-duplicate checks of what was taken, exit 0. One bad file never stops the loop.
 """
 
 from __future__ import annotations
@@ -52,6 +55,9 @@ class Daemon:
         self._store_dirty_at: float | None = None
         self._partial: set[str] = set()  # large inputs with batches left
         self._deferred_at: float | None = None  # when a batch first waited for inputs about to ripen
+        self._vectors_due = True  # items written before their vectors (or a crash's leftovers)
+        self._inputs_waiting = False  # a ripe input other than a large one's next batch
+        self._lost = False  # another daemon took the workspace over (after `.memfs/` was deleted)
 
     # -- events (watchdog thread) -----------------------------------------------------
     def _on_event(self, event) -> None:  # type: ignore[no-untyped-def]
@@ -145,6 +151,7 @@ class Daemon:
         so an input dropped during a batch waits for that batch only."""
         ripe = self._ripe(now)
         large = [p for p in ripe if p.name in self._partial]
+        self._inputs_waiting = len(large) < len(ripe)
         for path in (p for p in ripe if p.name not in self._partial):
             if self.stopping.is_set():
                 return
@@ -166,7 +173,12 @@ class Daemon:
         try:
             # One batch of a large input per turn: SIGTERM and the inputs behind it wait at
             # most one batch (ingest.batch_segments), never the whole input.
-            result = self.memory.ingest_file(path, max_batches=1, autocommit=self.commit)
+            # Vectors after the write: keyword-recallable at once, embedded between inputs.
+            # Not when each input is committed: a later merge would be left uncommitted.
+            commits = self.memory.config.git.autocommit if self.commit is None else self.commit
+            result = self.memory.ingest_file(path, max_batches=1, autocommit=self.commit,
+                                             vectors_later=not commits)
+            self._vectors_due = True
         except LockedError as err:  # a long CLI write: keep the file, try next round
             self.log(f"memfs daemon: {name}: {err}")
             return
@@ -210,6 +222,38 @@ class Daemon:
             self._ready.discard(name)
             self._partial.discard(name)
 
+    def _input_ready(self) -> bool:
+        """An input renamed in (complete) that is not a large one's next batch."""
+        with self._lock:
+            return bool(self._ready - self._partial)
+
+    def _fill_vectors(self) -> None:
+        """One chunk of the vectors (and near-duplicate checks) inputs left for after their
+        write; new inputs go first, so this runs only when none is ripe."""
+        try:
+            report = self.memory.fill_vectors(stop=self._input_ready, lock_timeout=1.0)
+        except LockedError:
+            return  # a CLI writer holds the lock: next round
+        except Exception as err:  # noqa: BLE001 - vectors are a cache; the next round tries again
+            self.log(f"memfs daemon: adding vectors failed: {type(err).__name__}: {err}")
+            self._vectors_due = False
+            return
+        for removed, kept in report.merged:
+            self.log(f"memfs daemon: near-duplicate {removed} merged into {kept}")
+        self._vectors_due = report.more
+
+    def _finish_vectors(self) -> None:
+        """On a clean stop, the vectors and near-duplicate checks of the inputs taken so far,
+        so a stopped daemon leaves what embedding first would have (no twin lines waiting
+        for the next start). A SIGKILL leaves them to the next run, which finds them."""
+        while self._vectors_due and not self._lost:
+            self._vectors_due = False
+            try:
+                self._vectors_due = self.memory.fill_vectors(lock_timeout=5.0).more
+            except Exception as err:  # noqa: BLE001 - the next start fills them
+                self.log(f"memfs daemon: vectors left for the next start ({type(err).__name__}: {err})")
+                return
+
     def _state_lost(self, lock: WriterLock, warm):  # type: ignore[no-untyped-def]
         """`.memfs/` went away with our lock file in it: take the lock again on the new
         file (or stop, if a second daemon already did), drop every handle on the deleted
@@ -221,6 +265,7 @@ class Daemon:
         except LockedError:
             self.log("memfs daemon: .memfs/ was deleted and another memfs daemon now runs on this workspace; "
                      "stopping")
+            self._lost = True  # its index is the other daemon's now: leave it alone
             self.stopping.set()
             return warm
         self.log("memfs daemon: .memfs/ was deleted or replaced; rebuilding the index from the Markdown")
@@ -229,7 +274,7 @@ class Daemon:
         try:
             with self.memory.lock("sync"):
                 self.memory.reset_index()
-            self.memory.sync()
+            self.memory.sync(vectors=False)  # the loop fills pending vectors, in chunks
             self._refresh_root_files()
         except Exception as err:  # noqa: BLE001 - the next loop (or input) tries again
             self.log(f"memfs daemon: rebuild after .memfs/ was deleted failed: {type(err).__name__}: {err}")
@@ -293,7 +338,7 @@ class Daemon:
             # The views and the model come after "watching": neither is needed to take an event.
             observer = self._start_observer()
             started = time.monotonic()
-            self.memory.sync()
+            self.memory.sync(vectors=False)  # the loop fills pending vectors, in chunks
             warm = self._start_warm()
             self._rescan()
             self.log(f"memfs daemon: watching {self.ws.root} (pid {__import__('os').getpid()})")
@@ -308,13 +353,15 @@ class Daemon:
                         break
                 now = time.monotonic()
                 self._take_ripe(now)
+                if self._vectors_due and not self._inputs_waiting and not self.stopping.is_set():
+                    self._fill_vectors()
                 with self._lock:
                     dirty = self._store_dirty_at
                 if dirty is not None and now - dirty >= STORE_DEBOUNCE:
                     with self._lock:
                         self._store_dirty_at = None
                     try:
-                        report = self.memory.sync()
+                        report = self.memory.sync(vectors=False)  # the loop fills them, in chunks
                         if report.changed:
                             self.log(f"memfs daemon: synced edits: +{report.items_added} ~{report.items_updated} "
                                      f"-{report.items_removed}")
@@ -326,6 +373,7 @@ class Daemon:
                     self._rescan()
                     last_scan = now
                 self.stopping.wait(self.poll)
+            self._finish_vectors()
         finally:
             if warm is not None:
                 warm.stop()

@@ -2,7 +2,9 @@
 
 dedupe: each fact against this input's own earlier facts and the store (an exact text
 match by hash, then the nearest vector above `ingest.dedupe_threshold` that does not
-contradict it) -> add, reinforce or replay; in LLM mode the model may overrule. A replay
+contradict it) -> add, reinforce or replay; in LLM mode the model may overrule. Offline,
+the vector check of a fact that can be filed without its vector is made right after the
+write instead (pipeline/vecfill.py), so embedding is off the critical path. A replay
 is a fact this very input already filed (a crash replay): it adds nothing.
 categorize: the file a new fact goes to; a reinforcement stays in its target's file.
 """
@@ -36,7 +38,7 @@ MERGE_MIN_SIMILARITY = 0.6
 @dataclass
 class Decision:
     fact: Fact
-    vector: np.ndarray
+    vector: np.ndarray | None  # None: embedded after the write (pipeline/vecfill.py)
     action: str  # add | reinforce | update | replay
     item_id: str
     target_id: str | None = None  # for reinforce: the existing (or earlier new) item
@@ -70,24 +72,36 @@ class DedupeSteps:
         indexer = self.rt.indexer
         db = indexer.db
         threshold = self.rt.config.ingest.dedupe_threshold
-        texts = {text_hash(normalize_text(f.text)): normalize_text(f.text) for f in facts}
+        salt_base = f"{digest[:16]}#"
+        ids = [text_id(f.text, salt_base + f.anchor) for f in facts]
+        existing = db.items_by_ids(ids)
+        norm = [normalize_text(f.text) for f in facts]
+        hashes = [text_hash(t) for t in norm]
+        same_of = {h: repository.id_and_src(db, h) for h in dict.fromkeys(hashes)}
+        # Offline, a fact whose filing does not need its meaning (a category hint, a kind
+        # with one file) and that is no exact duplicate is written before its vector: found
+        # by keyword at once, embedded and checked for near-duplicates right after the write
+        # (pipeline/vecfill.py). The rest are embedded now, in one batch, and decided here.
+        later = self.rt.llm is None and self.ctx.vectors_later
+        categorizer = self._categorizer() if later else None
+        now = [i for i, f in enumerate(facts) if norm[i] and same_of[hashes[i]] is None
+               and not (later and not categorizer.needs_vector(f.type, f.category_hint))]  # type: ignore[union-attr]
+        texts = {hashes[i]: norm[i] for i in now}
         vectors, fresh = indexer.embed_texts(texts) if texts else ({}, [])
         if fresh:
             with db.transaction():
                 db.store_vectors(fresh)
-        salt_base = f"{digest[:16]}#"
-        ids = [text_id(f.text, salt_base + f.anchor) for f in facts]
-        existing = db.items_by_ids(ids)
-        vecs = np.stack([vectors[text_hash(normalize_text(f.text))] for f in facts]) if facts else None
-        neighbours = self._searcher().nearest(vecs, 1) if vecs is not None else []
+        vecs = np.stack([vectors[hashes[i]] for i in now]) if now else None
+        near_of = dict(zip(now, self._searcher().nearest(vecs, 1))) if vecs is not None else {}
         decisions: list[Decision] = []
-        accepted: list[int] = []  # indexes into decisions of new items in this batch
+        accepted: list[int] = []  # indexes into decisions of new items in this batch (with vectors)
         by_hash: dict[str, int] = {}
+        deferred: list[Decision] = []
         for i, fact in enumerate(facts):
-            text = normalize_text(fact.text)
+            text = norm[i]
             if not text:
                 continue
-            vec = vecs[i]  # type: ignore[index]
+            vec = vectors.get(hashes[i]) if i in near_of else None
             item_id = ids[i]
             row = existing.get(item_id)
             if row is not None and row.src and row.src.startswith(state["resource"] + "#"):
@@ -95,18 +109,24 @@ class DedupeSteps:
                 continue
             if row is not None:  # an unrelated item owns this id: salt until free
                 item_id = self.rt.fresh_id(fact.text, salt_base + fact.anchor)
-            h = text_hash(text)
+            h = hashes[i]
             if h in by_hash:  # the same fact twice in this input
                 decisions[by_hash[h]].extra_seen += 1
                 continue
-            same = repository.id_and_src(db, h)
+            same = same_of[h]
             if same is not None:
                 # An item this very input added (a replay after a crash): its twin already
                 # counted there as extra_seen; reinforcing it again would count it twice.
                 own = _from_resource(same[1], state["resource"])
                 decisions.append(Decision(fact, vec, "replay" if own else "reinforce", item_id, target_id=same[0]))
                 continue
-            near = neighbours[i][0] if neighbours and neighbours[i] else None
+            if vec is None:  # written first; its near-duplicate check follows the write
+                by_hash[h] = len(decisions)
+                decisions.append(Decision(fact, None, "add", item_id))
+                deferred.append(decisions[-1])
+                continue
+            hits = near_of.get(i) or []
+            near = hits[0] if hits else None
             if near is not None and near[1] >= threshold:
                 target = db.items_by_labels([near[0]]).get(near[0])
                 if target is not None and not conflicts(text, target.text):
@@ -114,7 +134,7 @@ class DedupeSteps:
                     decisions.append(Decision(fact, vec, "replay" if own else "reinforce", item_id,
                                               target_id=target.id))
                     continue
-            twin = next((j for j in accepted if float(decisions[j].vector @ vec) >= threshold
+            twin = next((j for j in accepted if float(decisions[j].vector @ vec) >= threshold  # type: ignore[operator]
                          and not conflicts(text, normalize_text(decisions[j].fact.text))), None)
             if twin is not None:
                 decisions[twin].extra_seen += 1
@@ -126,7 +146,21 @@ class DedupeSteps:
         # Offline supersession: a newer value for the same subject and attribute retires
         # the old line (kept, with until= and superseded_by=). LLM UPDATEs do the same.
         state["retirements"] = plan_supersessions(decisions, db)
+        if deferred:  # marked before the write, so a crash right after it still gets the check
+            from memfs.index.vecfill_store import mark
+
+            mark(db, [d.item_id for d in deferred])
+            indexer.deferred.update(text_hash(normalize_text(d.fact.text)) for d in deferred)
         state["decisions"] = decisions
+
+    def _categorizer(self) -> Categorizer:
+        """The categorizer for the current category list (descriptions embedded once per list)."""
+        specs = self.rt.category_specs()
+        key = tuple(specs)
+        if self.ctx.categorizer is None or self.ctx.categorizer_key != key:
+            self.ctx.categorizer, self.ctx.categorizer_key = (
+                Categorizer(self.rt.embedder, specs, self.rt.indexer.embed_cached), key)
+        return self.ctx.categorizer
 
     def _llm_merge(self, decisions: list[Decision]) -> None:
         """LLM mode: for each new fact, the model sees its nearest existing items and says
@@ -157,12 +191,7 @@ class DedupeSteps:
 
     def step_categorize(self, state: State) -> None:
         decisions: list[Decision] = state["decisions"]
-        specs = self.rt.category_specs()
-        key = tuple(specs)
-        if self.ctx.categorizer is None or self.ctx.categorizer_key != key:
-            # The descriptions' vectors are computed once per set of categories, not per input.
-            self.ctx.categorizer, self.ctx.categorizer_key = Categorizer(self.rt.embedder, specs, self.rt.indexer.embed_cached), key
-        categorizer = self.ctx.categorizer
+        categorizer = self._categorizer()  # descriptions embedded once per set of categories
         db = self.rt.indexer.db
         targets = db.items_by_ids([d.target_id for d in decisions if d.target_id])
         for d in decisions:

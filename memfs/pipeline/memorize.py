@@ -89,6 +89,9 @@ class MemorizeContext:
     categorizer_key: tuple = ()
     stage_seconds: dict[str, float] = field(default_factory=dict)
     parsed: tuple[str, ParsedSource] | None = None  # (digest, source) of the large input in progress
+    #: Offline: write facts that can be filed without their vector first (pipeline/vecfill.py).
+    vectors_later: bool = False
+    views_owed: bool = False  # lines merged after the write; root files not refreshed yet
 
 
 

@@ -20,14 +20,20 @@ from memfs.views import views_stale
 
 if TYPE_CHECKING:
     from memfs.pipeline.memorize import IngestResult
+    from memfs.pipeline.vecfill import FillReport
 
 #: (files done, files in all, items added so far) after each input.
 IngestProgress = Callable[[int, int, int], None]
 
 
 def ingest_file(rt: Runtime, path: Path, lock_timeout: float = 60.0, allow_relearn: bool = False,
-                max_batches: int | None = None, autocommit: bool | None = None) -> "IngestResult":
-    """See `memfs.api.Memory.ingest_file`; `autocommit` overrides `[git] autocommit`."""
+                max_batches: int | None = None, autocommit: bool | None = None,
+                vectors_later: bool = False) -> "IngestResult":
+    """See `memfs.api.Memory.ingest_file`; `autocommit` overrides `[git] autocommit`.
+
+    `vectors_later` (the daemon): offline, facts whose filing needs no vector are written
+    and keyword-recallable before they are embedded; `fill_vectors` embeds them and makes
+    their near-duplicate check afterwards (pipeline/vecfill.py)."""
     from memfs.inbox import move_to_failed
     from memfs.pipeline.memorize import IngestResult, Unsettled
 
@@ -39,11 +45,15 @@ def ingest_file(rt: Runtime, path: Path, lock_timeout: float = 60.0, allow_relea
                 raise ReadError("symlink: memfs does not follow links in the inbox")
             if not path.is_file():
                 raise ReadError("not a regular file")
+            memorizer = rt.memorizer
+            memorizer.ctx.vectors_later = vectors_later
             try:
-                result = rt.memorizer.run(path, allow_relearn=allow_relearn, max_batches=max_batches)
+                result = memorizer.run(path, allow_relearn=allow_relearn, max_batches=max_batches)
             except Unsettled as err:  # still being written: left where it is, taken later
                 return IngestResult(name=path.name, status="waiting", error=f"{err}; left it to settle")
             finally:
+                memorizer.ctx.vectors_later = False
+                rt.indexer.deferred.clear()  # what is left without a vector, fill_vectors finds
                 if rt.llm_used is not None:
                     rt.llm_used.persist_usage()
         except (ReadError, OSError, UnicodeError, ValueError, RecursionError, MemfsError) as err:
@@ -79,6 +89,23 @@ def ingest(rt: Runtime, paths: list[Path], progress: IngestProgress | None = Non
         if progress:
             progress(n + 1, len(paths), added)
     return results
+
+
+def fill_vectors(rt: Runtime, limit: int | None = None, lock_timeout: float = 60.0,
+                 stop: Callable[[], bool] | None = None) -> "FillReport":
+    """One chunk of vectors after the write and of the near-duplicate checks left for after
+    it (pipeline/vecfill.py), under the writer lock; root files refreshed once the backlog
+    is done, if lines merged."""
+    from memfs.pipeline.vecfill import CHUNK, fill
+
+    with rt.lock("vectors", timeout=lock_timeout):
+        ctx = rt.memorizer.ctx
+        report = fill(rt, rt.memorizer._searcher(), limit or CHUNK, stop)
+        ctx.views_owed = ctx.views_owed or bool(report.merged)
+        if ctx.views_owed and not report.more:  # once the backlog is done, not per chunk
+            rt.regenerate_views()
+            ctx.views_owed = False
+    return report
 
 
 def failure_reason(err: BaseException) -> str:

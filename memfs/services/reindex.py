@@ -27,8 +27,11 @@ def index_path(rt: Runtime) -> Path:
     return rt.ws.state / "index.sqlite3"
 
 
-def sync(rt: Runtime, rebuild: bool = False, progress: Callable[..., None] | None = None) -> SyncReport:
-    """Re-index what changed on disk (or everything, with rebuild) and refresh root files."""
+def sync(rt: Runtime, rebuild: bool = False, progress: Callable[..., None] | None = None,
+         vectors: bool = True) -> SyncReport:
+    """Re-index what changed on disk (or everything, with rebuild) and refresh root files;
+    with `vectors`, also embed what an ingest left without a vector and make its deferred
+    near-duplicate checks (a daemon does that in chunks between inputs instead)."""
     with rt.lock("sync"):
         remove_stale_temp_files([rt.ws.root / d for d in _TEMP_DIRS], shallow=[rt.ws.root])
         try:
@@ -39,9 +42,26 @@ def sync(rt: Runtime, rebuild: bool = False, progress: Callable[..., None] | Non
             rt.reset_index(damaged=str(err))
             report = rt.indexer.sync(rebuild=True, progress=progress)
             rebuild = True
-        if report.changed or rebuild or views_stale(rt.ws, rt.indexer.db):
+        merged = _fill_all(rt) if vectors else 0
+        if report.changed or rebuild or merged or views_stale(rt.ws, rt.indexer.db):
             rt.regenerate_views()
     return report
+
+
+def _fill_all(rt: Runtime) -> int:
+    """Every pending vector and deferred check (pipeline/vecfill.py); lines merged."""
+    from memfs.index.vecfill_store import has_marks
+
+    if not has_marks(rt.indexer.db):
+        return 0  # the common case: nothing deferred (no memorizer built, no scan)
+    from memfs.pipeline.vecfill import fill
+
+    merged = 0
+    while True:
+        report = fill(rt, rt.memorizer._searcher())
+        merged += len(report.merged)
+        if not report.more:
+            return merged
 
 
 def heal_damaged_index(rt: Runtime) -> None:

@@ -1,0 +1,125 @@
+"""The index's side of vectors added after the write (memfs.pipeline.vecfill).
+
+An ingest writes most new items before they have a vector: they are found by keyword
+(FTS5) at once and by meaning once `vecfill` has embedded them. Two things are pending:
+
+- an item (or passage) whose text has no row in `embeddings` (found by a join, so a
+  crash between the item's write and its vector needs no bookkeeping: the next run sees
+  the gap);
+- an item whose near-duplicate check by vector is still to be made (`dedupe_pending`,
+  marked before the item is written, dropped once checked). A lost `.memfs/` loses the
+  marks only: such items stay as filed, with their vectors computed by the rebuild.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from memfs.index.db import IndexDB, ItemRow
+from memfs.index.passages import PASSAGE_LABEL_BASE
+
+if TYPE_CHECKING:
+    from memfs.index.sync import Indexer
+
+_TABLE = "CREATE TABLE IF NOT EXISTS dedupe_pending (id TEXT PRIMARY KEY)"
+
+
+def ensure(db: IndexDB) -> None:
+    """Create the marks table (a writer only; readers never change the schema)."""
+    db.conn.execute(_TABLE)
+
+
+def _exists(db: IndexDB) -> bool:
+    return db.conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='dedupe_pending'").fetchone() is not None
+
+
+def mark(db: IndexDB, ids: list[str]) -> None:
+    """Items about to be written whose vector near-duplicate check comes after the write."""
+    if not ids:
+        return
+    with db.transaction() as c:
+        c.execute(_TABLE)
+        c.executemany("INSERT OR IGNORE INTO dedupe_pending(id) VALUES(?)", [(i,) for i in ids])
+
+
+def unmark(db: IndexDB, ids: list[str]) -> None:
+    if ids and _exists(db):
+        db.conn.executemany("DELETE FROM dedupe_pending WHERE id=?", [(i,) for i in ids])
+
+
+def marked(db: IndexDB, limit: int) -> tuple[list[ItemRow], list[str]]:
+    """(indexed rows of marked items, oldest first; marks whose item is not indexed yet)."""
+    if not _exists(db):
+        return [], []
+    ids = [r[0] for r in db.conn.execute("SELECT id FROM dedupe_pending ORDER BY rowid LIMIT ?", (limit,))]
+    rows = db.items_by_ids(ids)
+    return sorted(rows.values(), key=lambda r: r.label), [i for i in ids if i not in rows]
+
+
+def count_marked(db: IndexDB) -> int:
+    if not _exists(db):
+        return 0
+    return int(db.conn.execute("SELECT count(*) FROM dedupe_pending").fetchone()[0])
+
+
+def without_vectors(db: IndexDB, limit: int) -> tuple[dict[str, str], list[str], list[int]]:
+    """Up to `limit` texts with no vector: (text by hash, item ids, passage vector labels)."""
+    texts: dict[str, str] = {}
+    ids: list[str] = []
+    labels: list[int] = []
+    for item_id, h, text in db.conn.execute(
+            "SELECT items.id, items.text_hash, items.text FROM items LEFT JOIN embeddings "
+            "ON embeddings.text_hash = items.text_hash WHERE embeddings.text_hash IS NULL "
+            "ORDER BY items.label LIMIT ?", (limit,)):
+        texts.setdefault(h, text)
+        ids.append(item_id)
+    room = limit - len(ids)
+    if room > 0:
+        for label, h, text in db.conn.execute(
+                "SELECT passages.label, passages.text_hash, passages.text FROM passages LEFT JOIN embeddings "
+                "ON embeddings.text_hash = passages.text_hash WHERE embeddings.text_hash IS NULL "
+                "ORDER BY passages.label LIMIT ?", (room,)):
+            texts.setdefault(h, text)
+            labels.append(int(label) + PASSAGE_LABEL_BASE)
+    return texts, ids, labels
+
+
+def count_without_vectors(db: IndexDB) -> int:
+    """Items and passages whose text has no vector yet (what `status` could show)."""
+    q = ("SELECT (SELECT count(*) FROM items LEFT JOIN embeddings ON embeddings.text_hash = items.text_hash "
+         "WHERE embeddings.text_hash IS NULL) + (SELECT count(*) FROM passages LEFT JOIN embeddings "
+         "ON embeddings.text_hash = passages.text_hash WHERE embeddings.text_hash IS NULL)")
+    return int(db.conn.execute(q).fetchone()[0])
+
+
+def marked_labels(db: IndexDB) -> set[int]:
+    """Labels of every marked item that is indexed."""
+    if not _exists(db):
+        return set()
+    return {int(r[0]) for r in db.conn.execute(
+        "SELECT items.label FROM dedupe_pending JOIN items ON items.id = dedupe_pending.id")}
+
+
+def store_filled(indexer: "Indexer", fresh: list[tuple[str, np.ndarray]], ids: list[str],
+                 passage_labels: list[int]) -> None:
+    """Store vectors computed after the write; the items and passages whose text they are
+    join the hnsw sidecar's pending delta (or the exact matrix, which readers reload)."""
+    from memfs.index.syncplan import _Plan
+
+    db = indexer.db
+    if fresh:
+        with db.transaction():
+            db.store_vectors(fresh)
+    if ids or passage_labels:
+        plan = _Plan(vector_labels=set(ids), passage_labels=list(passage_labels))
+        indexer._update_sidecar(plan, dict(fresh), rebuild_all=False)
+
+
+def has_marks(db: IndexDB) -> bool:
+    """Any near-duplicate check left for after a write? (Cheap: a sync asks every time.)
+    Marks go before the write and leave only after the item's vector is stored, so no
+    mark means no item an ingest left without a vector."""
+    return _exists(db) and db.conn.execute("SELECT 1 FROM dedupe_pending LIMIT 1").fetchone() is not None

@@ -1,0 +1,171 @@
+"""Vectors after the write: embed what an ingest filed without one, then make the
+near-duplicate check the ingest left for after the write.
+
+Why: with the default embedder, embedding every fact before its item was written bound
+ingestion to the embedder's speed and kept a dropped chat unrecallable until all of it
+was embedded (issue #17). Offline, a fact whose category does not depend on its meaning
+is now written first (FTS5 finds it at once) and marked (index/vecfill_store.py); here,
+in larger batches, it gets its vector, and if its nearest other item is a near-duplicate
+by the same rule the ingest uses (cosine >= `ingest.dedupe_threshold`, not a
+contradiction) it is merged into it: that line is reinforced (seen + its seen, once per
+input by `via=`, also when both came from the same input) and the new line removed, through the store's read-verify-write, so
+a person's edit in between is kept. The target is edited before the line is removed, so a
+crash in between leaves the mark and the next run finishes the merge without counting it
+twice. Callers hold the writer lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from memfs.core.hashing import text_hash
+from memfs.core.model import normalize_text
+from memfs.extract.supersede import conflicts
+from memfs.index.db import ItemRow
+from memfs.index.vecfill_store import marked, marked_labels, store_filled, unmark, without_vectors
+from memfs.pipeline.persist import VIA_KEY
+from memfs.store import CategoryStore, ProtectedError
+
+if TYPE_CHECKING:
+    from memfs.index.search import Searcher
+    from memfs.pipeline.runtime import PipelineRuntime
+
+#: Texts embedded (and marked items checked) per call: about a second of MiniLM on 2 cores,
+#: so a daemon between two inputs never keeps the next one waiting long.
+CHUNK = 128
+#: Texts per embedding call inside a chunk (~0.1 s of MiniLM): where a waiting input may cut in.
+SUB = 16
+
+
+@dataclass
+class FillReport:
+    embedded: int = 0
+    checked: int = 0
+    merged: list[tuple[str, str]] = field(default_factory=list)  # (removed id, the id it merged into)
+    files: list[str] = field(default_factory=list)
+    more: bool = False  # a full chunk was done: call again
+
+    @property
+    def idle(self) -> bool:
+        return not (self.embedded or self.checked)
+
+
+def via_of(src: str | None) -> str | None:
+    """The input's `via=` stamp from an item's provenance (`resources/...-<hash16>.<ext>#turn`)."""
+    if not src or "#" not in src:
+        return None
+    stem = src.split("#", 1)[0].rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    tail = stem.rsplit("-", 1)[-1]
+    return tail[:12] if len(tail) == 16 else None
+
+
+def fill(rt: "PipelineRuntime", searcher: "Searcher", limit: int = CHUNK,
+         stop: Callable[[], bool] | None = None) -> FillReport:
+    """One chunk: vectors for up to `limit` texts without one, then the near-duplicate check
+    of up to `limit` marked items. `stop` (a daemon: an input is waiting) is asked between
+    sub-batches of `SUB` texts; what is done by then is kept."""
+    report = FillReport()
+    indexer = rt.indexer
+    db = indexer.db
+    texts, ids, passage_labels = without_vectors(db, limit)
+    pairs = list(texts.items())
+    sub = SUB if stop is not None else max(1, len(pairs))  # nobody waiting: one embedding call
+    for start in range(0, len(pairs), sub):
+        part = dict(pairs[start:start + sub])
+        indexer.deferred.difference_update(part)
+        _, fresh = indexer.embed_texts(part)
+        last = start + sub >= len(pairs)
+        interrupted = not last and stop is not None and stop()
+        store_filled(indexer, fresh, ids if last or interrupted else [], passage_labels if last or interrupted else [])
+        report.embedded += len(fresh)
+        if interrupted:
+            report.more = True
+            return report
+    rows, never_written = marked(db, limit)
+    if never_written:
+        with db.transaction():
+            unmark(db, never_written)
+    if rows:
+        report.merged, report.files = _check(rt, searcher, rows)
+        report.checked = len(rows)
+        with db.transaction():
+            unmark(db, [r.id for r in rows])
+    report.more = len(ids) + len(passage_labels) >= limit or len(rows) >= limit
+    return report
+
+
+def _check(rt: "PipelineRuntime", searcher: "Searcher", rows: list[ItemRow]) -> tuple[list[tuple[str, str]], list[str]]:
+    """Merge each marked row into its nearest other item when that is a near-duplicate."""
+    indexer = rt.indexer
+    db = indexer.db
+    threshold = rt.config.ingest.dedupe_threshold
+    by_hash = {text_hash(r.text): r.text for r in rows}
+    vectors, fresh = indexer.embed_texts(by_hash)
+    if fresh:
+        store_filled(indexer, fresh, [], [])
+    mat = np.stack([vectors[text_hash(r.text)] for r in rows])
+    waiting = marked_labels(db)  # marked items not yet checked are no targets yet
+    hits = searcher.nearest(mat, len(waiting) + 2)
+    gone: set[int] = set()
+    plans: list[tuple[ItemRow, ItemRow]] = []
+    for row, found in zip(rows, hits):
+        waiting.discard(row.label)
+        if row.superseded_by or row.until:
+            continue  # history: not merged
+        best = next(((lab, score) for lab, score in found
+                     if lab != row.label and lab not in waiting and lab not in gone), None)
+        if best is None or best[1] < threshold:
+            continue
+        target = db.items_by_labels([best[0]]).get(best[0])
+        if target is None or conflicts(normalize_text(row.text), normalize_text(target.text)):
+            continue
+        plans.append((row, target))
+        gone.add(row.label)
+    if not plans:
+        return [], []
+    store = CategoryStore(rt.ws, rt.config)
+    merged: list[tuple[str, str]] = []
+    touched: list[str] = []
+    for row, target in plans:
+        if _merge(store, row, target):
+            merged.append((row.id, target.id))
+            touched.extend(p for p in (target.path, row.path) if p not in touched)
+    if touched:
+        indexer.sync(only=touched)
+    return merged, touched
+
+
+def _merge(store: CategoryStore, row: ItemRow, target: ItemRow) -> bool:
+    """Reinforce `target` by `row` (once per input), then remove `row`'s line."""
+    via = via_of(row.src)
+    found = [False]
+
+    def reinforce(doc) -> None:  # type: ignore[no-untyped-def]
+        slot = doc.find(target.id)
+        if slot is None:
+            return
+        found[0] = True
+        if via is not None and slot.item.extra.get(VIA_KEY) == via:
+            return  # this input already reinforced it (or a merge finished after a crash)
+        extra = slot.item.extra if via is None else {**slot.item.extra, VIA_KEY: via}
+        said = row.when if row.when and len(row.when) == 10 and row.when <= date.today().isoformat() else None
+        slot.item = slot.item.model_copy(update={
+            "seen": slot.item.seen + max(1, row.seen), "extra": extra,
+            "updated": max(filter(None, [slot.item.updated, said]), default=None)})
+
+    def drop(doc) -> None:  # type: ignore[no-untyped-def]
+        doc.remove(row.id)
+
+    try:
+        store.edit(target.path, reinforce)
+        if not found[0]:
+            return False  # the target left meanwhile: the new line stays, as its own item
+        store.edit(row.path, drop)
+    except ProtectedError:
+        return False
+    return True
