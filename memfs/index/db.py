@@ -18,10 +18,11 @@ from pathlib import Path
 import numpy as np
 
 from memfs.core.hashing import text_hash  # noqa: F401 - importable from here, as before
+from memfs.index import quant
 from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.heal import IndexDamaged, is_damage, move_aside, notice, probe
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 _FOREIGN = "it holds tables but no memfs metadata"
 
 _SCHEMA = """
@@ -218,6 +219,8 @@ class IndexDB:
                        f"(index schema {self.get_meta('schema')!r}, this one uses {SCHEMA_VERSION!r}); "
                        "rebuilding it from the Markdown")
                 self._drop_all()  # a cache of an older layout: rebuilt from the Markdown
+                quant.requantize_cache(self.conn, int(self.get_meta("embedder_dim") or 0))
+                self.conn.execute("VACUUM")  # give back the dropped tables' pages
             self.conn.executescript(_SCHEMA)
             if self.get_meta("schema") != SCHEMA_VERSION:
                 self.set_meta("schema", SCHEMA_VERSION)
@@ -341,27 +344,25 @@ class IndexDB:
         return [(int(r[0]), -float(r[1])) for r in rows]
 
     # -- embeddings cache ---------------------------------------------------
-    def _dtype(self, nbytes: int) -> type:
-        """Vectors are stored as float16 (half the space; cosine changes by ~1e-3); a cache
-        kept across an index-layout change may still hold float32 rows of the same dim."""
-        dim = int(self.get_meta("embedder_dim") or 0)
-        return np.float32 if dim and nbytes == 4 * dim else np.float16
+    def _dim(self) -> int:
+        return int(self.get_meta("embedder_dim") or 0)
 
     def cached_vectors(self, hashes: list[str]) -> dict[str, np.ndarray]:
+        """Stored as int8 + a scale (memfs.index.quant); older float16/float32 rows still read."""
         out: dict[str, np.ndarray] = {}
-        dtypes: dict[int, type] = {}
+        dim = self._dim()
         for start in range(0, len(hashes), 500):
             chunk = hashes[start : start + 500]
             q = f"SELECT text_hash, vec FROM embeddings WHERE text_hash IN ({','.join('?' * len(chunk))})"
-            for h, blob in self.conn.execute(q, chunk):
-                dt = dtypes.setdefault(len(blob), self._dtype(len(blob)))
-                out[h] = np.frombuffer(blob, dtype=dt).astype(np.float32)
+            rows = self.conn.execute(q, chunk).fetchall()
+            if rows:
+                out.update(zip((r[0] for r in rows), quant.from_blobs([r[1] for r in rows], dim)))
         return out
 
     def store_vectors(self, pairs: Iterable[tuple[str, np.ndarray]]) -> None:
         self.conn.executemany(
             "INSERT OR REPLACE INTO embeddings(text_hash, vec) VALUES(?, ?)",
-            ((h, np.asarray(v, dtype=np.float16).tobytes()) for h, v in pairs),
+            ((h, quant.to_blob(v)) for h, v in pairs),
         )
 
     def labeled_vectors(self, pending_only: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -379,11 +380,4 @@ class IndexDB:
         if not rows:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
         labels = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        sizes = {len(r[1]) for r in rows}
-        if len(sizes) == 1:
-            size = sizes.pop()
-            dt = self._dtype(size)
-            mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=dt).reshape(len(rows), -1).astype(np.float32)
-        else:  # float32 rows from before the layout change beside float16 ones
-            mat = np.stack([np.frombuffer(r[1], dtype=self._dtype(len(r[1]))).astype(np.float32) for r in rows])
-        return labels, mat
+        return labels, quant.from_blobs([r[1] for r in rows], self._dim())
