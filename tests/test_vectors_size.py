@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from memfs.core.hashing import text_hash
 from memfs.index import quant
 from memfs.index.db import SCHEMA_VERSION, IndexDB
 from memfs.index.vectors import HNSW_FILE, HNSW_META, HnswSidecar
@@ -39,27 +41,35 @@ def test_rows_of_older_layouts_still_read() -> None:
     assert np.allclose(quant.from_blobs([f16, f16], 8), v[[0, 0]], atol=1e-3)
 
 
-def test_a_layout_change_converts_the_cache_to_int8_and_gives_space_back(tmp_path: Path) -> None:
+def test_a_layout_change_converts_the_cache_and_gives_space_back(tmp_path: Path) -> None:
+    """An older memfs's cache (rowid table, 40-character SHA-1 keys, float16 rows) is kept
+    across the layout change, converted: short keys, WITHOUT ROWID, int8; then vacuumed."""
     path = tmp_path / "index.sqlite3"
     db = IndexDB(path)
     db.set_meta("embedder_dim", "384")
     x = _unit(2000, 384)
-    with db.transaction() as c:  # an older memfs's cache: float16 rows, beside a big old table
+    with db.transaction() as c:
+        c.execute("DROP TABLE embeddings")
+        c.execute("CREATE TABLE embeddings (text_hash TEXT PRIMARY KEY, vec BLOB NOT NULL)")
         c.executemany("INSERT INTO embeddings(text_hash, vec) VALUES(?, ?)",
-                      ((f"h{i}", x[i].astype(np.float16).tobytes()) for i in range(len(x))))
+                      ((hashlib.sha1(f"t{i}".encode()).hexdigest(), x[i].astype(np.float16).tobytes())
+                       for i in range(len(x))))
     db.set_meta("schema", "4")
     db.close()
     before = path.stat().st_size
     db = IndexDB(path)
     try:
         assert db.get_meta("schema") == SCHEMA_VERSION
-        sizes = {r[0] for r in db.conn.execute("SELECT length(vec) FROM embeddings")}
-        assert sizes == {384 + quant.SCALE_BYTES}
-        got = db.cached_vectors(["h0", "h1999"])
-        assert np.allclose(got["h0"], x[0], atol=4e-3) and np.allclose(got["h1999"], x[1999], atol=4e-3)
+        sql = db.conn.execute("SELECT sql FROM sqlite_master WHERE name='embeddings'").fetchone()[0]
+        assert "WITHOUT ROWID" in sql.upper()
+        rows = db.conn.execute("SELECT length(text_hash), length(vec), count(*) FROM embeddings GROUP BY 1, 2")
+        assert rows.fetchall() == [(16, 384 + quant.SCALE_BYTES, 2000)]
+        got = db.cached_vectors([text_hash("t0"), text_hash("t1999")])
+        assert np.allclose(got[text_hash("t0")], x[0], atol=4e-3)
+        assert np.allclose(got[text_hash("t1999")], x[1999], atol=4e-3)
     finally:
         db.close()
-    assert path.stat().st_size < 0.7 * before  # vacuumed: the float16 pages are not kept
+    assert path.stat().st_size < 0.6 * before  # vacuumed: the old pages are not kept
 
 
 def test_the_sidecar_keeps_int8_vectors_and_its_graph(tmp_path: Path) -> None:

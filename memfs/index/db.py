@@ -61,7 +61,8 @@ CREATE TRIGGER IF NOT EXISTS items_au AFTER UPDATE OF text, category, context ON
     VALUES ('delete', old.label, old.text, old.category, old.context);
   INSERT INTO items_fts(rowid, text, category, context) VALUES (new.label, new.text, new.category, new.context);
 END;
-CREATE TABLE IF NOT EXISTS embeddings (text_hash TEXT PRIMARY KEY, vec BLOB NOT NULL);
+-- Keyed by text_hash alone, WITHOUT ROWID: no second b-tree for the key (memfs.index.quant).
+CREATE TABLE IF NOT EXISTS embeddings (text_hash TEXT PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID;
 -- Prose a person wrote (memfs.index.passages): paragraphs and sections, never rewritten.
 -- Their vector labels are PASSAGE_LABEL_BASE + label, beside the items' in one space.
 CREATE TABLE IF NOT EXISTS passages (
@@ -219,7 +220,7 @@ class IndexDB:
                        f"(index schema {self.get_meta('schema')!r}, this one uses {SCHEMA_VERSION!r}); "
                        "rebuilding it from the Markdown")
                 self._drop_all()  # a cache of an older layout: rebuilt from the Markdown
-                quant.requantize_cache(self.conn, int(self.get_meta("embedder_dim") or 0))
+                quant.migrate_cache(self.conn, int(self.get_meta("embedder_dim") or 0))
                 self.conn.execute("VACUUM")  # give back the dropped tables' pages
             self.conn.executescript(_SCHEMA)
             if self.get_meta("schema") != SCHEMA_VERSION:

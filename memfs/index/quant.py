@@ -10,7 +10,7 @@ before/after in bench/README.md). Fresh vectors are rounded the same way
 
 Cache rows written before this layout (float16 `2*dim` bytes, float32 `4*dim` bytes) are
 still read, by their length, and converted once when the index layout changes
-(`requantize_cache`).
+(`migrate_cache`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from __future__ import annotations
 import sqlite3
 
 import numpy as np
+
+from memfs.core.hashing import TEXT_HASH_LEN
 
 SCALE_BYTES = 4
 
@@ -77,16 +79,23 @@ def from_blobs(blobs: list[bytes], dim: int) -> np.ndarray:
     return dequantize(codes, scales)
 
 
-def requantize_cache(conn: sqlite3.Connection, dim: int) -> int:
-    """Rewrite cache rows of an older layout (float16/float32) as int8 rows; how many."""
-    if not dim or not conn.execute("SELECT 1 FROM sqlite_master WHERE name='embeddings'").fetchone():
-        return 0
-    rows = conn.execute("SELECT text_hash, vec FROM embeddings WHERE length(vec) != ?",
-                        (dim + SCALE_BYTES,)).fetchall()
-    if not rows:
+def migrate_cache(conn: sqlite3.Connection, dim: int) -> int:
+    """Bring a kept embedding cache to this layout in one transaction: 16-character keys
+    (`core.hashing.text_hash`), a WITHOUT ROWID table, int8 rows. Returns rows converted."""
+    table = conn.execute("SELECT sql FROM sqlite_master WHERE type='table' AND name='embeddings'").fetchone()
+    if not table:
         return 0
     conn.execute("BEGIN IMMEDIATE")
     try:
+        if "WITHOUT ROWID" not in table[0].upper() or conn.execute(
+                "SELECT 1 FROM embeddings WHERE length(text_hash) != ? LIMIT 1", (TEXT_HASH_LEN,)).fetchone():
+            conn.execute("CREATE TABLE embeddings_new (text_hash TEXT PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID")
+            conn.execute("INSERT OR IGNORE INTO embeddings_new SELECT substr(text_hash, 1, ?), vec FROM embeddings",
+                         (TEXT_HASH_LEN,))
+            conn.execute("DROP TABLE embeddings")
+            conn.execute("ALTER TABLE embeddings_new RENAME TO embeddings")
+        rows = conn.execute("SELECT text_hash, vec FROM embeddings WHERE length(vec) != ?",
+                            (dim + SCALE_BYTES,)).fetchall() if dim else []
         conn.executemany("UPDATE embeddings SET vec=? WHERE text_hash=?",
                          ((to_blob(from_blob(blob, dim)), h) for h, blob in rows))
     except BaseException:

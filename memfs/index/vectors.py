@@ -174,11 +174,36 @@ def _freeze(index: object, dim: int, labels: set[int]) -> dict[str, np.ndarray]:
     codes, scales = quantize(vectors)
     # A line shared by many notes is one vector under many labels: each distinct code row once.
     packed = np.concatenate([codes.view(np.uint8), scales[:, None].view(np.uint8)], axis=1)
-    distinct, which = np.unique(packed, axis=0, return_inverse=True) if n else (packed, np.zeros(0, np.int64))
+    distinct, which = _distinct_rows(packed)
     arrays = {k: params.pop(k) for k in [k for k, v in params.items() if isinstance(v, np.ndarray)]}
     return {**arrays, "params": np.array(json.dumps(params)), "graph0": np.delete(rows, np.s_[off : off + 4 * dim], 1),
-            "vectors": distinct, "which": which.reshape(-1).astype(np.int32),
+            "vectors": distinct, "which": which,
             "live": np.fromiter(sorted(labels), dtype=np.int64, count=len(labels))}
+
+
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each distinct row once; which of them each row is). Rows are grouped by a 64-bit
+    fingerprint and the grouping is then checked byte for byte (a collision falls back to
+    a dict of row bytes); `np.unique(axis=0)` sorts void records: 10 s at 75,000 rows."""
+    if len(rows) and rows.shape[1] % 4 == 0:
+        words = np.ascontiguousarray(rows).view(np.uint32).astype(np.uint64)
+        weights = np.random.default_rng(18).integers(1, 2**63, size=words.shape[1], dtype=np.uint64) | np.uint64(1)
+        with np.errstate(over="ignore"):
+            prints = (words * weights).sum(axis=1)
+        _, first, which = np.unique(prints, return_index=True, return_inverse=True)
+        distinct = rows[first]
+        if np.array_equal(distinct[which.reshape(-1)], rows):
+            return distinct, which.reshape(-1).astype(np.int32)
+    seen: dict[bytes, int] = {}
+    order: list[int] = []
+    out = np.empty(len(rows), dtype=np.int32)
+    for i, key in enumerate(map(bytes, rows)):
+        j = seen.get(key)
+        if j is None:
+            j = seen[key] = len(order)
+            order.append(i)
+        out[i] = j
+    return rows[np.asarray(order, dtype=np.int64)], out
 
 
 def _thaw(saved: "np.lib.npyio.NpzFile", dim: int) -> tuple[object, np.ndarray]:
