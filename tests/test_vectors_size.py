@@ -124,3 +124,22 @@ def test_a_sync_caches_int8_rows(ws_path: Path) -> None:
         assert sizes == {mem.embedder.dim + quant.SCALE_BYTES}
     finally:
         mem.close()
+
+
+def test_a_long_lived_writer_does_not_keep_a_big_wal(tmp_path: Path) -> None:
+    from memfs.index.db import WAL_LIMIT
+
+    db = IndexDB(tmp_path / "index.sqlite3")
+    try:
+        blob = bytes(1000)
+        with db.transaction() as c:  # one big write: the WAL grows past the limit
+            c.executemany("INSERT INTO embeddings(text_hash, vec) VALUES(?, ?)",
+                          ((f"{i:016x}", blob) for i in range(3 * WAL_LIMIT // 1000)))
+        wal = tmp_path / "index.sqlite3-wal"
+        assert wal.stat().st_size > WAL_LIMIT
+        db.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        with db.transaction():
+            db.set_meta("touch", "1")
+        assert wal.stat().st_size <= WAL_LIMIT  # truncated back while the connection stays open
+    finally:
+        db.close()

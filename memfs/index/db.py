@@ -23,6 +23,7 @@ from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.heal import IndexDamaged, is_damage, move_aside, notice, probe
 
 SCHEMA_VERSION = "5"
+WAL_LIMIT = 8 << 20  # bytes of WAL kept after a checkpoint
 _FOREIGN = "it holds tables but no memfs metadata"
 
 _SCHEMA = """
@@ -212,6 +213,9 @@ class IndexDB:
             probe(self.conn)
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
+            # A cold build's WAL reaches the size of the index (69 MB at 10,000 notes); without
+            # a limit a long-lived writer (the daemon) keeps the file that big after checkpoints.
+            self.conn.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
             tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if tables and "meta" not in tables:
                 raise IndexDamaged(_FOREIGN)
