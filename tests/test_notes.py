@@ -168,7 +168,7 @@ def test_description_vectors_come_from_the_embedding_cache(ws_path: Path) -> Non
         mem.sync()
         first = Categorizer(mem.embedder, mem.category_specs(), mem.indexer.embed_cached)._spec_vectors()
         sizes = {r[0] for r in mem.indexer.db.conn.execute("SELECT length(vec) FROM embeddings")}
-        assert sizes == {2 * mem.embedder.dim}  # cached as float16
+        assert sizes == {mem.embedder.dim + 4}  # cached as int8 codes + a float32 scale
     finally:
         mem.close()
     mem = hashing_memory(ws_path)

@@ -18,10 +18,12 @@ from pathlib import Path
 import numpy as np
 
 from memfs.core.hashing import text_hash  # noqa: F401 - importable from here, as before
+from memfs.index import quant
 from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.heal import IndexDamaged, is_damage, move_aside, notice, probe
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
+WAL_LIMIT = 8 << 20  # bytes of WAL kept after a checkpoint
 _FOREIGN = "it holds tables but no memfs metadata"
 
 _SCHEMA = """
@@ -60,7 +62,8 @@ CREATE TRIGGER IF NOT EXISTS items_au AFTER UPDATE OF text, category, context ON
     VALUES ('delete', old.label, old.text, old.category, old.context);
   INSERT INTO items_fts(rowid, text, category, context) VALUES (new.label, new.text, new.category, new.context);
 END;
-CREATE TABLE IF NOT EXISTS embeddings (text_hash TEXT PRIMARY KEY, vec BLOB NOT NULL);
+-- Keyed by text_hash alone, WITHOUT ROWID: no second b-tree for the key (memfs.index.quant).
+CREATE TABLE IF NOT EXISTS embeddings (text_hash TEXT PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID;
 -- Prose a person wrote (memfs.index.passages): paragraphs and sections, never rewritten.
 -- Their vector labels are PASSAGE_LABEL_BASE + label, beside the items' in one space.
 CREATE TABLE IF NOT EXISTS passages (
@@ -210,6 +213,9 @@ class IndexDB:
             probe(self.conn)
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
+            # A cold build's WAL reaches the size of the index (69 MB at 10,000 notes); without
+            # a limit a long-lived writer (the daemon) keeps the file that big after checkpoints.
+            self.conn.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
             tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if tables and "meta" not in tables:
                 raise IndexDamaged(_FOREIGN)
@@ -218,6 +224,8 @@ class IndexDB:
                        f"(index schema {self.get_meta('schema')!r}, this one uses {SCHEMA_VERSION!r}); "
                        "rebuilding it from the Markdown")
                 self._drop_all()  # a cache of an older layout: rebuilt from the Markdown
+                quant.migrate_cache(self.conn, int(self.get_meta("embedder_dim") or 0))
+                self.conn.execute("VACUUM")  # give back the dropped tables' pages
             self.conn.executescript(_SCHEMA)
             if self.get_meta("schema") != SCHEMA_VERSION:
                 self.set_meta("schema", SCHEMA_VERSION)
@@ -341,27 +349,25 @@ class IndexDB:
         return [(int(r[0]), -float(r[1])) for r in rows]
 
     # -- embeddings cache ---------------------------------------------------
-    def _dtype(self, nbytes: int) -> type:
-        """Vectors are stored as float16 (half the space; cosine changes by ~1e-3); a cache
-        kept across an index-layout change may still hold float32 rows of the same dim."""
-        dim = int(self.get_meta("embedder_dim") or 0)
-        return np.float32 if dim and nbytes == 4 * dim else np.float16
+    def _dim(self) -> int:
+        return int(self.get_meta("embedder_dim") or 0)
 
     def cached_vectors(self, hashes: list[str]) -> dict[str, np.ndarray]:
+        """Stored as int8 + a scale (memfs.index.quant); older float16/float32 rows still read."""
         out: dict[str, np.ndarray] = {}
-        dtypes: dict[int, type] = {}
+        dim = self._dim()
         for start in range(0, len(hashes), 500):
             chunk = hashes[start : start + 500]
             q = f"SELECT text_hash, vec FROM embeddings WHERE text_hash IN ({','.join('?' * len(chunk))})"
-            for h, blob in self.conn.execute(q, chunk):
-                dt = dtypes.setdefault(len(blob), self._dtype(len(blob)))
-                out[h] = np.frombuffer(blob, dtype=dt).astype(np.float32)
+            rows = self.conn.execute(q, chunk).fetchall()
+            if rows:
+                out.update(zip((r[0] for r in rows), quant.from_blobs([r[1] for r in rows], dim)))
         return out
 
     def store_vectors(self, pairs: Iterable[tuple[str, np.ndarray]]) -> None:
         self.conn.executemany(
             "INSERT OR REPLACE INTO embeddings(text_hash, vec) VALUES(?, ?)",
-            ((h, np.asarray(v, dtype=np.float16).tobytes()) for h, v in pairs),
+            ((h, quant.to_blob(v)) for h, v in pairs),
         )
 
     def labeled_vectors(self, pending_only: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -379,11 +385,4 @@ class IndexDB:
         if not rows:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
         labels = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        sizes = {len(r[1]) for r in rows}
-        if len(sizes) == 1:
-            size = sizes.pop()
-            dt = self._dtype(size)
-            mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=dt).reshape(len(rows), -1).astype(np.float32)
-        else:  # float32 rows from before the layout change beside float16 ones
-            mat = np.stack([np.frombuffer(r[1], dtype=self._dtype(len(r[1]))).astype(np.float32) for r in rows])
-        return labels, mat
+        return labels, quant.from_blobs([r[1] for r in rows], self._dim())

@@ -20,6 +20,7 @@ from memfs.core.categoryfile import read_category  # noqa: F401 - importable fro
 from memfs.core.derived import extractive_summary, newest_stamp
 from memfs.index.context import ContextResolver
 from memfs.index.db import IndexDB, ItemRow, text_hash
+from memfs.index import quant
 from memfs.index.heal import quick_check
 from memfs.index.itemrows import write_file_row, write_item_rows
 from memfs.index.passage_sync import all_passage_texts, apply_passages, category_of, pending_labels, plan_passages
@@ -40,6 +41,8 @@ file_digest = file_hash  # core.hashing: a category file's bytes
 
 #: Texts per embedding call when progress is shown (about a second of MiniLM on 2 cores).
 EMBED_CHUNK = 256
+#: Fresh vectors past which a big embedding run is cached chunk by chunk as it goes.
+SAVE_CHUNK = 2048
 
 
 class Indexer:
@@ -91,12 +94,19 @@ class Indexer:
         have = self.db.cached_vectors(hashes)
         missing = [h for h in hashes if h not in have and h not in self.deferred]
         fresh: list[tuple[str, np.ndarray]] = []
-        step = EMBED_CHUNK if progress else max(1, len(missing))
+        # A cold build over 10,000 notes embeds for many minutes: past SAVE_CHUNK texts each
+        # chunk goes into the cache as it is done, so a build that is stopped resumes from
+        # there (the cache is keyed by content; readers never see it as items).
+        save_early = len(missing) > SAVE_CHUNK and not self.db.conn.in_transaction
+        step = EMBED_CHUNK if progress else SAVE_CHUNK if save_early else max(1, len(missing))
         for start in range(0, len(missing), step):
             chunk = missing[start:start + step]
-            # Rounded as the cache stores them (float16), so a vector is the same fresh or cached.
-            vecs = np.asarray(self.embedder.embed([by_hash[h] for h in chunk]), dtype=np.float16).astype(np.float32)
+            # Rounded as the cache stores them (int8, memfs.index.quant): the same fresh or cached.
+            vecs = quant.round_trip(np.asarray(self.embedder.embed([by_hash[h] for h in chunk])))
             fresh.extend(zip(chunk, vecs))
+            if save_early:
+                with self.db.transaction():
+                    self.db.store_vectors(zip(chunk, vecs))
             if progress:
                 progress(start + len(chunk), len(missing), unit="texts embedded")
         have.update(fresh)

@@ -77,9 +77,14 @@ class Runtime:
     def llm(self) -> "LLMRuntime | None":
         """The LLM runtime when `[llm] provider` (or MEMFS_LLM) is openai; None offline."""
         if not self._llm_loaded:
-            from memfs.llm.runtime import LLMRuntime
+            from memfs.llm.config import llm_config_from_env
 
-            self._llm = LLMRuntime.from_config(self.config.llm, state_dir=self.ws.state)
+            # Offline, the runtime module is not imported at all: it imports the openai SDK,
+            # 1-5 s on a busy machine, which every sync that changed a file paid for the views.
+            if llm_config_from_env(self.config.llm).enabled:
+                from memfs.llm.runtime import LLMRuntime
+
+                self._llm = LLMRuntime.from_config(self.config.llm, state_dir=self.ws.state)
             self._llm_loaded = True
         return self._llm
 
