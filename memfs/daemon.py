@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 
 STORE_DEBOUNCE = 0.5
 RESCAN_SECONDS = 2.0
+#: How long a clean stop keeps filling the vectors inputs left for after their write before
+#: it leaves the rest (still marked) to the next start: a stop must stay prompt under any
+#: backlog (a service manager kills after ~90 s), and nothing is lost by leaving them.
+FINISH_SECONDS = 15.0
 
 
 class Daemon:
@@ -246,10 +250,18 @@ class Daemon:
         """On a clean stop, the vectors and near-duplicate checks of the inputs taken so far,
         so a stopped daemon leaves what embedding first would have (no twin lines waiting
         for the next start). A SIGKILL leaves them to the next run, which finds them."""
+        deadline = time.monotonic() + FINISH_SECONDS
+
+        def late() -> bool:
+            return time.monotonic() > deadline
+
         while self._vectors_due and not self._lost:
+            if late():  # a stop stays prompt: the marks stay, the next start or sync fills them
+                self.log("memfs daemon: vectors and near-duplicate checks left for the next start")
+                return
             self._vectors_due = False
             try:
-                self._vectors_due = self.memory.fill_vectors(lock_timeout=5.0).more
+                self._vectors_due = self.memory.fill_vectors(lock_timeout=5.0, stop=late).more
             except Exception as err:  # noqa: BLE001 - the next start fills them
                 self.log(f"memfs daemon: vectors left for the next start ({type(err).__name__}: {err})")
                 return

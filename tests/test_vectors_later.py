@@ -119,7 +119,7 @@ def test_a_merge_interrupted_half_way_counts_once(tmp_path: Path, monkeypatch: p
 
         def dying(self, rel, change, attempts=5):  # type: ignore[no-untyped-def]
             calls.append(rel)
-            if len(calls) == 2:  # the target is reinforced; the paraphrase's removal "crashes"
+            if len(calls) == 3:  # checked, the target reinforced; the paraphrase's removal "crashes"
                 raise OSError(28, "No space left on device")
             return real(self, rel, change, attempts)
 
@@ -151,7 +151,7 @@ CRASH = textwrap.dedent("""
 def _pending(ws: Path) -> tuple[int, int]:
     conn = sqlite3.connect(ws / ".memfs" / "index.sqlite3")
     try:
-        marks = conn.execute("SELECT count(*) FROM dedupe_pending").fetchone()[0]
+        marks = conn.execute("SELECT count(*) FROM dedupe_marks").fetchone()[0]
         novec = conn.execute("SELECT count(*) FROM items LEFT JOIN embeddings USING(text_hash) "
                              "WHERE embeddings.text_hash IS NULL").fetchone()[0]
     finally:
@@ -218,4 +218,69 @@ def test_a_waiting_input_cuts_a_fill_short_and_nothing_done_is_lost(tmp_path: Pa
         assert count_without_vectors(mem.indexer.db) == 0 and count_marked(mem.indexer.db) == 0
         assert mem.recall("grean kytes harbor", k=3)  # found by meaning (no shared word)
     finally:
+        mem.close()
+
+
+def _later(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """FIRST then PARAPHRASE written with vectors later: (root, memory, the paraphrase's
+    file and line) before the check after the write has run."""
+    root = init_workspace(tmp_path / "w", git=False).root
+    mem = hashing_memory(root)
+    for path in _files(tmp_path / "w", FIRST, PARAPHRASE):
+        assert mem.ingest_file(path, vectors_later=True).status == "processed"
+    hits = [(p, ln) for p in sorted((root / "memory").rglob("*.md"))
+            for ln in p.read_text().splitlines() if "animal shelter" in ln]
+    assert len(hits) == 1, hits
+    return root, mem, hits[0][0], hits[0][1]
+
+
+@pytest.mark.parametrize("synced", [False, True], ids=["index-stale", "index-synced"])
+def test_a_line_the_person_edited_before_the_check_is_never_removed(tmp_path: Path, synced: bool) -> None:
+    """The check after the write merges only a line that still says what memfs wrote: a
+    person's correction in between (same id, new words) stays, whether or not the index
+    has seen it yet (a light edit is still a near-duplicate by meaning)."""
+    root, mem, path, line = _later(tmp_path)
+    try:
+        edited = line.replace("animal shelter", "Animal Shelter")
+        path.write_text(path.read_text().replace(line, edited))
+        if synced:
+            mem.sync(vectors=False)
+        merged = _fill_all(mem)
+        assert merged == []
+        assert edited in path.read_text()
+        assert count_marked(mem.runtime.indexer.db) == 0
+    finally:
+        mem.close()
+
+
+def test_a_file_memfs_refuses_to_rewrite_does_not_block_the_checks(tmp_path: Path) -> None:
+    """A marked line's file turned unreadable as UTF-8: that check is left (both lines
+    stay, one warning), the marks are cleared and sync keeps working."""
+    root, mem, path, line = _later(tmp_path)
+    try:
+        path.write_bytes(path.read_bytes() + b"\n- bad byte \xff\n")
+        _fill_all(mem)
+        assert count_marked(mem.runtime.indexer.db) == 0
+        assert line in path.read_text(errors="replace")
+    finally:
+        mem.close()
+
+
+def test_a_write_protected_new_line_counts_nothing_twice(tmp_path: Path) -> None:
+    """The new line's file is write-protected: its near-duplicate is not reinforced either
+    (else both lines would count the same sighting)."""
+    root, mem, path, line = _later(tmp_path)
+    try:
+        # The person moved the older line (the near-duplicate) into a file of its own, so
+        # the target's file is writable while the new line's is not.
+        older = next(ln for ln in path.read_text().splitlines() if "from the shelter" in ln)
+        path.write_text(path.read_text().replace(older + "\n", ""))
+        (root / "memory" / "pets.md").write_text(f"# Pets\n\n{older}\n")
+        mem.sync(vectors=False)
+        before = item_set(root)
+        path.chmod(0o444)  # memfs goes by the mode bits (even as root)
+        assert _fill_all(mem) == []
+        assert item_set(root) == before
+    finally:
+        path.chmod(0o644)
         mem.close()

@@ -6,7 +6,7 @@ An ingest writes most new items before they have a vector: they are found by key
 - an item (or passage) whose text has no row in `embeddings` (found by a join, so a
   crash between the item's write and its vector needs no bookkeeping: the next run sees
   the gap);
-- an item whose near-duplicate check by vector is still to be made (`dedupe_pending`,
+- an item whose near-duplicate check by vector is still to be made (`dedupe_marks`,
   marked before the item is written, dropped once checked). A lost `.memfs/` loses the
   marks only: such items stay as filed, with their vectors computed by the rebuild.
 """
@@ -23,7 +23,9 @@ from memfs.index.passages import PASSAGE_LABEL_BASE
 if TYPE_CHECKING:
     from memfs.index.sync import Indexer
 
-_TABLE = "CREATE TABLE IF NOT EXISTS dedupe_pending (id TEXT PRIMARY KEY)"
+#: A mark keeps the hash of the text as memfs wrote it: the check after the write merges only
+#: a line that still says exactly that (a person's edit in between wins; issue #10).
+_TABLE = "CREATE TABLE IF NOT EXISTS dedupe_marks (id TEXT PRIMARY KEY, text_hash TEXT NOT NULL)"
 
 
 def ensure(db: IndexDB) -> None:
@@ -33,36 +35,38 @@ def ensure(db: IndexDB) -> None:
 
 def _exists(db: IndexDB) -> bool:
     return db.conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='dedupe_pending'").fetchone() is not None
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='dedupe_marks'").fetchone() is not None
 
 
-def mark(db: IndexDB, ids: list[str]) -> None:
-    """Items about to be written whose vector near-duplicate check comes after the write."""
-    if not ids:
+def mark(db: IndexDB, marks: dict[str, str]) -> None:
+    """Items about to be written (id -> hash of the text written) whose vector
+    near-duplicate check comes after the write."""
+    if not marks:
         return
     with db.transaction() as c:
         c.execute(_TABLE)
-        c.executemany("INSERT OR IGNORE INTO dedupe_pending(id) VALUES(?)", [(i,) for i in ids])
+        c.executemany("INSERT OR IGNORE INTO dedupe_marks(id, text_hash) VALUES(?, ?)", list(marks.items()))
 
 
 def unmark(db: IndexDB, ids: list[str]) -> None:
     if ids and _exists(db):
-        db.conn.executemany("DELETE FROM dedupe_pending WHERE id=?", [(i,) for i in ids])
+        db.conn.executemany("DELETE FROM dedupe_marks WHERE id=?", [(i,) for i in ids])
 
 
-def marked(db: IndexDB, limit: int) -> tuple[list[ItemRow], list[str]]:
-    """(indexed rows of marked items, oldest first; marks whose item is not indexed yet)."""
+def marked(db: IndexDB, limit: int) -> tuple[list[ItemRow], list[str], dict[str, str]]:
+    """(indexed rows of marked items, oldest first; marks whose item is not indexed yet;
+    the hash of each marked item's text as written)."""
     if not _exists(db):
-        return [], []
-    ids = [r[0] for r in db.conn.execute("SELECT id FROM dedupe_pending ORDER BY rowid LIMIT ?", (limit,))]
-    rows = db.items_by_ids(ids)
-    return sorted(rows.values(), key=lambda r: r.label), [i for i in ids if i not in rows]
+        return [], [], {}
+    written = dict(db.conn.execute("SELECT id, text_hash FROM dedupe_marks ORDER BY rowid LIMIT ?", (limit,)))
+    rows = db.items_by_ids(list(written))
+    return sorted(rows.values(), key=lambda r: r.label), [i for i in written if i not in rows], written
 
 
 def count_marked(db: IndexDB) -> int:
     if not _exists(db):
         return 0
-    return int(db.conn.execute("SELECT count(*) FROM dedupe_pending").fetchone()[0])
+    return int(db.conn.execute("SELECT count(*) FROM dedupe_marks").fetchone()[0])
 
 
 def without_vectors(db: IndexDB, limit: int) -> tuple[dict[str, str], list[str], list[int]]:
@@ -100,7 +104,7 @@ def marked_labels(db: IndexDB) -> set[int]:
     if not _exists(db):
         return set()
     return {int(r[0]) for r in db.conn.execute(
-        "SELECT items.label FROM dedupe_pending JOIN items ON items.id = dedupe_pending.id")}
+        "SELECT items.label FROM dedupe_marks JOIN items ON items.id = dedupe_marks.id")}
 
 
 def store_filled(indexer: "Indexer", fresh: list[tuple[str, np.ndarray]], ids: list[str],
@@ -122,4 +126,4 @@ def has_marks(db: IndexDB) -> bool:
     """Any near-duplicate check left for after a write? (Cheap: a sync asks every time.)
     Marks go before the write and leave only after the item's vector is stored, so no
     mark means no item an ingest left without a vector."""
-    return _exists(db) and db.conn.execute("SELECT 1 FROM dedupe_pending LIMIT 1").fetchone() is not None
+    return _exists(db) and db.conn.execute("SELECT 1 FROM dedupe_marks LIMIT 1").fetchone() is not None

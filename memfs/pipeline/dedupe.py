@@ -149,8 +149,9 @@ class DedupeSteps:
         if deferred:  # marked before the write, so a crash right after it still gets the check
             from memfs.index.vecfill_store import mark
 
-            mark(db, [d.item_id for d in deferred])
-            indexer.deferred.update(text_hash(normalize_text(d.fact.text)) for d in deferred)
+            written = {d.item_id: text_hash(normalize_text(d.fact.text)) for d in deferred}
+            mark(db, written)
+            indexer.deferred.update(written.values())
         state["decisions"] = decisions
 
     def _categorizer(self) -> Categorizer:

@@ -8,8 +8,12 @@ is now written first (FTS5 finds it at once) and marked (index/vecfill_store.py)
 in larger batches, it gets its vector, and if its nearest other item is a near-duplicate
 by the same rule the ingest uses (cosine >= `ingest.dedupe_threshold`, not a
 contradiction) it is merged into it: that line is reinforced (seen + its seen, once per
-input by `via=`, also when both came from the same input) and the new line removed, through the store's read-verify-write, so
-a person's edit in between is kept. The target is edited before the line is removed, so a
+input by `via=`, also when both came from the same input) and the new line removed, through the store's read-verify-write.
+Only a line that still says exactly what memfs wrote is merged: the mark keeps the hash of
+the text written, and the line on disk is checked against it before the target is touched
+and again in the edit that removes it, so a person's edit, move or deletion in between wins
+(the line stays, as its own item). A write-protected file, or one memfs refuses to rewrite,
+leaves both lines as they are. The target is edited before the line is removed, so a
 crash in between leaves the mark and the next run finishes the merge without counting it
 twice. Callers hold the writer lock.
 """
@@ -21,10 +25,13 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
 
+import logging
+
 import numpy as np
 
 from memfs.core.hashing import text_hash
 from memfs.core.model import normalize_text
+from memfs.errors import MemfsError
 from memfs.extract.supersede import conflicts
 from memfs.index.db import ItemRow
 from memfs.index.vecfill_store import marked, marked_labels, store_filled, unmark, without_vectors
@@ -34,6 +41,8 @@ from memfs.store import CategoryStore, ProtectedError
 if TYPE_CHECKING:
     from memfs.index.search import Searcher
     from memfs.pipeline.runtime import PipelineRuntime
+
+log = logging.getLogger(__name__)
 
 #: Texts embedded (and marked items checked) per call: about a second of MiniLM on 2 cores,
 #: so a daemon between two inputs never keeps the next one waiting long.
@@ -86,21 +95,23 @@ def fill(rt: "PipelineRuntime", searcher: "Searcher", limit: int = CHUNK,
         if interrupted:
             report.more = True
             return report
-    rows, never_written = marked(db, limit)
+    rows, never_written, written = marked(db, limit)
     if never_written:
         with db.transaction():
             unmark(db, never_written)
     if rows:
-        report.merged, report.files = _check(rt, searcher, rows)
+        report.merged, report.files, retry = _check(rt, searcher, rows, written)
         report.checked = len(rows)
         with db.transaction():
-            unmark(db, [r.id for r in rows])
+            unmark(db, [r.id for r in rows if r.id not in retry])
     report.more = len(ids) + len(passage_labels) >= limit or len(rows) >= limit
     return report
 
 
-def _check(rt: "PipelineRuntime", searcher: "Searcher", rows: list[ItemRow]) -> tuple[list[tuple[str, str]], list[str]]:
-    """Merge each marked row into its nearest other item when that is a near-duplicate."""
+def _check(rt: "PipelineRuntime", searcher: "Searcher", rows: list[ItemRow],
+           written: dict[str, str]) -> tuple[list[tuple[str, str]], list[str], set[str]]:
+    """Merge each marked row into its nearest other item when that is a near-duplicate and
+    the row's line still says what memfs wrote (`written`: id -> text hash)."""
     indexer = rt.indexer
     db = indexer.db
     threshold = rt.config.ingest.dedupe_threshold
@@ -115,8 +126,8 @@ def _check(rt: "PipelineRuntime", searcher: "Searcher", rows: list[ItemRow]) -> 
     plans: list[tuple[ItemRow, ItemRow]] = []
     for row, found in zip(rows, hits):
         waiting.discard(row.label)
-        if row.superseded_by or row.until:
-            continue  # history: not merged
+        if row.superseded_by or row.until or text_hash(row.text) != written.get(row.id):
+            continue  # history, or a line a person changed since memfs wrote it: not merged
         best = next(((lab, score) for lab, score in found
                      if lab != row.label and lab not in waiting and lab not in gone), None)
         if best is None or best[1] < threshold:
@@ -127,23 +138,40 @@ def _check(rt: "PipelineRuntime", searcher: "Searcher", rows: list[ItemRow]) -> 
         plans.append((row, target))
         gone.add(row.label)
     if not plans:
-        return [], []
+        return [], [], set()
     store = CategoryStore(rt.ws, rt.config)
     merged: list[tuple[str, str]] = []
     touched: list[str] = []
+    retry: set[str] = set()
     for row, target in plans:
-        if _merge(store, row, target):
-            merged.append((row.id, target.id))
+        outcome = _merge(store, row, target, written[row.id])
+        if outcome != "left":
             touched.extend(p for p in (target.path, row.path) if p not in touched)
+        if outcome == "merged":
+            merged.append((row.id, target.id))
+        elif outcome == "retry":
+            retry.add(row.id)
     if touched:
         indexer.sync(only=touched)
-    return merged, touched
+    return merged, touched, retry
 
 
-def _merge(store: CategoryStore, row: ItemRow, target: ItemRow) -> bool:
-    """Reinforce `target` by `row` (once per input), then remove `row`'s line."""
+class _LineChanged(MemfsError):
+    """The marked line no longer says what memfs wrote (a person edited, moved or deleted it)."""
+
+
+def _merge(store: CategoryStore, row: ItemRow, target: ItemRow, written: str) -> str:
+    """Reinforce `target` by `row` (once per input), then remove `row`'s line — only while
+    that line still holds the text memfs wrote (hash `written`). "merged", "left" (both lines
+    stay as they are) or "retry" (the removal failed after the target was reinforced: the
+    mark stays). An OSError (disk full) propagates, and the mark stays too."""
     via = via_of(row.src)
     found = [False]
+
+    def unchanged(doc) -> None:  # type: ignore[no-untyped-def]
+        slot = doc.find(row.id)
+        if slot is None or slot.removed or text_hash(slot.item.text) != written:
+            raise _LineChanged(row.id)
 
     def reinforce(doc) -> None:  # type: ignore[no-untyped-def]
         slot = doc.find(target.id)
@@ -159,13 +187,29 @@ def _merge(store: CategoryStore, row: ItemRow, target: ItemRow) -> bool:
             "updated": max(filter(None, [slot.item.updated, said]), default=None)})
 
     def drop(doc) -> None:  # type: ignore[no-untyped-def]
+        unchanged(doc)  # checked again on the bytes this edit read
         doc.remove(row.id)
 
     try:
+        # First a read only (no change, so nothing is written): the line is as memfs wrote
+        # it and its file is writable; only then is the target touched.
+        store.edit(row.path, unchanged)
         store.edit(target.path, reinforce)
-        if not found[0]:
-            return False  # the target left meanwhile: the new line stays, as its own item
-        store.edit(row.path, drop)
+    except _LineChanged:
+        return "left"  # the person's version stays, as its own item
     except ProtectedError:
-        return False
-    return True
+        return "left"
+    except MemfsError as err:  # a file memfs will not rewrite (say, not UTF-8): both lines stay
+        log.warning("near-duplicate check of %s left as it is: %s", row.id, err)
+        return "left"
+    if not found[0]:
+        return "left"  # the target left meanwhile: the new line stays, as its own item
+    try:
+        store.edit(row.path, drop)
+    except _LineChanged:
+        return "left"  # edited in the last moment: the person's line stays
+    except MemfsError as err:  # e.g. the file kept changing: the mark stays, the next run
+        # finishes the removal (the target's `via=` keeps it from counting twice)
+        log.warning("near-duplicate %s: its removal is tried again later: %s", row.id, err)
+        return "retry"
+    return "merged"
