@@ -180,8 +180,8 @@ class Daemon:
             # Vectors after the write: keyword-recallable at once, embedded between inputs.
             # Not when each input is committed: a later merge would be left uncommitted.
             commits = self.memory.config.git.autocommit if self.commit is None else self.commit
-            result = self.memory.ingest_file(path, max_batches=1, autocommit=self.commit,
-                                             vectors_later=not commits)
+            later = self.memory.config.ingest.vectors_after_write and not commits
+            result = self.memory.ingest_file(path, max_batches=1, autocommit=self.commit, vectors_later=later)
             self._vectors_due = True
         except LockedError as err:  # a long CLI write: keep the file, try next round
             self.log(f"memfs daemon: {name}: {err}")

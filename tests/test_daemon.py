@@ -121,7 +121,8 @@ def test_kill_minus_nine_loop_processes_every_input_exactly_once(tmp_path: Path)
 
     archived = sorted(p.name for p in (ws / "resources").rglob("*.json"))
     assert len(archived) == len(inputs)  # each input archived exactly once
-    assert not (ws / "inbox" / "failed").exists() or not list((ws / "inbox" / "failed").iterdir())
+    failed = sorted((ws / "inbox" / "failed").iterdir()) if (ws / "inbox" / "failed").exists() else []
+    assert not failed, [(p.name, p.read_text(errors="replace")[:300]) for p in failed if p.name.endswith(".txt")]
     got = _item_set(ws)
     assert got == want  # no item lost, duplicated or reinforced twice
     leftovers = [p for p in ws.rglob(".*.tmp")]

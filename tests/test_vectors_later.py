@@ -162,7 +162,7 @@ def _pending(ws: Path) -> tuple[int, int]:
 @pytest.mark.parametrize("restart", ["sync", pytest.param("daemon", marks=pytest.mark.slow)])
 def test_a_crash_between_write_and_vector_is_filled_by_the_next_run(tmp_path: Path, restart: str) -> None:
     want = _reference(tmp_path, FIRST, PARAPHRASE)
-    e = env()
+    e = env(MEMFS_INGEST_VECTORS_AFTER_WRITE="true")
     ws = init(tmp_path / "crashed", e)
     first, second = _files(tmp_path, FIRST, PARAPHRASE)
     killed = subprocess.run([sys.executable, "-c", CRASH, str(ws), str(first), str(second)], cwd=Path.cwd(),
@@ -186,7 +186,7 @@ def test_a_crash_between_write_and_vector_is_filled_by_the_next_run(tmp_path: Pa
 @pytest.mark.slow
 def test_the_daemon_writes_first_and_merges_after(tmp_path: Path) -> None:
     want = _reference(tmp_path, FIRST, PARAPHRASE)
-    e = env()
+    e = env(MEMFS_INGEST_VECTORS_AFTER_WRITE="true")
     ws = init(tmp_path / "w", e)
     with Daemon(ws, e, tmp_path / "daemon.log") as daemon:
         daemon.wait_ready()
