@@ -20,12 +20,11 @@ twice. Callers hold the writer lock.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
-
-import logging
 
 import numpy as np
 
