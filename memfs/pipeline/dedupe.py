@@ -60,7 +60,8 @@ class DedupeSteps:
     rt: "PipelineRuntime"
     ctx: "MemorizeContext"
 
-    def _searcher(self) -> Searcher:
+    def searcher(self) -> Searcher:
+        """The per-context searcher (dedupe here; the deferred near-duplicate checks too)."""
         if self.ctx.searcher is None:
             m = self.rt
             self.ctx.searcher = Searcher(m.indexer.db, m.embedder, m.ws.state, m.config.recall)
@@ -92,7 +93,7 @@ class DedupeSteps:
             with db.transaction():
                 db.store_vectors(fresh)
         vecs = np.stack([vectors[hashes[i]] for i in now]) if now else None
-        near_of = dict(zip(now, self._searcher().nearest(vecs, 1))) if vecs is not None else {}
+        near_of = dict(zip(now, self.searcher().nearest(vecs, 1))) if vecs is not None else {}
         decisions: list[Decision] = []
         accepted: list[int] = []  # indexes into decisions of new items in this batch (with vectors)
         by_hash: dict[str, int] = {}
@@ -172,7 +173,7 @@ class DedupeSteps:
         if rt is None or not adds:
             return
         db = self.rt.indexer.db
-        hits = self._searcher().nearest(np.stack([d.vector for d in adds]), MERGE_NEIGHBOURS)
+        hits = self.searcher().nearest(np.stack([d.vector for d in adds]), MERGE_NEIGHBOURS)
         labels = {lab for row in hits for lab, score in row if score >= MERGE_MIN_SIMILARITY}
         rows = db.items_by_labels(labels)
         neighbours = [[(rows[lab].id, rows[lab].text, float(score)) for lab, score in row

@@ -100,7 +100,7 @@ def fill_vectors(rt: Runtime, limit: int | None = None, lock_timeout: float = 60
 
     with rt.lock("vectors", timeout=lock_timeout):
         ctx = rt.memorizer.ctx
-        report = fill(rt, rt.memorizer._searcher(), limit or CHUNK, stop)
+        report = fill(rt, rt.memorizer.searcher(), limit or CHUNK, stop)
         ctx.views_owed = ctx.views_owed or bool(report.merged)
         if ctx.views_owed and not report.more:  # once the backlog is done, not per chunk
             rt.regenerate_views()

@@ -58,7 +58,7 @@ def _fill_all(rt: Runtime) -> int:
 
     merged = 0
     while True:
-        report = fill(rt, rt.memorizer._searcher())
+        report = fill(rt, rt.memorizer.searcher())
         merged += len(report.merged)
         if not report.more:
             return merged
