@@ -86,19 +86,19 @@ class Searcher:
         self.embedder = embedder if isinstance(embedder, CachingEmbedder) else CachingEmbedder(embedder)
         self.state_dir = state_dir
         self.cfg = cfg
-        self._matrix_version: tuple[int, int] | None = None
+        self._matrix_version: tuple[int, int, int] | None = None
         self._labels = np.zeros(0, dtype=np.int64)
         self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._sidecar: HnswSidecar | None = None
         self._sidecar_gen: int | None = None
-        self._pending_version: tuple[int, int] | None = None
+        self._pending_version: tuple[int, int, int] | None = None
         self._pending_labels = np.zeros(0, dtype=np.int64)
         self._pending_matrix = np.zeros((0, 0), dtype=np.float32)
         self._pending_set: set[int] = set()
         self._all, self._pending = VectorCopy(), VectorCopy(pending_only=True)
         self._executor: ThreadPoolExecutor | None = None
-        self._count_version: tuple[int, int] | None = None
-        self._bm_version: tuple[int, int] | None = None
+        self._count_version: tuple[int, int, int] | None = None
+        self._bm_version: tuple[int, int, int] | None = None
         self._bm_cache: dict[tuple[str, int], list[tuple[int, float]]] = {}
         self._count_cache = 0
 
@@ -194,11 +194,13 @@ class Searcher:
         merged.sort(key=lambda h: -h[1])
         return merged[:limit]
 
-    def _db_version(self) -> tuple[int, int]:
+    def _db_version(self) -> tuple[int, int, int]:
         """Changes whenever the database may have: data_version counts commits by *other*
-        connections, total_changes this connection's own."""
-        dv = int(self.db.conn.execute("PRAGMA data_version").fetchone()[0])
-        return (dv, self.db.conn.total_changes)
+        connections, total_changes this connection's own; both restart on a new connection
+        (the index reopened after a rebuild swapped it), so the connection is part of it."""
+        conn = self.db.conn
+        dv = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        return (id(conn), dv, conn.total_changes)
 
     def nearest(self, vectors: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
         """Top-k existing items for each row of `vectors` (near-duplicate detection)."""
