@@ -259,10 +259,11 @@ def test_locomo_like_session() -> None:
         ("D1:2", "Melanie is swamped with the kids & work.", "profile", "2023-05-08"),
         ("D1:3", "Caroline went to a LGBTQ support group on 2023-05-07 and it was so powerful.",
          "event", "2023-05-07"),
-        ("D1:4", "Melanie painted that lake sunrise in 2022. It's special to them.", "event",
-         "2022"),
+        ("D1:4", "Melanie painted that lake sunrise in 2022.", "event", "2022"),
+        # "It" is the one thing the sentence before names: a line of its own (``antecedent``)
+        ("D1:4", "The lake sunrise is special to Melanie.", "profile", "2023-05-08"),
     ]
-    assert [f.speaker for f in facts] == ["Melanie", "Caroline", "Melanie"]
+    assert [f.speaker for f in facts] == ["Melanie", "Caroline", "Melanie", "Melanie"]
 
 
 def test_what_one_says_of_the_listener_is_their_view_and_echoes_are_dropped() -> None:

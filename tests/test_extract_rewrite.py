@@ -30,9 +30,15 @@ def test_an_evaluation_on_a_dummy_it_names_whose_view_it_is_and_stands_alone() -
     assert not any("camping" in t and "unplug" in t for t in got)
 
 
-def test_a_bare_evaluation_stays_with_the_fact_it_judges() -> None:
+def test_a_bare_evaluation_names_the_one_thing_it_judges_and_stands_alone() -> None:
     got = lines(("Gina", "Last Friday I went to a council meeting for adoption. It was inspiring and emotional."))
-    assert got == ["On 2023-07-14 Gina went to a council meeting for adoption. "
+    assert got == ["On 2023-07-14 Gina went to a council meeting for adoption.",
+                   "Gina found the council meeting inspiring and emotional."]
+
+
+def test_a_bare_evaluation_stays_with_the_fact_it_judges_when_it_could_mean_two_things() -> None:
+    got = lines(("Gina", "Last Friday I took my kids to a concert in the park. It was inspiring and emotional."))
+    assert got == ["On 2023-07-14 Gina took their kids to a concert in the park. "
                    "They found it inspiring and emotional."]
 
 

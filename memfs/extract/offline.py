@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memfs.core.segment import Fact, ParsedSource, Segment
+from memfs.extract.antecedent import resolve_opening, resolve_view
 from memfs.extract.attribution import (
     ASSISTANT_ROLES,
     GENERIC_AUTHOR,
@@ -43,6 +44,7 @@ from memfs.extract.attribution import (
 )
 from memfs.extract.blocks import Block, chat_blocks, document_blocks
 from memfs.extract.classify import classify
+from memfs.extract.clauses import clauses_of
 from memfs.extract.dates import resolve_dates
 from memfs.extract.deixis import resolve_place
 from memfs.extract.intro import drop_introduction, introduced_name
@@ -88,6 +90,7 @@ _SECOND_PERSON_RE = re.compile(r"\b(?:you|your|you're|you've|you'll|you'd|yours|
 _PERSONAL_RE = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|my|me|mine|myself|we|us|our|you|your|ya|u|ur)\b",
                           re.IGNORECASE)
 _WS_RE = re.compile(r"\s+")
+_LAST_SENTENCE_RE = re.compile(r"(?<=[.!])\s+(?=[A-Z])")
 _SPACE_PUNCT_RE = re.compile(r"\s+([,.;:!?])")
 _END_RE = re.compile(r"[\s!.\u2026,;:]+$")
 
@@ -291,7 +294,8 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
 
     pieces: list[_Piece] = []
     for block in blocks:
-        for raw in split_sentences(block.text):
+        sentences = split_sentences(block.text)
+        for raw in (clauses_of(sentences) if ctx.kind == "conversation" else sentences):
             prev = pieces[-1] if pieces else None
             joins = (prev is not None and prev.block is block and not block.list_item
                      and name in prev.text and bool(_CONTINUATION_RE.match(raw.strip())))
@@ -310,6 +314,16 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
                 if again is not None:
                     again.continuation = True
                     piece = again
+            if joins and piece.continuation and prev is not None:
+                # "It's special to me." after "I painted that lake sunrise": a line of its own
+                # when the sentence before names what "It" is (``antecedent``).
+                alone = _sentence_piece(raw, block, seg, ctx, name, ref, named=False)
+                spelled = None if _LAST_SENTENCE_RE.search(prev.text) else (
+                    resolve_view(piece.text, prev.text, name) or (alone and resolve_opening(alone.text, prev.text)))
+                if alone is not None and spelled:
+                    alone.text, alone.continuation = _finish(spelled), False
+                    pieces.append(alone)
+                    continue
             if (piece.continuation and prev is not None and prev.block is block
                     and not block.list_item
                     and len(prev.text) + len(piece.text) + 1 <= MAX_FACT_CHARS):

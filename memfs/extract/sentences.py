@@ -181,7 +181,7 @@ def strip_edges(sentence: str, names: Iterable[str] = ()) -> str:
     while s and s != prev:
         prev = s
         s = _NEWS_LEAD_RE.sub("", s, count=1).strip()
-        if _may_have_lead(s):
+        if s and _may_have_lead(s):
             s = _LEAD_RE.sub("", s).strip()
             s = _LEAD_BARE_RE.sub("", s).strip()
             s = _LEAD_NOTE_RE.sub("", s).strip()

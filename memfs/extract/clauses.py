@@ -1,0 +1,133 @@
+"""Cut a long chat sentence into clauses that each read on their own.
+
+A chat sentence often strings two facts together ("I lost my job yesterday, so I'm
+going to start my own business"; "I went to the park and got lost"). As one line it
+holds too many words for either fact; as two it says each plainly. The cut runs on the
+raw first-person sentence, before attribution, so each clause gets its own names.
+
+Rules (a wrong cut is worse than a long line):
+- Cut only at a clause boundary: ", and", ", so", ", but", "; ", " - ", or a bare "and"
+  / "so" / "but" before a first-person subject.
+- The clause after the cut must carry a subject of its own: the speaker ("I", "I'm",
+  "my sister", "we"), or none at all and start on a past-tense or present verb, in which
+  case it inherits the subject of the clause before it (**subject carry-over**: "I went
+  to the park and loved the slides" -> "I went to the park." / "I loved the slides.").
+  Only a first-person subject is carried over: "Melanie" is who "I" is, and attribution
+  names it in both clauses.
+- A clause that opens on a pronoun pointing elsewhere ("it was great", "they loved it",
+  "that's why") or ends on one ("... loved it") is not cut off: what "it" is lives in the
+  other clause, so the sentence stays whole there.
+- Both halves need at least ``MIN_WORDS`` words; otherwise the sentence stays whole.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memfs.extract.lexicon import ADVERBS, is_past_form
+
+#: The shortest clause worth a line of its own, in words.
+MIN_WORDS = 5
+# A boundary: the conjunction (if any) is dropped, the clause after it kept.
+_BOUNDARY_RE = re.compile(
+    r",\s+(?:and|so|but|and then)\s+|;\s+|\s+-\s+|\s+(?:and|so|but)\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|"
+    r"we've)\b)",
+    re.IGNORECASE)
+# The speaker as subject: "I ...", "I'm", "my kids ...", "we ...", "our ...".
+_OWN_SUBJECT_RE = re.compile(r"^(?:i|i'm|im|i've|i'd|i'll|my|we|we're|we've|we'll|we'd|our)\b",
+                             re.IGNORECASE)
+# A clause that opens on someone or something named elsewhere.
+_POINTER_RE = re.compile(r"^(?:it|it's|its|that|that's|this|these|those|they|they're|they've|them|"
+                         r"he|he's|she|she's|there|here|which|who|what|you|your|you're|so|then|"
+                         r"because|cause|since|when|if|as|though|although|even|not|no)\b",
+                         re.IGNORECASE)
+# Ends on an object that points into the other clause: "... and loved it".
+_DANGLING_END_RE = re.compile(r"\b(?:it|that|this|them|these|those|there|one|too|either)\W*$",
+                              re.IGNORECASE)
+# Present-tense verbs a subject-less clause may open on ("... and love the slides").
+# A pronoun inside the clause that points into the other one: "... and really love it so far".
+_POINTS_BACK_RE = re.compile(r"\b(?:it|them|they|he|she|him|her|there|these|those)\b", re.IGNORECASE)
+_PRESENT_VERB_RE = re.compile(r"^(?:love|like|enjoy|hate|want|need|hope|plan|feel|think|know|"
+                              r"have|am|can|will|try|keep|make|take|go|work|live|help|get|"
+                              r"started|start|finally|also|now)\b", re.IGNORECASE)
+# The clause before the cut is subordinate ("My favorite was when we were down 10 and I hit
+# the shot") or a list ("I watch movies, hike, and have game nights"): no cut after it.
+_UNFINISHED_RE = re.compile(r"\b(?:when|because|if|while|since|after|before|until|unless|whether|"
+                            r"although|though|as soon as|so that)\b|,", re.IGNORECASE)
+_WORD_RE = re.compile(r"[\w']+")
+
+
+def _words(text: str) -> int:
+    return len(_WORD_RE.findall(text))
+
+
+def _opens_on_verb(clause: str) -> bool:
+    first = clause.split(None, 1)
+    if not first:
+        return False
+    words = clause.split()
+    i = 0
+    while i < len(words) - 1 and words[i].lower().strip(",") in ADVERBS:
+        i += 1
+    word = words[i].lower().strip(",.!")
+    return is_past_form(word) or _PRESENT_VERB_RE.match(word) is not None
+
+
+def _carry(head: str, tail: str) -> str | None:
+    """`tail` as a clause with a subject, or None when it cannot stand alone."""
+    if _POINTER_RE.match(tail) or _DANGLING_END_RE.search(tail) or _POINTS_BACK_RE.search(tail):
+        return None
+    if _OWN_SUBJECT_RE.match(tail):
+        return tail
+    if _opens_on_verb(tail) and _OWN_SUBJECT_RE.match(head):
+        subject = head.split(None, 1)[0]
+        if subject.lower() in ("my", "our"):  # "my son ... and loved it": whose? too far
+            return None
+        plain = {"i'm": "I", "im": "I", "i've": "I", "i'd": "I", "i'll": "I", "we're": "we",
+                 "we've": "we", "we'll": "we", "we'd": "we"}.get(subject.lower(), subject)
+        return f"{plain} {tail}"
+    return None
+
+
+def split_clauses(sentence: str) -> list[str]:
+    """`sentence` as one or more clauses, each with its own subject; whole when no cut is safe."""
+    text = sentence.strip()
+    if _words(text) < 2 * MIN_WORDS or text.endswith("?"):
+        return [sentence]
+    pieces: list[str] = []
+    bounds: list[str] = []
+    last = 0
+    for m in _BOUNDARY_RE.finditer(text):
+        pieces.append(text[last:m.start()])
+        bounds.append(m.group(0))
+        last = m.end()
+    pieces.append(text[last:])
+    if len(pieces) < 2:
+        return [sentence]
+    out: list[str] = []
+    current = pieces[0].strip()
+    for bound, tail in zip(bounds, pieces[1:]):
+        tail = tail.strip()
+        bare = tail.rstrip(".!\u2026 ")
+        carried = _carry(current, bare) if _OWN_SUBJECT_RE.match(current) else None
+        if (carried is None or _words(tail) < MIN_WORDS or _words(current) < MIN_WORDS
+                or _DANGLING_END_RE.search(current.rstrip(".!\u2026 ")) or _UNFINISHED_RE.search(current)):
+            current = current + bound + tail  # no safe cut: the tail stays with its clause
+            continue
+        out.append(current)
+        current = carried + tail[len(bare):]
+    out.append(current)
+    out = [p for p in out if p.strip(" .,;-!")]
+    if len(out) < 2:
+        return [sentence]
+    return [_end(p) for p in out]
+
+
+def _end(clause: str) -> str:
+    clause = clause.strip().rstrip(",;-").strip()
+    return clause if clause[-1:] in ".!\u2026" else clause + "."
+
+
+def clauses_of(sentences: list[str]) -> list[str]:
+    """Every sentence of a chat turn cut into its clauses (``split_clauses``)."""
+    return [clause for sentence in sentences for clause in split_clauses(sentence)]

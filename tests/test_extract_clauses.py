@@ -1,0 +1,95 @@
+"""One fact a line: long chat sentences cut into clauses, follow-ups resolved (issue #19).
+
+A clause after the cut keeps its own subject or inherits the first person of the clause
+before it; a follow-up opening on "It"/"They" becomes its own line only when the sentence
+before names exactly one thing it can mean. Anything else stays whole: never a line that
+opens on a pronoun pointing at nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memfs.extract.antecedent import resolve_opening, resolve_view
+from memfs.extract.clauses import split_clauses
+from tests.support.cli import init, run
+from tests.test_extract_lines import lines
+
+
+def test_a_clause_with_its_own_subject_is_a_line_of_its_own() -> None:
+    got = lines(("Tim", "I lost my job as a banker yesterday, so I'm going to start my own business."))
+    assert got == ["Tim lost Tim's job as a banker on 2023-05-07.", "Tim is going to start their own business."] \
+        or got == ["Tim lost their job as a banker on 2023-05-07.", "Tim is going to start their own business."]
+
+
+def test_a_clause_without_a_subject_inherits_the_speakers() -> None:
+    assert split_clauses("I ran a half marathon last weekend, and finished in under two hours.") == [
+        "I ran a half marathon last weekend.", "I finished in under two hours."]
+    got = lines(("Tim", "I ran a half marathon last weekend, and finished in under two hours."))
+    assert got[1] == "Tim finished in under two hours."
+    assert got[0].startswith("Tim ran a half marathon")
+
+
+@pytest.mark.parametrize("sentence", [
+    "I went to the park and it was great, the kids loved it.",  # "it": what the park was like
+    "I signed up for a pottery class yesterday, and I really love it so far.",  # "it" inside
+    "I usually watch movies, hike, and have game nights at my place.",  # a list of what I do
+    "My favorite was when we were down 10 in the 4th and I hit the buzzer-beater to win.",
+    "My teammates believing in me and my love for improving my skills keep me going.",
+    "Are you going to the park on Saturday, and can I bring my dog along?",
+])
+def test_no_cut_where_a_clause_would_not_stand_alone(sentence: str) -> None:
+    assert split_clauses(sentence) == [sentence]
+
+
+def test_it_becomes_the_one_thing_named_before() -> None:
+    assert lines(("Tim", "I painted that lake sunrise last year. It's special to me.")) == [
+        "Tim painted that lake sunrise in 2022.", "The lake sunrise is special to Tim."]
+    assert resolve_opening("It's on Fridays at 6.", "Melanie signed up for a pottery class.") == \
+        "The pottery class is on Fridays at 6."
+    assert resolve_opening("She loves the beach.", "Tim took Tim's daughter to Cornwall.") == \
+        "Tim's daughter loves the beach."
+    assert resolve_view("They found it inspiring and emotional.", "Gina went to a council meeting.", "Gina") == \
+        "Gina found the council meeting inspiring and emotional."
+
+
+@pytest.mark.parametrize(("follow_up", "before"), [
+    ("It was really peaceful.", "Joanna took this photo at a beautiful location."),  # two things
+    ("It made me reflect on how far I've come.", "Caroline talked about her journey."),  # the event
+    ("It's been a wild ride.", "Gina built a new website."),
+    ("It's great that you came.", "Tim baked a cake."),  # a dummy "it"
+    ("It's nice to see it grow.", "Tim planted a tree."),
+    ("It was so nice and refreshing.", "Tim and John got to take a break from everything."),  # an activity
+    ("It is so smooth.", "Coconut ice cream is at the top of Nate's list."),  # "the top", "Nate's list"
+    ("It was really fun.", "It reminds Tim of a trip."),  # a pointer after a pointer
+    ("They were an important part of the decor.", "They remind Melanie to enjoy the small moments."),
+])
+def test_a_pointer_that_could_mean_anything_else_is_not_resolved(follow_up: str, before: str) -> None:
+    assert resolve_opening(follow_up, before) is None
+
+
+def test_an_unresolved_follow_up_stays_with_its_fact() -> None:
+    got = lines(("Tim", "I took this photo at a beautiful spot called Whispering Falls. It was really peaceful and serene."))
+    assert len(got) == 1 and "peaceful" in got[0] and "photo" in got[0]
+    assert not any(t.split()[0] in ("It", "They", "The") for t in got)
+
+
+def test_the_markdown_holds_one_fact_a_line_through_the_cli(tmp_path: Path) -> None:
+    ws = init(tmp_path / "ws")
+    chat = {"format": "memfs.conversation/1", "participants": ["Melanie", "Caroline"], "sessions": [{
+        "id": "S1", "time": "2023-05-08T13:56:00", "turns": [
+            {"id": "D1:1", "speaker": "Melanie", "text": "I painted that lake sunrise last year! It's special to me."},
+            {"id": "D1:2", "speaker": "Caroline",
+             "text": "I lost my job at the bank on Friday, so I'm going to open my own bakery."}]}]}
+    src = tmp_path / "chat.json"
+    src.write_text(json.dumps(chat), encoding="utf-8")
+    run(["ingest", str(src)], cwd=ws)
+    texts = [ln.split(" <!--")[0][2:] for f in sorted((ws / "memory").rglob("*.md"))
+             for ln in f.read_text(encoding="utf-8").splitlines() if ln.startswith("- ")]
+    assert "The lake sunrise is special to Melanie." in texts
+    assert "Melanie painted that lake sunrise in 2022." in texts
+    assert "Caroline is going to open their own bakery." in texts
+    assert not any(t.startswith(("It ", "It's", "They ")) for t in texts)
