@@ -121,3 +121,22 @@ def test_advice_and_what_the_speaker_did_with_the_listener_are_kept() -> None:
 ])
 def test_a_by_the_way_lead_in_is_not_part_of_the_fact(text: str, expected: str) -> None:
     assert lines(("Tim", text)) == [expected]
+
+
+@pytest.mark.parametrize("text", [
+    "I'll let you know how it goes.",
+    "I'll keep you updated!",
+    "I can't wait to see your studio done.",
+    "You're going to be an awesome mom.",
+    "Your hard work will pay off.",
+])
+def test_courtesy_between_the_two_is_not_a_line(text: str) -> None:
+    # Predictions about the listener, promises to keep them posted, eagerness for their news.
+    assert lines(("Tim", text)) == []
+
+
+def test_a_plan_with_the_listener_that_names_a_place_or_date_is_kept() -> None:
+    assert lines(("Tim", "I'll show you around Galway in August.")) == [
+        "Tim will show John around Galway in August 2023."]
+    assert lines(("Tim", "I will start writing down my favourite memories.")) == [
+        "Tim will start writing down their favourite memories."]

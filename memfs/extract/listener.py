@@ -56,3 +56,21 @@ def told_back(s: str) -> bool:
         if verb in ("were", "did", "had", "been", "got", "went", "made") or is_past_form(verb):
             return True
     return False
+
+
+def courtesy(text: str, speaker: str, listener: str, names: list[str]) -> bool:
+    """A line that is only talk between the two: a prediction or wish about the listener
+    ("Caroline will be an awesome mom", "Jon's hard work will pay off"), a promise to keep
+    them posted ("Tim will let John know how it goes"), or eagerness for their news ("Gina
+    can't wait to see Jon's studio done"). Undated and naming nothing but the two people:
+    with a date, a place or a name it is a plan, and kept."""
+    if not listener or listener not in text or specific(text, names):
+        return False
+    lis, spk = re.escape(listener), re.escape(speaker)
+    return bool(re.search(rf"\b{lis}(?:'s(?: [\w-]+){{0,3}})? (?:will|won't|is going to|are going to)\b", text)
+                or re.search(rf"^{spk} will (?:\w+ )?(?:let|keep|tell|send|show|give|update|text|call|shout|"
+                             rf"get back)\b.*\b{lis}\b", text)
+                or _EAGER_RE.search(text))
+
+
+_EAGER_RE = re.compile(r"\bcan't wait (?:to (?:see|hear|show|try|read|watch|check)\b|for)")

@@ -51,6 +51,7 @@ from memfs.extract.intro import drop_introduction, introduced_name
 from memfs.extract.listener import (
     LETS_RE,
     OWN_SUBJECT_RE,
+    courtesy,
     held_by,
     told_back,
     same_subject,
@@ -361,7 +362,7 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
                                list_item=p.block.list_item, ordered=p.block.ordered,
                                personal=p.personal, names=people)
         said = attributed(_with_heading(p, p.text, heading), name, people, ctx.kind, p.dated)
-        if said is None:
+        if said is None or (ctx.kind == "conversation" and courtesy(said, name, ctx.addressee.get(name, ""), ctx.names)):
             continue
         text = _trim(said)
         facts.append(Fact(text=text, type=mtype, when=p.when or stated, anchor=seg.anchor,
