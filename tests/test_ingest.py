@@ -36,8 +36,11 @@ def test_conversation_becomes_items_with_provenance(mem: Memory, ws_path: Path) 
     rows = mem.indexer.db.all_items()
     assert len(rows) == len(result.added)
     assert all(r.src and r.src.startswith(result.resource + "#m") for r in rows)  # type: ignore[operator]
-    lisbon = [r for r in rows if "Lisbon" in r.text][0]
+    lisbon = [r for r in rows if "Lisbon" in r.text and "moved" in r.text][0]
     assert "Alice" in lisbon.text and lisbon.when == "2026-10"  # "last month", resolved
+    # "... and I love the food here": a fact of its own, "here" spelled out, dated when said
+    food = [r for r in rows if "food" in r.text][0]
+    assert food.text == "Alice loves the food in Lisbon." and food.when == "2026-11-29"
     assert "Lisbon" in (ws_path / "memory.md").read_text()
     assert f"]({lisbon.path})" in (ws_path / "index.md").read_text()
     hits = mem.recall("where does Alice live", k=3)

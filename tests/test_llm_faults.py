@@ -324,13 +324,13 @@ def test_cli_small_model_server_is_never_worse_than_offline_and_says_so(fake: Fa
     env = _env(fake, MEMFS_GIT_AUTOCOMMIT="true")
     out = subprocess.run(MEMFS + ["ingest", str(chat)], cwd=root, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert "+3 added, 0 reinforced, 0 updated, 0 superseded" in out.stdout
+    assert "+4 added, 0 reinforced, 0 updated, 0 superseded" in out.stdout
     assert "llm: fell back offline for 1 of 1 batches (coverage 1)" in out.stdout
     assert "summaries kept extractive (placeholder" in out.stdout and "stepped down to json_object" in out.stdout
-    assert len(_items(root)) >= len(_offline_items(tmp_path, chat)) == 3
+    assert len(_items(root)) >= len(_offline_items(tmp_path, chat)) == 4  # "I love the old library and I cycle to work": two facts, two lines
     assert "The summary text" not in (root / "index.md").read_text() + (root / "memory.md").read_text()
     message = subprocess.run(["git", "log", "-1", "--format=%B"], cwd=root, capture_output=True, text=True).stdout
-    assert "added 3, reinforced 0, updated 0, superseded 0" in message
+    assert "added 4, reinforced 0, updated 0, superseded 0" in message
     assert "llm: fell back offline for 1 of 1 batches (coverage 1)" in message
     status = subprocess.run(MEMFS + ["status"], cwd=root, env=env, capture_output=True, text=True, timeout=60).stdout
     assert "fallbacks: coverage 1" in status and "dropped-uncited 3" in status and "mode:json_object 1" in status
@@ -417,7 +417,7 @@ def test_daemon_log_says_what_the_model_did(fake: FakeOpenAI, ws_path: Path) -> 
     with Memory(ws_path, config=config) as mem:
         Daemon(mem, log=lines.append)._process(ws_path / "inbox" / "chat.json")
     log = "\n".join(lines)
-    assert "chat.json: +3 added, 0 reinforced, 0 updated, 0 superseded" in log, log
+    assert "chat.json: +4 added, 0 reinforced, 0 updated, 0 superseded" in log, log
     assert "chat.json: llm: fell back offline for 1 of 1 batches (coverage 1)" in log
     assert SECRET not in log
 
