@@ -93,3 +93,10 @@ def test_the_markdown_holds_one_fact_a_line_through_the_cli(tmp_path: Path) -> N
     assert "Melanie painted that lake sunrise in 2022." in texts
     assert "Caroline is going to open their own bakery." in texts
     assert not any(t.startswith(("It ", "It's", "They ")) for t in texts)
+
+
+def test_a_sentence_about_us_stays_whole_so_we_keeps_its_people() -> None:
+    sentence = "We were teammates for four years in high school, so we have played together for quite some time."
+    assert split_clauses(sentence) == [sentence]
+    [line] = lines(("Tim", sentence))
+    assert line.startswith("Tim and John were teammates") and "others" not in line

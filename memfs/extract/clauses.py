@@ -9,7 +9,7 @@ Rules (a wrong cut is worse than a long line):
 - Cut only at a clause boundary: ", and", ", so", ", but", "; ", " - ", or a bare "and"
   / "so" / "but" before a first-person subject.
 - The clause after the cut must carry a subject of its own: the speaker ("I", "I'm",
-  "my sister", "we"), or none at all and start on a past-tense or present verb, in which
+  "my sister"), or none at all and start on a past-tense or present verb, in which
   case it inherits the subject of the clause before it (**subject carry-over**: "I went
   to the park and loved the slides" -> "I went to the park." / "I loved the slides.").
   Only a first-person subject is carried over: "Melanie" is who "I" is, and attribution
@@ -17,6 +17,8 @@ Rules (a wrong cut is worse than a long line):
 - A clause that opens on a pronoun pointing elsewhere ("it was great", "they loved it",
   "that's why") or ends on one ("... loved it") is not cut off: what "it" is lives in the
   other clause, so the sentence stays whole there.
+- A sentence with "we"/"us"/"our" stays whole: who "we" is (the two speakers, a family,
+  "others") is read from the whole sentence, and a half would lose it.
 - Both halves need at least ``MIN_WORDS`` words; otherwise the sentence stays whole.
 """
 
@@ -30,8 +32,7 @@ from memfs.extract.lexicon import ADVERBS, is_past_form
 MIN_WORDS = 5
 # A boundary: the conjunction (if any) is dropped, the clause after it kept.
 _BOUNDARY_RE = re.compile(
-    r",\s+(?:and|so|but|and then)\s+|;\s+|\s+-\s+|\s+(?:and|so|but)\s+(?=(?:i|i'm|i've|i'd|i'll|we|we're|"
-    r"we've)\b)",
+    r",\s+(?:and|so|but|and then)\s+|;\s+|\s+-\s+|\s+(?:and|so|but)\s+(?=(?:i|i'm|i've|i'd|i'll)\b)",
     re.IGNORECASE)
 # The speaker as subject: "I ...", "I'm", "my kids ...", "we ...", "our ...".
 _OWN_SUBJECT_RE = re.compile(r"^(?:i|i'm|im|i've|i'd|i'll|my|we|we're|we've|we'll|we'd|our)\b",
@@ -54,6 +55,9 @@ _PRESENT_VERB_RE = re.compile(r"^(?:love|like|enjoy|hate|want|need|hope|plan|fee
 # the shot") or a list ("I watch movies, hike, and have game nights"): no cut after it.
 _UNFINISHED_RE = re.compile(r"\b(?:when|because|if|while|since|after|before|until|unless|whether|"
                             r"although|though|as soon as|so that)\b|,", re.IGNORECASE)
+# Who "we" is depends on the whole sentence ("we were teammates, so we played together" is
+# the two speakers; cut, its first half would read "and others"): such a sentence stays whole.
+_WE_RE = re.compile(r"\b(?:we|we're|we've|we'll|we'd|us|our|ours)\b", re.IGNORECASE)
 _WORD_RE = re.compile(r"[\w']+")
 
 
@@ -92,7 +96,7 @@ def _carry(head: str, tail: str) -> str | None:
 def split_clauses(sentence: str) -> list[str]:
     """`sentence` as one or more clauses, each with its own subject; whole when no cut is safe."""
     text = sentence.strip()
-    if _words(text) < 2 * MIN_WORDS or text.endswith("?"):
+    if _words(text) < 2 * MIN_WORDS or text.endswith("?") or _WE_RE.search(text):
         return [sentence]
     pieces: list[str] = []
     bounds: list[str] = []
