@@ -40,6 +40,8 @@ def test_a_clause_without_a_subject_inherits_the_speakers() -> None:
     "My favorite was when we were down 10 in the 4th and I hit the buzzer-beater to win.",
     "My teammates believing in me and my love for improving my skills keep me going.",
     "Are you going to the park on Saturday, and can I bring my dog along?",
+    "I just finished the intro to my next script, and I decided to include this at the beginning.",
+    "I can't stop thinking about the screenplay, so I just started writing another one.",
 ])
 def test_no_cut_where_a_clause_would_not_stand_alone(sentence: str) -> None:
     assert split_clauses(sentence) == [sentence]

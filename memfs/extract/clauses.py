@@ -47,7 +47,8 @@ _DANGLING_END_RE = re.compile(r"\b(?:it|that|this|them|these|those|there|one|too
                               re.IGNORECASE)
 # Present-tense verbs a subject-less clause may open on ("... and love the slides").
 # A pronoun inside the clause that points into the other one: "... and really love it so far".
-_POINTS_BACK_RE = re.compile(r"\b(?:it|them|they|he|she|him|her|there|these|those)\b", re.IGNORECASE)
+_POINTS_BACK_RE = re.compile(r"\b(?:it|them|they|he|she|him|her|there|these|those|this|(?:another|that) one)\b",
+                             re.IGNORECASE)
 _PRESENT_VERB_RE = re.compile(r"^(?:love|like|enjoy|hate|want|need|hope|plan|feel|think|know|"
                               r"have|am|can|will|try|keep|make|take|go|work|live|help|get|"
                               r"started|start|finally|also|now)\b", re.IGNORECASE)
