@@ -147,7 +147,7 @@ def _plan(searcher: "Searcher", db: IndexDB, mat: np.ndarray, rows: list[ItemRow
     eligible item is a near-duplicate that does not contradict it.
 
     Eligible is what the row's fact would have met had it been embedded first: any item
-    but itself, a row merged away in this chunk and an item still waiting for its own
+    except itself, a row merged away in this chunk and an item still waiting for its own
     check (marked after it); a stale label (an item removed since) is passed over, not
     taken for "no near-duplicate". `FIRST_K` neighbours are asked for, and more (x4) only
     while every one found is above the threshold yet ineligible: the cost follows the
