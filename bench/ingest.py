@@ -99,8 +99,9 @@ def chat_chunks(path: Path, size: int = 50) -> list[dict]:
     return chunks
 
 
-def latency(trials: int, tmp: Path, source: Path) -> dict:
-    """Time from rename-into-inbox to the first item of that chat answering a recall."""
+def latency(trials: int, tmp: Path, source: Path, later: bool | None = None) -> dict:
+    """Time from rename-into-inbox to the first item of that chat answering a recall.
+    `later`: the daemon's `[ingest] vectors_after_write` (None: its default)."""
     from memfs.extract import extract_offline
     from memfs.readers import read_source
 
@@ -109,8 +110,10 @@ def latency(trials: int, tmp: Path, source: Path) -> dict:
     for chunk in chunks:
         facts = extract_offline(read_source(json.dumps(chunk).encode(), "c.json"))
         probes.append(max(facts, key=lambda f: len(f.text)).text)  # a distinctive fact
-    root = init_workspace(tmp / "w-daemon", git=False).root
+    root = init_workspace(tmp / f"w-daemon-{time.monotonic_ns()}", git=False).root
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFS_")}
+    if later is not None:
+        env["MEMFS_INGEST_VECTORS_AFTER_WRITE"] = "true" if later else "false"
     log = open(tmp / "daemon.log", "w+", encoding="utf-8")
     proc = subprocess.Popen([sys.executable, "-m", "memfs.cli", "daemon"], cwd=root, env=env,
                             stdout=subprocess.DEVNULL, stderr=log, text=True)
@@ -141,7 +144,8 @@ def latency(trials: int, tmp: Path, source: Path) -> dict:
     # The daemon's own time per input (its log line "chatN.json: ... (S.SSs)"): the rest of a
     # sample is waiting (the poll, the previous input's root files and vectors) and the recall.
     own = [float(m.group(1)) for line in lines if (m := re.search(r"chat\d+\.json: .*\((\d+\.\d+)s\)$", line))]
-    return {"trials": len(samples), "median_s": round(statistics.median(samples), 3), "max_s": round(max(samples), 3),
+    return {"mode": {None: "default", True: "vectors later", False: "vectors first"}[later],
+            "trials": len(samples), "median_s": round(statistics.median(samples), 3), "max_s": round(max(samples), 3),
             "samples_s": [round(s, 3) for s in samples],
             "daemon_ingest_s": [round(x, 3) for x in own],
             "daemon_ingest_median_s": round(statistics.median(own), 3) if own else None,
@@ -155,6 +159,10 @@ def main() -> int:
     ap.add_argument("--latency-trials", type=int, default=10)
     ap.add_argument("--modes", default="first,later",
                     help="first: every fact embedded before the write (the CLI); later: vectors after it (the daemon)")
+    ap.add_argument("--latency-modes", default="",
+                    help="e.g. first,later: a daemon per mode, alternated --latency-rounds times (default: "
+                         "one daemon, its default setting)")
+    ap.add_argument("--latency-rounds", type=int, default=1)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     out: dict = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "nproc": os.cpu_count(),
@@ -173,12 +181,22 @@ def main() -> int:
                           f"{row['turns_per_s_all_vectors']} turns/s; {row['items']} items, seen {row['seen']} "
                           f"(merged after {row['merged_after']}); embedding alone {row['embed_texts_per_s']} texts/s; "
                           f"stages {row['stages_s']}", flush=True)
-        if args.latency_trials:
-            out["latency"] = latency(args.latency_trials, tmp, args.data / "41.json")
-            print(f"inbox -> recallable, 50-turn chat, daemon running: median {out['latency']['median_s']}s, "
-                  f"max {out['latency']['max_s']}s over {args.latency_trials}; the daemon's own ingest time "
-                  f"median {out['latency']['daemon_ingest_median_s']}s; samples {out['latency']['samples_s']}",
-                  flush=True)
+        modes = [m == "later" for m in args.latency_modes.split(",")] if args.latency_modes else [None]
+        runs = []
+        for _ in range(args.latency_rounds if args.latency_trials else 0):
+            for later in modes:  # alternated, so the modes share the machine's load
+                lat = latency(args.latency_trials, tmp, args.data / "41.json", later)
+                runs.append(lat)
+                print(f"inbox -> recallable, 50-turn chat, daemon running ({lat['mode']}): median "
+                      f"{lat['median_s']}s, max {lat['max_s']}s over {args.latency_trials}; the daemon's own "
+                      f"ingest time median {lat['daemon_ingest_median_s']}s; samples {lat['samples_s']}; "
+                      f"load {os.getloadavg()[0]:.1f}", flush=True)
+        if runs:
+            out["latency"] = runs[0] if len(runs) == 1 else runs
+            for mode in dict.fromkeys(r["mode"] for r in runs):
+                pooled = [x for r in runs if r["mode"] == mode for x in r["samples_s"]]
+                print(f"  {mode}: median {statistics.median(pooled):.3f}s, max {max(pooled):.3f}s over "
+                      f"{len(pooled)} samples", flush=True)
     out["load_avg_end"] = os.getloadavg()[0]
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))

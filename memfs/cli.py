@@ -245,6 +245,9 @@ def status(as_json: bool = typer.Option(False, "--json")) -> None:
                f"passages   {st.passages} (prose in your notes)\n"
                f"resources  {st.resources}\ninbox      {st.inbox_pending} pending, {st.failed} failed\n"
                f"embedder   {st.embedder}\nllm        {st.llm}\nindex      {st.index_bytes / 1e6:.1f} MB")
+    if st.vectors_pending or st.checks_pending:  # vectors after the write, not added yet
+        typer.echo(f"pending    {st.vectors_pending} vectors, {st.checks_pending} near-duplicate checks "
+                   "(the daemon adds them; or run memfs sync)")
     if st.llm_usage:
         from memfs.llm.usage import Usage
 

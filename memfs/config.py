@@ -76,10 +76,10 @@ class IngestConfig(_Section):
     batch_segments: int = Field(2000, ge=1, description="A larger input is memorized this many segments (turns, "
                                 "sections) at a time: a checkpoint after each batch; the daemon honours SIGTERM "
                                 "and takes other inputs between two batches.")
-    vectors_after_write: bool = Field(False, description="Daemon, offline: write a fact whose filing needs no "
+    vectors_after_write: bool = Field(True, description="Daemon, offline: write a fact whose filing needs no "
                                       "vector first (keyword-recallable at once) and embed it and check it for "
-                                      "near-duplicates after the write. Off by default: under repeated SIGKILLs "
-                                      "its end state does not yet always equal a clean run's.")
+                                      "near-duplicates after the write (`memfs status` shows what is still "
+                                      "owed). false: embed every fact before its write, as `memfs ingest` does.")
 
 
 class GitConfig(_Section):

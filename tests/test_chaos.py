@@ -26,7 +26,7 @@ from tests.support.cli import env, init, run
 from tests.support.daemon import Daemon, wait
 from tests.support.factories import conversation
 from tests.support.figures import figure
-from tests.support.workspace import hashing_memory, item_set, waiting
+from tests.support.workspace import hashing_memory, item_set, settled, waiting
 
 TRIALS = 50
 
@@ -87,7 +87,7 @@ def test_sigkill_at_random_points_ends_exactly_once(tmp_path: Path) -> None:
         (ws / "inbox" / name).write_text(inputs[name])
     with Daemon(ws, e, tmp_path / "log-final.txt") as d:
         d.wait_ready()
-        wait(lambda: not waiting(ws), timeout=180, what="inbox drained")
+        wait(lambda: settled(ws, e), timeout=180, what="inbox drained, checks after the write made")
         assert d.stop() == 0
         replays += d.log().count("already processed")
 

@@ -17,7 +17,7 @@ from tests.support.cli import MEMFS
 from tests.support.cli import env as cli_env
 from tests.support.daemon import wait
 from tests.support.factories import conversation
-from tests.support.workspace import status, waiting
+from tests.support.workspace import settled, status, waiting
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -114,9 +114,13 @@ def test_kill_minus_nine_loop_processes_every_input_exactly_once(tmp_path: Path)
         proc.communicate()
         kills += 1
     proc = _start(ws, env)  # a clean finish
-    wait(lambda: not waiting(ws), timeout=120)
+    # Finished means settled, not just an empty inbox: with vectors after the write the
+    # inputs a killed daemon took may still owe their near-duplicate checks, and a SIGTERM
+    # that lands before the signal handlers are set stops this daemon before it makes them.
+    wait(lambda: settled(ws, env), timeout=120)
     proc.send_signal(signal.SIGTERM)
     proc.communicate(timeout=30)
+    assert proc.returncode == 0
     assert kills >= 3
 
     archived = sorted(p.name for p in (ws / "resources").rglob("*.json"))

@@ -13,7 +13,7 @@ import pytest
 from tests.support.cli import env, init, run
 from tests.support.daemon import Daemon, wait
 from tests.support.figures import figure
-from tests.support.workspace import indexed_items, waiting
+from tests.support.workspace import indexed_items, settled, waiting
 
 
 @pytest.mark.slow
@@ -181,7 +181,7 @@ def test_a_large_input_goes_in_batches_small_inputs_do_not_wait_and_sigterm_is_h
     batches_before = log.count("big.json: batch done")
     with Daemon(ws, e, tmp_path / "d2.log") as d:
         d.wait_ready()
-        wait(lambda: not waiting(ws), 300, "the big input to finish")
+        wait(lambda: settled(ws, e), 300, "the big input to finish, its checks after the write made")
         assert d.stop() == 0
         resumed = d.log()
     # It resumed from its checkpoint (no batch done twice) and the result is the clean run's.

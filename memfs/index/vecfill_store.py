@@ -54,13 +54,18 @@ def unmark(db: IndexDB, ids: list[str]) -> None:
 
 
 def marked(db: IndexDB, limit: int) -> tuple[list[ItemRow], list[str], dict[str, str]]:
-    """(indexed rows of marked items, oldest first; marks whose item is not indexed yet;
-    the hash of each marked item's text as written)."""
+    """(indexed rows of marked items, in the order they were marked; marks whose item is
+    not indexed yet; the hash of each marked item's text as written).
+
+    Mark order is the order the facts were deduplicated in (an input's facts in turn
+    order, inputs in the order taken), i.e. the order an embed-first ingest decides them
+    in; labels are not: an input's new items are numbered file by file, and a rebuild
+    renumbers everything."""
     if not _exists(db):
         return [], [], {}
     written = dict(db.conn.execute("SELECT id, text_hash FROM dedupe_marks ORDER BY rowid LIMIT ?", (limit,)))
     rows = db.items_by_ids(list(written))
-    return sorted(rows.values(), key=lambda r: r.label), [i for i in written if i not in rows], written
+    return [rows[i] for i in written if i in rows], [i for i in written if i not in rows], written
 
 
 def count_marked(db: IndexDB) -> int:
@@ -99,12 +104,15 @@ def count_without_vectors(db: IndexDB) -> int:
     return int(db.conn.execute(q).fetchone()[0])
 
 
-def marked_labels(db: IndexDB) -> set[int]:
-    """Labels of every marked item that is indexed."""
-    if not _exists(db):
+def marked_among(db: IndexDB, labels: list[int]) -> set[int]:
+    """Which of these item labels are marked (their own check still to come): asked per
+    candidate, so a check costs the same whatever the backlog."""
+    if not labels or not _exists(db):
         return set()
+    marks = ",".join("?" * len(labels))
     return {int(r[0]) for r in db.conn.execute(
-        "SELECT items.label FROM dedupe_marks JOIN items ON items.id = dedupe_marks.id")}
+        f"SELECT items.label FROM items JOIN dedupe_marks ON dedupe_marks.id = items.id "
+        f"WHERE items.label IN ({marks})", [int(x) for x in labels])}
 
 
 def store_filled(indexer: "Indexer", fresh: list[tuple[str, np.ndarray]], ids: list[str],

@@ -83,7 +83,11 @@ class DedupeSteps:
         # with one file) and that is no exact duplicate is written before its vector: found
         # by keyword at once, embedded and checked for near-duplicates right after the write
         # (pipeline/vecfill.py). The rest are embedded now, in one batch, and decided here.
-        later = self.rt.llm is None and self.ctx.vectors_later
+        # Not when restoring a processed input: a line the check after the write merged away
+        # has left the Markdown too, and restored and merged again it would count twice
+        # (its twin's `via=` may name a later input by now). Embedded first, it is a
+        # reinforcement, which a restore leaves out.
+        later = self.rt.llm is None and self.ctx.vectors_later and not state.get("restoring")
         categorizer = self._categorizer() if later else None
         now = [i for i, f in enumerate(facts) if norm[i] and same_of[hashes[i]] is None
                and not (later and not categorizer.needs_vector(f.type, f.category_hint))]  # type: ignore[union-attr]

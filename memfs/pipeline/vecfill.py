@@ -32,8 +32,8 @@ from memfs.core.hashing import text_hash
 from memfs.core.model import normalize_text
 from memfs.errors import MemfsError
 from memfs.extract.supersede import conflicts
-from memfs.index.db import ItemRow
-from memfs.index.vecfill_store import marked, marked_labels, store_filled, unmark, without_vectors
+from memfs.index.db import IndexDB, ItemRow
+from memfs.index.vecfill_store import marked, marked_among, store_filled, unmark, without_vectors
 from memfs.pipeline.persist import VIA_KEY
 from memfs.store import CategoryStore, ProtectedError
 
@@ -48,6 +48,8 @@ log = logging.getLogger(__name__)
 CHUNK = 128
 #: Texts per embedding call inside a chunk (~0.1 s of MiniLM): where a waiting input may cut in.
 SUB = 16
+#: Neighbours first asked for per marked row (more only when all of them are ineligible).
+FIRST_K = 8
 
 
 @dataclass
@@ -119,23 +121,7 @@ def _check(rt: "PipelineRuntime", searcher: "Searcher", rows: list[ItemRow],
     if fresh:
         store_filled(indexer, fresh, [], [])
     mat = np.stack([vectors[text_hash(r.text)] for r in rows])
-    waiting = marked_labels(db)  # marked items not yet checked are no targets yet
-    hits = searcher.nearest(mat, len(waiting) + 2)
-    gone: set[int] = set()
-    plans: list[tuple[ItemRow, ItemRow]] = []
-    for row, found in zip(rows, hits):
-        waiting.discard(row.label)
-        if row.superseded_by or row.until or text_hash(row.text) != written.get(row.id):
-            continue  # history, or a line a person changed since memfs wrote it: not merged
-        best = next(((lab, score) for lab, score in found
-                     if lab != row.label and lab not in waiting and lab not in gone), None)
-        if best is None or best[1] < threshold:
-            continue
-        target = db.items_by_labels([best[0]]).get(best[0])
-        if target is None or conflicts(normalize_text(row.text), normalize_text(target.text)):
-            continue
-        plans.append((row, target))
-        gone.add(row.label)
+    plans = _plan(searcher, db, mat, rows, threshold, written)
     if not plans:
         return [], [], set()
     store = CategoryStore(rt.ws, rt.config)
@@ -153,6 +139,47 @@ def _check(rt: "PipelineRuntime", searcher: "Searcher", rows: list[ItemRow],
     if touched:
         indexer.sync(only=touched)
     return merged, touched, retry
+
+
+def _plan(searcher: "Searcher", db: IndexDB, mat: np.ndarray, rows: list[ItemRow], threshold: float,
+          written: dict[str, str]) -> list[tuple[ItemRow, ItemRow]]:
+    """(row, the item it merges into) for each marked row, in mark order, whose nearest
+    eligible item is a near-duplicate that does not contradict it.
+
+    Eligible is what the row's fact would have met had it been embedded first: any item
+    except itself, a row merged away in this chunk and an item still waiting for its own
+    check (marked after it); a stale label (an item removed since) is passed over, not
+    taken for "no near-duplicate". `FIRST_K` neighbours are asked for, and more (x4) only
+    while every one found is above the threshold yet ineligible: the cost follows the
+    near-duplicates, not the backlog (asking for len(backlog) neighbours per row made a
+    fill quadratic in it)."""
+    hits = searcher.nearest(mat, FIRST_K)
+    checked: set[int] = set()  # labels of the rows before this one in the chunk
+    gone: set[int] = set()
+    plans: list[tuple[ItemRow, ItemRow]] = []
+    for n, row in enumerate(rows):
+        if row.superseded_by or row.until or text_hash(row.text) != written.get(row.id):
+            checked.add(row.label)
+            continue  # history, or a line a person changed since memfs wrote it: not merged
+        found, k = hits[n], FIRST_K
+        while True:
+            labels = [lab for lab, _ in found if lab != row.label and lab not in gone]
+            live = db.items_by_labels(labels)
+            waiting = marked_among(db, [lab for lab in live if lab not in checked])
+            best = next(((lab, score) for lab, score in found if lab in live and lab not in waiting), None)
+            if best is not None or len(found) < k or found[-1][1] < threshold:
+                break
+            k *= 4
+            found = searcher.nearest(mat[n:n + 1], k)[0]
+        checked.add(row.label)
+        if best is None or best[1] < threshold:
+            continue
+        target = live[best[0]]
+        if conflicts(normalize_text(row.text), normalize_text(target.text)):
+            continue
+        plans.append((row, target))
+        gone.add(row.label)
+    return plans
 
 
 class _LineChanged(MemfsError):

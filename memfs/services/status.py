@@ -37,17 +37,23 @@ class Status(BaseModel):
     llm_state: list[str] = []
     #: Prose passages indexed from the notes (never rewritten; issue #18).
     passages: int = 0
+    #: Work an ingest left for after the write (pipeline/vecfill.py): items and passages
+    #: without a vector yet, and near-duplicate checks still to make. A daemon that took
+    #: the inbox is done once these are 0 too; `memfs sync` finishes them.
+    vectors_pending: int = 0
+    checks_pending: int = 0
 
 
 def status(rt: Runtime) -> Status:
     from memfs.inbox import failures
+    from memfs.index.vecfill_store import count_marked, count_without_vectors
     from memfs.llm.endpoint import STATE_FILE, describe_state
     from memfs.llm.runtime import load_usage
     from memfs.redact import load_counts
 
     ws = rt.ws
     db_path = reindex.index_path(rt)
-    items = categories = passages = 0
+    items = categories = passages = vectors_pending = checks_pending = 0
     warnings: list[str] = []
     recorded = None
     if db_path.exists() and not repository.index_ready(db_path):
@@ -62,6 +68,7 @@ def status(rt: Runtime) -> Status:
                 items = db.count_items()
                 categories = repository.count_files(db)
                 passages = repository.count_passages(db)
+                vectors_pending, checks_pending = count_without_vectors(db), count_marked(db)
                 recorded = db.get_meta("embedder")
                 warnings.extend(repository.file_warnings(db))
                 warnings.extend((db.get_meta("entry_warnings") or "").splitlines())  # person pages
@@ -77,7 +84,8 @@ def status(rt: Runtime) -> Status:
                   resources=_count_files(ws.resources), inbox_pending=_count_inbox(ws.inbox),
                   failed=_count_failed(ws.failed), embedder=recorded or configured_embedder(rt.config),
                   index_bytes=size, llm=llm, llm_usage=usage, failures=failures(ws), warnings=warnings,
-                  redactions=sum(redacted.values()), redaction_kinds=redacted, llm_state=llm_state)
+                  redactions=sum(redacted.values()), redaction_kinds=redacted, llm_state=llm_state,
+                  vectors_pending=vectors_pending, checks_pending=checks_pending)
 
 
 def context(rt: Runtime) -> str:

@@ -23,6 +23,13 @@ def status(ws: Path, e: dict[str, str]) -> dict:
     return json.loads(run(["status", "--json"], ws, e).stdout)
 
 
+def settled(ws: Path, e: dict[str, str]) -> bool:
+    """Has a daemon finished all it took? The inbox is empty, and the work an ingest leaves
+    for after its write (vectors, near-duplicate checks: pipeline/vecfill.py) is done."""
+    st = status(ws, e)
+    return st["inbox_pending"] == 0 and st["checks_pending"] == 0 and st["vectors_pending"] == 0
+
+
 def recall(ws: Path, e: dict[str, str], query: str) -> list[dict]:
     return json.loads(run(["recall", query, "--json", "--k", "50"], ws, e).stdout)
 
