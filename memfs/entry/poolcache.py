@@ -101,6 +101,9 @@ class FileView:
                 # them across files is not redone for every file of the store (issue #18 item 4).
                 self._items_for = horizon
                 self._prev_memo, self.delta, self._prev, self._reuse = None, None, None, []
+                # Values for another day are not needed again: a daemon running for months
+                # must not keep one per day per file.
+                self._memo = {k: v for k, v in self._memo.items() if not any(isinstance(x, date) for x in k)}
                 return self._items
             self._items, self._items_for = out, horizon
             self._memo = {}
