@@ -7,7 +7,8 @@ in the same session for a same-run baseline, e.g.:
     PYTHONPATH=/path/to/old python bench/store_large.py 50000
     PYTHONPATH=.             python bench/store_large.py 50000
 
-It prints the initial sync time, the first add (this process's first regeneration of the
+It prints the initial sync time, 3 one-shot `memfs add` runs (a fresh CLI process each, beside
+`python -c pass`), the first add (this process's first regeneration of the
 root files reads the whole store; later ones only what changed), then each of 5 adds; the
 figure is their median. A second argument names a folder where the synced store is kept
 and reused (both code trees then measure the same store without a 5-minute sync each). It also
@@ -50,6 +51,7 @@ def main(n: int, cache: Path | None = None) -> None:
             print(f"items={n} initial_sync={time.perf_counter() - t0:.2f}s", flush=True)
             if built is not None:
                 shutil.copytree(root, built, symlinks=True)
+        cli_runs = _one_shot_adds(root)  # before this process writes: the store as built
         t0 = time.perf_counter()
         mem.add("A first fact: this process's first regeneration reads the whole store.", category="index/big")
         print(f"first add in this process (full regeneration) {time.perf_counter() - t0:.2f}s", flush=True)
@@ -87,8 +89,29 @@ def main(n: int, cache: Path | None = None) -> None:
         print("write path (store + index), reinforce: " + " ".join(f"{t:.3f}s" for t in bump)
               + f"  median={statistics.median(bump):.3f}s")
         print("Memory.add: " + " ".join(f"{t:.3f}s" for t in times) + f"  median={statistics.median(times):.3f}s")
+        print(cli_runs)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _one_shot_adds(root: Path, runs: int = 3) -> str:
+    """Wall time of a one-shot `memfs add` (a fresh process per write, as a person runs it),
+    against `python -c pass` in the same run (interpreter start)."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "MEMFS_EMBEDDER_PROVIDER": "hashing"}
+    base, cli = [], []
+    for k in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        base.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "memfs.cli", "add", f"One-shot CLI fact {k}.", "--category",
+                        "index/big"], cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
+        cli.append(time.perf_counter() - t0)
+    return (f"one-shot CLI add: " + " ".join(f"{t:.2f}s" for t in cli) + f"  median={statistics.median(cli):.2f}s"
+            f"  (python -c pass median={statistics.median(base):.3f}s)")
 
 
 if __name__ == "__main__":

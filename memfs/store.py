@@ -100,8 +100,6 @@ class CategoryStore:
             change(doc)
             if not doc.dirty:
                 return doc
-            # The ids the file had (a slot's `origin` is its item as read, whatever the change did).
-            had = {(s.origin or s.item).id for s in slots_read}
             refresh_front(doc, self.config, self.summarizer)
             # Only the changed lines, spliced and re-checked line by line (core/categoryedit.py);
             # a body the splice cannot prove is rendered and parsed back whole, as before.
@@ -114,6 +112,9 @@ class CategoryStore:
                 text = sp.text
             else:
                 text = doc.render()
+                # The ids the file had (a slot's `origin` is its item as read, whatever the change
+                # did). A splice proves this line by line instead (categoryedit._reads_back).
+                had = {(s.origin or s.item).id for s in slots_read}
                 got, back = _check_reads_back(doc, text, rel)
                 _check_keeps_ids(had - {s.item.id for s in doc.slots if s.removed}, got, rel)
             if not unchanged_since(path, before):

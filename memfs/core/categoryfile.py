@@ -86,6 +86,9 @@ class CategoryDoc:
 
     #: The ids of the file as last read or written (core/categoryedit.py keeps it current).
     _ids: set[str] | None = None
+    #: The head of the files-row summary's ranking for the doc as it is (core/summarytop.py),
+    #: set by the index's delta after each spliced write; None: not known, rank afresh.
+    _ranked: Any = None
 
     def ids(self) -> set[str]:
         """Every item id the file holds as read (cached: an edit checks new ids against it)."""

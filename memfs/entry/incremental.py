@@ -11,7 +11,6 @@ from __future__ import annotations
 import bisect
 import hashlib
 import heapq
-import itertools
 import math
 from collections import Counter
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from memfs.entry.people import PageFront, Person, assignments, lead_counts, orde
 from memfs.entry.pool import EntryItem, parse_day
 from memfs.entry.poolcache import RECOMPUTE, Pool
 from memfs.entry.profile import Line, person_facets
+from memfs.entry.ranking import Classes, stream
 
 
 @dataclass
@@ -111,6 +111,11 @@ class FileStats:
 
 
 def file_stats(pool: Pool, path: str) -> FileStats:
+    """One file's FileStats, kept with its content (every regeneration asks for every file's)."""
+    return pool.memo(path, ("file-stats",), lambda items: _file_stats(pool, path))  # type: ignore[no-any-return]
+
+
+def _file_stats(pool: Pool, path: str) -> FileStats:
     def count(items: list[EntryItem], sign: int = 1, into: tuple | None = None) -> tuple:  # type: ignore[type-arg]
         n, current, learned, months = into if into is not None else (0, 0, Counter(), Counter())
         for it in items:
@@ -198,52 +203,89 @@ def ranked(pool: Pool, kind: str, today: date, half_life: float, salience, cost,
     """Current non-skill items under `kind`/, most salient first, file order breaking ties:
     the per-file rankings merged (the order of sorting the whole pool). A file is left out
     as soon as none of its remaining items fits in `room()` tokens by `cost` (the budget
-    only shrinks), so a spent budget does not walk every item of the store."""
-    def wanted(it: EntryItem) -> bool:
-        return it.current and not it.is_skill and it.kind == kind
+    only shrinks), so a spent budget does not walk every item of the store. Each file's
+    ranking is walked lazily from classes kept across days (entry/ranking.py), so a new
+    day does not re-score every item of the store."""
+    def wanted(items: list[EntryItem]) -> list[EntryItem]:
+        return [it for it in items if it.current and not it.is_skill and it.kind == kind]
 
-    def entry(it: EntryItem) -> tuple[tuple[float, str, int], int, EntryItem]:
-        return ((-salience(it, today, half_life), it.path, it.line), cost(it), it)
+    def classes_delta(old: Classes, removed: list[EntryItem], added: list[EntryItem]):  # type: ignore[no-untyped-def]
+        got = old.changed(wanted(removed), wanted(added), salience, half_life)
+        return RECOMPUTE if got is None else got
 
-    def rank(items: list[EntryItem]) -> tuple[list, list[int]]:  # type: ignore[type-arg]
-        order = sorted(entry(it) for it in items if wanted(it))
-        return order, _floors([c for _, c, _ in order])
+    def costs_delta(old: list, removed: list[EntryItem], added: list[EntryItem]):  # type: ignore[no-untyped-def,type-arg]
+        out = list(old)
+        for it in wanted(removed):
+            at = bisect.bisect_left(out, (cost(it), it.line))
+            if at >= len(out) or out[at][2] is not it:
+                return RECOMPUTE
+            del out[at]
+        for it in wanted(added):
+            bisect.insort(out, (cost(it), it.line, it), key=lambda t: (t[0], t[1]))
+        return out
 
-    def delta(old: tuple[list, list[int]], removed: list[EntryItem], added: list[EntryItem]):  # type: ignore[no-untyped-def,type-arg]
-        order = list(old[0])
-        for it in removed:
-            if wanted(it):
-                key = entry(it)[0]
-                at = bisect.bisect_left(order, (key,))
-                if at < len(order) and order[at][0] == key and order[at][2] is it:
-                    del order[at]
-                else:
-                    return RECOMPUTE
-        for it in added:
-            if wanted(it):
-                bisect.insort(order, entry(it))
-        return order, _floors([c for _, c, _ in order])
-
-    lists = [pool.memo(p, ("ranked", kind, today, half_life), rank, delta) for p in pool.files
-             if p.split("/", 1)[0] == kind]
-    heap = [(order[0][0], n, 0) for n, (order, _) in enumerate(lists) if order]
+    files = []
+    for p in pool.files:
+        if p.split("/", 1)[0] != kind:
+            continue
+        cls = pool.memo(p, ("rank-classes", kind, half_life),
+                        lambda items: Classes.of(wanted(items), salience, half_life), classes_delta)
+        if not cls.members:
+            continue
+        costs = pool.memo(p, ("rank-costs", kind), lambda items: sorted(
+            ((cost(it), it.line, it) for it in wanted(items)), key=lambda t: (t[0], t[1])), costs_delta)
+        lazy = pool.memo(p, ("rank-lazy", kind, today, half_life), lambda items, cls=cls, costs=costs: _Lazy(
+            stream(cls, today, half_life, salience), costs))
+        files.append(lazy)
+    heap = [((got[0], got[1].path, got[1].line), n, 0) for n, lazy in enumerate(files)
+            if (got := lazy.get(0)) is not None]
     heapq.heapify(heap)
     while heap:
         _, n, at = heap[0]
-        order, floor = lists[n]
-        if room() < floor[at]:
+        lazy = files[n]
+        if room() < lazy.floor(at):
             heapq.heappop(heap)
             continue
-        if at + 1 < len(order):
-            heapq.heapreplace(heap, (order[at + 1][0], n, at + 1))
+        nxt = lazy.get(at + 1)
+        if nxt is not None:
+            heapq.heapreplace(heap, ((nxt[0], nxt[1].path, nxt[1].line), n, at + 1))
         else:
             heapq.heappop(heap)
-        yield order[at][2]
+        yield lazy.items[at][1]
 
 
-def _floors(costs: list[int]) -> list[int]:
-    """For each position, the least cost there or after it."""
-    return list(itertools.accumulate(reversed(costs), min))[::-1]
+class _Lazy:
+    """The prefix of one file's ranking given out so far, and for each position the least
+    cost of the items from there on (kept for the day: the next regeneration reads it
+    again and goes on where it stopped)."""
+
+    def __init__(self, gen: Iterator[tuple[float, EntryItem]], costs: list) -> None:  # type: ignore[type-arg]
+        self.items: list[tuple[float, EntryItem]] = []
+        self._gen: Iterator[tuple[float, EntryItem]] | None = gen
+        self._costs = costs  # (cost, line, item) of every item, cheapest first
+        self._floors: list[int] = []
+        self._gone: set[int] = set()
+        self._ptr = 0
+
+    def get(self, i: int) -> tuple[float, EntryItem] | None:
+        while len(self.items) <= i and self._gen is not None:
+            got = next(self._gen, None)
+            if got is None:
+                self._gen = None
+            else:
+                self.items.append(got)
+        return self.items[i] if i < len(self.items) else None
+
+    def floor(self, at: int) -> int:
+        """The least cost of the items at position `at` of the ranking or after it."""
+        while len(self._floors) <= at:
+            k = len(self._floors)
+            if k:
+                self._gone.add(id(self.items[k - 1][1]))
+            while self._ptr < len(self._costs) and id(self._costs[self._ptr][2]) in self._gone:
+                self._ptr += 1
+            self._floors.append(self._costs[self._ptr][0] if self._ptr < len(self._costs) else 1 << 62)
+        return self._floors[at]
 
 
 def counts(pool: Pool, path: str) -> tuple[int, int, int]:

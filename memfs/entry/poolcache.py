@@ -94,6 +94,17 @@ class FileView:
                 it = _item(r, learned, self.marks.get(r[0]))
                 out.append(it)
                 added.append(it)
+            if self._items_for is not None and not added and len(kept) == len(old_items):
+                # The horizon moved (a newer day) but no item's learned date did: the same
+                # items, so the same memos (and serial). Only keys naming the day recompute;
+                # the rest stay the very objects they were, so whatever is combined from
+                # them across files is not redone for every file of the store (issue #18 item 4).
+                self._items_for = horizon
+                self._prev_memo, self.delta, self._prev, self._reuse = None, None, None, []
+                # Values for another day are not needed again: a daemon running for months
+                # must not keep one per day per file.
+                self._memo = {k: v for k, v in self._memo.items() if not any(isinstance(x, date) for x in k)}
+                return self._items
             self._items, self._items_for = out, horizon
             self._memo = {}
             self._prev_memo, self.delta = None, None

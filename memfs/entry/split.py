@@ -6,7 +6,10 @@ parts beside it, `<name>--<topic>.md` (index.md lists the parts under their pare
 - under memory/, the topic is the person a fact is about ("events--priya.md"), or the
   year when the file is about one person only ("events--2026.md");
 - under index/ and skill/, the heading a fact was filed under ("Stack: ..."), else the
-  document it came from.
+  document it came from; when the items left without such a topic are still more than
+  the limit (notes with no headings, each from its own document: issue #18 item 4 saw one
+  index/knowledge.md reach 11,874 lines), a keyword the content shares
+  ("knowledge--postgres.md"): the word most of them hold, picked greedily (`keyword_topics`).
 
 Only topics with at least `MIN_PART` items get a part; the rest stay in the parent. A
 move is the same as a person moving lines between files: the item keeps its id, text
@@ -26,7 +29,7 @@ from collections import Counter
 
 from memfs.config import Config
 from memfs.core.categoryfile import CategoryDoc, Slot
-from memfs.entry.indexfile import PART_SEP
+from memfs.entry.indexfile import PART_SEP, count_words, words_delta
 from memfs.entry.incremental import People, people_in
 from memfs.entry.people import assignments, read_pages
 from memfs.entry.pool import EntryItem
@@ -53,13 +56,51 @@ def topic_of(item: EntryItem, person: str | None) -> str | None:
     return src.group(1) if src else None
 
 
-def plan_split(items: list[EntryItem], subject_of: dict[str, str], min_part: int = MIN_PART) -> dict[str, list[str]]:
+def plan_split(items: list[EntryItem], subject_of: dict[str, str], min_part: int = MIN_PART,
+               limit: int = 0) -> dict[str, list[str]]:
     """{part slug: item ids} for one oversized file; empty when no topic is big enough.
-    A memory file about one person only (a personal memory) is split by year instead."""
+    A memory file about one person only (a personal memory) is split by year instead; under
+    index/ and skill/, the items no topic took are split by shared keywords when they are
+    still more than `limit` (> 0)."""
     plan = _plan(items, {it.id: topic_of(it, subject_of.get(it.id)) for it in items}, min_part)
     if not plan and items and items[0].kind == "memory":
         plan = _plan(items, {it.id: (it.when or it.learned or "")[:4] or None for it in items}, min_part)
+    if limit > 0 and items and items[0].kind != "memory":
+        taken = {i for ids in plan.values() for i in ids}
+        left = [it for it in items if it.id not in taken]
+        if len(left) > limit:
+            for slug, ids in keyword_topics(left, min_part).items():
+                plan.setdefault(slug, []).extend(ids)
     return plan
+
+
+def _words_of(item: EntryItem) -> set[str]:
+    """The words index.md's keywords count for one item (count_words' filter)."""
+    return set(count_words([item])[0])
+
+
+def keyword_topics(items: list[EntryItem], min_part: int = MIN_PART) -> dict[str, list[str]]:
+    """{word slug: item ids}: repeatedly the word held by the most items not yet taken (at
+    least `min_part`, never a word more than half of `items` hold: it says nothing about
+    any of them), ties to the longer word, then the first in alphabetical order;
+    its items are taken. Deterministic, and only items' own words: no model, no corpus."""
+    words = {it.id: _words_of(it) for it in items}
+    df: Counter[str] = Counter(w for ws in words.values() for w in ws)
+    common = {w for w, n in df.items() if n > len(items) // 2}  # the file's own vocabulary, not a topic
+    out: dict[str, list[str]] = {}
+    left = [it for it in items if words[it.id]]
+    while True:
+        fit = [(n, w) for w, n in df.items() if n >= min_part and w not in common and slugify(w)
+               and slugify(w) not in out]
+        if not fit:
+            return out
+        n, word = min(fit, key=lambda t: (-t[0], -len(t[1]), t[1]))
+        taken = [it for it in left if word in words[it.id]]
+        out[slugify(word)] = [it.id for it in taken]
+        for it in taken:
+            df.subtract(words[it.id])
+        left = [it for it in left if word not in words[it.id]]
+        df = +df
 
 
 def _plan(items: list[EntryItem], topics: dict[str, str | None], min_part: int) -> dict[str, list[str]]:
@@ -93,13 +134,13 @@ def split_large(ws: Workspace, db: IndexDB, config: Config, pool: Pool) -> list[
         return sorted(set(touched))
     found = people_in(pool, read_pages(ws))
     for rel in big:
-        plan = _plan_of(pool, found, rel)
+        plan = _plan_of(pool, found, rel, limit)
         if plan:
             touched += _move(ws, store, rel, plan)
     return sorted(set(touched))
 
 
-def _plan_of(pool: Pool, found: People, rel: str) -> dict[str, list[str]]:
+def _plan_of(pool: Pool, found: People, rel: str, limit: int = 0) -> dict[str, list[str]]:
     """plan_split of one file, planned in full only when a topic is big enough: the topic
     sizes are kept with the file's content and updated from the items a write changed, so a
     big file with nothing to split by costs its changed items, not a pass over all of them."""
@@ -130,9 +171,17 @@ def _plan_of(pool: Pool, found: People, rel: str) -> dict[str, list[str]]:
         return sizes(added, +1, sizes(removed, -1, (Counter(old[0]), Counter(old[1]), old[2])))
 
     by_topic, by_year, n = pool.memo(rel, ("split-sizes", signature), sizes, delta)
-    if not (_could_split(by_topic, n) or (memory and _could_split(by_year, n))):
+    by_words = False
+    if not memory and limit > 0:  # the keyword fallback: are the items no topic takes still too many?
+        left = n - (sum(k for k in by_topic.values() if k >= MIN_PART) if _could_split(by_topic, n) else 0)
+        if left > limit:  # the words of current items (index.md's own counts, kept per file)
+            counts = pool.memo(rel, ("words",), lambda items: count_words([it for it in items if it.current]),
+                               words_delta)[0]
+            by_words = any(MIN_PART <= k <= left // 2 for k in counts.values())
+    if not (by_words or _could_split(by_topic, n) or (memory and _could_split(by_year, n))):
         return {}
-    return pool.memo(rel, ("split-plan", signature), lambda items: plan_split(items, subjects(items)))
+    return pool.memo(rel, ("split-plan", signature, limit),
+                     lambda items: plan_split(items, subjects(items), limit=limit))
 
 
 def _could_split(sizes: Counter[str], n: int) -> bool:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from memfs.core.categoryedit import Splice
 from memfs.core.categoryfile import CategoryDoc
-from memfs.core.derived import extractive_summary, newest_stamp
+from memfs.core.summarytop import Ranked
 from memfs.core.model import Item
 from memfs.fsutil import read_regular
 from memfs.index.context import ContextResolver
@@ -69,11 +69,15 @@ class FileDelta:
             cum += len(e.new) - (e.b - e.a)
             shifts.append((e.b + sp.front_lines_before + 1, cum + moved))
         front = doc.front
-        items = doc.items
-        summary = _s(front.get("summary")) or extractive_summary(items)
+        # The summary's ranking and the newest stamp follow the splice (core/summarytop.py):
+        # a write costs its changed slots, not a pass over every item.
+        ranked = (doc._ranked.after(doc.slots, sp.written, sp.removed, sp.updated_before)
+                  if isinstance(doc._ranked, Ranked) else Ranked.of(doc.slots))
+        doc._ranked = ranked
+        summary = _s(front.get("summary")) or ranked.summary()
         files_row = (rel, st.st_size, st.st_mtime_ns, _digest(after), doc.kind, _s(front.get("title")),
-                     _s(front.get("description")), summary, newest_stamp(items) or _s(front.get("updated")),
-                     len(items), "\n".join(doc.warnings))
+                     _s(front.get("description")), summary, ranked.newest or _s(front.get("updated")),
+                     len([s for s in doc.slots if not s.removed]), "\n".join(doc.warnings))
         return FileDelta(str(path), rel, before_digest or _digest(before), files_row[3], st.st_size, st.st_mtime_ns, doc.name,
                          doc.kind, upserts, [s.item.id for s in sp.removed], shifts, files_row)
 

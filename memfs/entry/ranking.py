@@ -1,0 +1,152 @@
+"""One file's items most salient first, without re-scoring every item when the day moves
+(issue #18 item 4: ingest slowed 10x at 100k items once each input came on a newer day).
+
+memory.md ranks items by salience(item, today): reinforcement and type weights times a
+recency factor of the item's day. Sorting a file's items by it had to be redone for every
+file whenever "today" moved. Two facts make it cheap:
+
+- Items of the same (seen, type, day) - a *class* - always score the same, and among
+  themselves stay in line order, whatever the day.
+- salience = A x g(day, today), with A the score at age 0 (reinforcement x type, no day)
+  and g the recency factor, which grows with the day (core.salience's formula; a test
+  checks it). So a class scores at most A of the best class not yet looked at, times g
+  of the newest day not yet looked at.
+
+`Classes` keeps, per file and independently of the day, the classes, their A, and two
+orders of them (by A and by day). `stream` walks both orders from the top (Fagin's
+threshold algorithm): a class is given out once its score beats what any class not yet
+looked at could score, so the first items of a file cost a few classes, not the file.
+The order given out is exactly that of sorting the file's items by (-salience, line).
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import date
+
+from memfs.entry.pool import EntryItem, parse_day
+
+ClassKey = tuple[int, str, "date | None"]  # (seen, type, day)
+Salience = Callable[[EntryItem, date, float], float]
+#: A class's score is compared with the bound only when clearly above it: the bound is a
+#: product of two floats and may round below a score it equals.
+_SLACK = 1e-9
+
+
+def class_of(it: EntryItem) -> ClassKey:
+    return (it.seen, it.type, parse_day(it.learned or it.when))
+
+
+def _day_order(key: ClassKey) -> tuple[int, int, int, str]:
+    """Newest day first, undated (no decay: scores like age 0) before every date."""
+    day = key[2]
+    return (0 if day is None else 1, -(day.toordinal() if day else 0), key[0], key[1])
+
+
+@dataclass(frozen=True)
+class Classes:
+    """The day-independent part of one file's ranking (never changed once built)."""
+
+    members: dict[ClassKey, list[EntryItem]]  # each in line order
+    peak: dict[ClassKey, float]  # A: the class's score at age 0
+    by_peak: list[tuple[float, tuple[int, int, int, str], ClassKey]]  # (-A, day order, key), ascending
+    by_day: list[tuple[tuple[int, int, int, str], ClassKey]]  # newest first
+
+    @staticmethod
+    def of(items: list[EntryItem], salience: Salience, half_life: float) -> "Classes":
+        members: dict[ClassKey, list[EntryItem]] = {}
+        for it in items:
+            members.setdefault(class_of(it), []).append(it)
+        for lst in members.values():
+            lst.sort(key=lambda it: it.line)
+        peak = {k: _peak(v[0], salience, half_life) for k, v in members.items()}
+        return Classes(members, peak, sorted((-a, _day_order(k), k) for k, a in peak.items()),
+                       sorted((_day_order(k), k) for k in members))
+
+    def changed(self, removed: list[EntryItem], added: list[EntryItem], salience: Salience,
+                half_life: float) -> "Classes | None":
+        """These classes without `removed` and with `added` (a new value; None: rebuild)."""
+        members = dict(self.members)
+        peak, by_peak, by_day = self.peak, self.by_peak, self.by_day
+        copied: set[ClassKey] = set()
+        for it in removed:
+            k = class_of(it)
+            lst = members.get(k)
+            at = -1 if lst is None else bisect.bisect_left(lst, it.line, key=lambda x: x.line)
+            if lst is None or at >= len(lst) or lst[at] is not it:
+                return None
+            if k not in copied:
+                lst, copied = list(lst), copied | {k}
+            del lst[at]
+            members[k] = lst
+        for it in added:
+            k = class_of(it)
+            lst = members.get(k, [])
+            if k not in copied:
+                lst, copied = list(lst), copied | {k}
+            bisect.insort(lst, it, key=lambda x: x.line)
+            members[k] = lst
+        gone = [k for k in copied if not members[k]]
+        new = [k for k in copied if members[k] and k not in peak]
+        if gone or new:
+            peak = dict(peak)
+            by_peak, by_day = list(by_peak), list(by_day)
+            for k in gone:
+                del members[k]
+                by_peak.remove((-peak.pop(k), _day_order(k), k))
+                by_day.remove((_day_order(k), k))
+            for k in new:
+                peak[k] = _peak(members[k][0], salience, half_life)
+                bisect.insort(by_peak, (-peak[k], _day_order(k), k))
+                bisect.insort(by_day, (_day_order(k), k))
+        return Classes(members, peak, by_peak, by_day)
+
+
+def _peak(it: EntryItem, salience: Salience, half_life: float) -> float:
+    day = parse_day(it.learned or it.when)
+    return salience(it, day or date(2000, 1, 1), half_life)  # age 0 (an undated item never decays)
+
+
+def stream(cls: Classes, today: date, half_life: float, salience: Salience) -> Iterator[tuple[float, EntryItem]]:
+    """(-salience, item) of the file's items, most salient first, then in line order."""
+    computed: dict[ClassKey, float] = {}
+    seen: set[ClassKey] = set()
+    heap: list[tuple[float, int, ClassKey]] = []
+    i1 = i2 = 0
+    n = len(cls.members)
+    flip = False
+
+    def score(k: ClassKey) -> float:
+        got = computed.get(k)
+        if got is None:
+            got = computed[k] = salience(cls.members[k][0], today, half_life)
+        return got
+
+    while True:
+        while i1 < n and cls.by_peak[i1][2] in seen:
+            i1 += 1
+        while i2 < n and cls.by_day[i2][1] in seen:
+            i2 += 1
+        bound: float | None = None  # None: every class is scored
+        if i1 < n and i2 < n:
+            k1, k2 = cls.by_peak[i1][2], cls.by_day[i2][1]
+            # No class left scores above the best A left times the recency of the newest day left.
+            s2 = score(k2)
+            bound = max(cls.peak[k1] * (s2 / cls.peak[k2]) if cls.peak[k2] > 0 else cls.peak[k1], s2)
+        if heap and (bound is None or -heap[0][0] > bound * (1 + _SLACK) + 1e-300):
+            top = heap[0][0]
+            group = []
+            while heap and heap[0][0] == top:
+                group.append(cls.members[heapq.heappop(heap)[2]])
+            for it in (heapq.merge(*group, key=lambda x: x.line) if len(group) > 1 else group[0]):
+                yield top, it
+            continue
+        if bound is None:
+            return
+        k = k1 if flip else k2
+        flip = not flip
+        seen.add(k)
+        heapq.heappush(heap, (-score(k), len(seen), k))

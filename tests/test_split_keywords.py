@@ -1,0 +1,115 @@
+"""index/ and skill/ files with no headings or sources split by a keyword their items
+share (issue #18 item 4: one index/knowledge.md grew to 11,874 lines during ingest)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from memfs.core.categoryfile import parse_category
+from memfs.entry.pool import EntryItem
+from memfs.entry.split import keyword_topics, plan_split
+from tests.support.workspace import hashing_memory
+
+TOPICS = {
+    "postgres": ["replica", "vacuum", "index", "connection pool", "WAL archive", "autovacuum"],
+    "kafka": ["partition", "consumer group", "broker", "retention", "offset commit", "topic lag"],
+    "terraform": ["state lock", "module", "provider", "plan output", "workspace", "drift"],
+}
+FILLER = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
+
+
+def _facts(n: int, seed: int = 3) -> list[str]:
+    """Facts about three tools, each naming its tool once, with varied other words."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        tool = list(TOPICS)[i % 3]
+        out.append(f"The {tool} {rng.choice(TOPICS[tool])} on cluster {FILLER[i % 10]}{i} was tuned in step {i}.")
+    return out
+
+
+def _all(root: Path, kind: str) -> dict[str, tuple[str, str]]:
+    out: dict[str, tuple[str, str]] = {}
+    for path in sorted((root / kind).glob("*.md")):
+        rel = f"{kind}/{path.name}"
+        for it in parse_category(path.read_text(), rel).items:
+            assert it.id not in out, f"{it.id} in two files"
+            out[it.id] = (it.text, rel)
+    return out
+
+
+def _item(i: int, text: str, path: str = "index/notes.md") -> EntryItem:
+    return EntryItem(id=f"i{i:05d}", text=text, type="knowledge", when=None, src=None, seen=1, updated=None,
+                     path=path, line=i)
+
+
+def test_keyword_topics_take_the_most_shared_word_first_and_never_a_word_nearly_all_hold() -> None:
+    items = [_item(i, t) for i, t in enumerate(_facts(90))]
+    got = keyword_topics(items, min_part=20)
+    # "cluster", "tuned" and "step" are in every item: no topic. Each tool names 30 items.
+    assert sorted(got) == ["kafka", "postgres", "terraform"]
+    assert sorted(len(v) for v in got.values()) == [30, 30, 30]
+    assert keyword_topics([_item(i, f"Fact number {i} about nothing in particular.") for i in range(300)]) == {}
+
+
+def test_the_keyword_fallback_only_takes_what_headings_and_sources_left_over_the_limit() -> None:
+    facts = _facts(90)
+    items = [_item(i, f"{'Stack' if i < 60 else 'Decisions'}: {t}") for i, t in enumerate(facts)]
+    assert sorted(plan_split(items, {}, limit=50)) == ["decisions", "stack"]  # headings took them all
+    same = [_item(i, f"Stack: {t}") for i, t in enumerate(facts)]  # one heading holds everything:
+    assert sorted(plan_split(same, {}, limit=50)) == ["kafka", "postgres", "terraform"]  # no topic
+    few = [_item(i, t) for i, t in enumerate(_facts(40))]
+    assert plan_split(few, {}, limit=50) == {}  # what is left is under the limit: stays in the parent
+
+
+def test_a_big_index_file_without_headings_or_sources_splits_by_keyword(ws_path: Path) -> None:
+    facts = _facts(240)
+    (ws_path / "index" / "notes.md").write_text("# Notes\n\n" + "".join(f"- {t}\n" for t in facts))
+    mem = hashing_memory(ws_path)
+    try:
+        mem.sync()
+        after = _all(ws_path, "index")
+        assert set(facts) <= {t for t, _ in after.values()}  # every fact kept, each once (_all)
+        parts = sorted(p.name for p in (ws_path / "index").glob("notes--*.md"))
+        assert parts == ["notes--kafka.md", "notes--postgres.md", "notes--terraform.md"]
+        by_file = {rel: sum(1 for t, r in after.values() if r == rel and t in facts) for rel in
+                   {r for _, r in after.values()}}
+        assert by_file["index/notes--postgres.md"] == 80 and by_file.get("index/notes.md", 0) == 0
+        assert "notes--kafka.md" in (ws_path / "index.md").read_text()
+        mem.sync()
+        assert _all(ws_path, "index") == after  # a second pass has nothing left to split
+    finally:
+        mem.close()
+
+
+def test_a_skill_file_splits_by_keyword_too(ws_path: Path) -> None:
+    facts = [f"To deploy with {tool} run the {rng} step number {i} first." for i, (tool, rng) in
+             enumerate((["helm", "ansible", "docker"][i % 3], FILLER[i % 10]) for i in range(240))]
+    (ws_path / "skill" / "deploy.md").write_text("# Deploy\n\n" + "".join(f"- {t}\n" for t in facts))
+    mem = hashing_memory(ws_path)
+    try:
+        mem.sync()
+        parts = sorted(p.name for p in (ws_path / "skill").glob("deploy--*.md"))
+        assert parts == ["deploy--ansible.md", "deploy--docker.md", "deploy--helm.md"]
+        assert {t for t, _ in _all(ws_path, "skill").values()} >= set(facts)
+    finally:
+        mem.close()
+
+
+def test_a_file_fed_one_fact_at_a_time_stays_bounded(ws_path: Path) -> None:
+    """What ingest does to a growing index/ file: every write past the limit splits it."""
+    mem = hashing_memory(ws_path)
+    mem.config.memory.split_items = 40
+    try:
+        largest = 0
+        for text in _facts(150):
+            mem.add(text, category="index/notes")
+            largest = max(largest, (ws_path / "index" / "notes.md").read_text().count("\n- "))
+        sizes = {p.name: p.read_text().count("\n- ") for p in (ws_path / "index").glob("notes*.md")}
+        # Past the limit, the parent splits as soon as a keyword is shared by MIN_PART (20) items.
+        assert largest <= 40 + 3 * 20, largest
+        assert {"notes--kafka.md", "notes--postgres.md", "notes--terraform.md"} <= set(sizes)
+        assert sum(sizes.values()) == 150  # nothing lost, nothing twice
+    finally:
+        mem.close()
