@@ -1,0 +1,280 @@
+"""The hnsw sidecar: a graph over each *distinct* vector once, labels grouped per vector.
+
+A person's notes repeat lines ("- Owner: platform team." in thousands of notes): at 10,000
+notes 74,767 labels had 48,106 distinct vectors. hnswlib over every label put thousands of
+identical points in the graph, which its neighbour selection cannot link usefully: on
+that vault, with MiniLM question vectors, hnsw found about half of the exact top 10
+(bench/README.md). So the graph's elements are *slots*, one per distinct vector (equal
+int8 codes, memfs.index.quant), and each slot lists the labels that share it; a search
+expands slots into their labels in rank order, as exact search ranks ties.
+
+The file (memfs.index.hnswfile) keeps the graph and a 64-bit fingerprint of each slot's
+vector; the vectors are SQLite's and come from a vector source on load, which also says
+which labels belong to which slot (those whose vector has the slot's fingerprint). A slot
+no label has the vector of any more is marked deleted in the loaded copy.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import os
+import pickle
+import sqlite3
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from memfs.errors import MemfsError
+from memfs.fsutil import atomic_write
+from memfs.index.hnswfile import (FORMAT, HNSW_FILE, HNSW_GEN, HNSW_META, LEGACY_FORMAT, VectorSource, fingerprints,
+                                  freeze, thaw)
+from memfs.index.quant import quantize
+
+_DAMAGE = (RuntimeError, OSError, ValueError, KeyError, TypeError, EOFError, pickle.UnpicklingError,
+           zipfile.BadZipFile, sqlite3.Error, MemfsError)
+
+
+class HnswSidecar:
+    """An hnswlib index over distinct vectors, labels grouped per vector, atomic save/load."""
+
+    def __init__(self, folder: Path, dim: int, space_name: str, m: int = 16, ef_construction: int = 200) -> None:
+        self.folder = folder
+        self.dim = dim
+        self.space_name = space_name
+        self.m = m
+        self.ef_construction = ef_construction
+        self.index = None
+        self._slot_of: dict[int, int] = {}  # label -> slot
+        self._members: dict[int, list[int]] = {}  # live slot -> its labels, sorted
+        self._print_of: dict[int, int] = {}  # live slot -> fingerprint of its vector
+        self._slot_by_print: dict[int, int] | None = None  # built when an upsert needs it
+        self._next_slot = 0
+        #: True after `load` read a file of the previous layout (a sync rewrites it).
+        self.legacy = False
+
+    @property
+    def labels(self):  # type: ignore[no-untyped-def]
+        """The labels in the sidecar (a live view: `in`, `len`, set operations)."""
+        return self._slot_of.keys()
+
+    def _new(self, capacity: int) -> None:
+        import hnswlib
+
+        self.index = hnswlib.Index(space="ip", dim=self.dim)
+        self.index.init_index(max_elements=max(capacity, 1024), M=self.m, ef_construction=self.ef_construction,
+                              allow_replace_deleted=True)
+        self._slot_of, self._members, self._print_of, self._slot_by_print = {}, {}, {}, {}
+        self._next_slot = 0
+
+    # -- loading ------------------------------------------------------------------
+    def load(self, vectors: VectorSource | None = None) -> bool:
+        """Load the saved sidecar if it matches this embedder; False if absent or stale.
+
+        `vectors` gives the vectors the graph indexes (IndexDB.labeled_vectors, called in
+        the caller's snapshot); without it, they are read from `index.sqlite3` beside the
+        sidecar."""
+        try:
+            meta = json.loads((self.folder / HNSW_META).read_text())
+        except (OSError, ValueError):
+            return False
+        data_path = self.folder / HNSW_FILE
+        if (meta.get("space") != self.space_name or meta.get("dim") != self.dim
+                or meta.get("format") not in (FORMAT, LEGACY_FORMAT) or not data_path.exists()):
+            return False
+        try:
+            with np.load(data_path, allow_pickle=False) as saved:
+                if meta.get("format") == LEGACY_FORMAT:
+                    self._load_legacy(saved)
+                else:
+                    self._load_slots(saved, vectors or self._own_vectors)
+        except _DAMAGE:  # absent, damaged or foreign: rebuilt by the next sync
+            self.index = None
+            return False
+        return True
+
+    def _load_legacy(self, saved: "np.lib.npyio.NpzFile") -> None:
+        """`graph+int8/2`: one element per label, the element's label its own slot."""
+        index, live = thaw(saved, self.dim, None)
+        self.index = index
+        self._slot_of = {int(x): int(x) for x in live}
+        self._members = {int(x): [int(x)] for x in live}
+        self._print_of = {}
+        self._slot_by_print = None
+        self._next_slot = (max(self._slot_of) + 1) if self._slot_of else 0
+        self.legacy = True
+
+    def _load_slots(self, saved: "np.lib.npyio.NpzFile", source: VectorSource) -> None:
+        """Members are found, not stored: a label belongs to the live slot whose fingerprint its
+        vector in SQLite has. A label whose text changed since the save (pending, searched
+        exactly beside the sidecar) thus leaves its old slot by itself."""
+        slots, prints = saved["slot_ids"], saved["slot_prints"]
+        src_labels, src_mat = source()
+        if len(src_labels) and src_mat.shape[1:] != (self.dim,):
+            raise ValueError("the index's vectors are of another dimension")
+        src_prints = fingerprints(quantize(src_mat)[0]) if len(src_labels) else np.zeros(0, np.uint64)
+        by_print = np.argsort(prints, kind="stable")
+        sorted_prints = prints[by_print]
+        at = np.searchsorted(sorted_prints, src_prints).clip(0, max(len(slots) - 1, 0))
+        hit = sorted_prints[at] == src_prints if len(slots) else np.zeros(len(src_labels), bool)
+        label_slot = slots[by_print[at[hit]]] if len(slots) else np.zeros(0, np.int64)
+        rows = np.flatnonzero(hit)
+        # Each slot's vector: that of any label with the slot's fingerprint.
+        which, first = np.unique(np.searchsorted(slots, label_slot), return_index=True)
+        slot_rows = np.full(len(slots), -1, dtype=np.int64)
+        slot_rows[which] = rows[first]
+
+        def fill(elem_slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            pos = np.searchsorted(slots, elem_slots).clip(0, max(len(slots) - 1, 0))
+            ok = (slots[pos] == elem_slots) & (slot_rows[pos] >= 0) if len(slots) else np.zeros(len(elem_slots), bool)
+            out = np.zeros((len(elem_slots), self.dim), dtype=np.float32)
+            out[ok] = src_mat[slot_rows[pos[ok]]]
+            return out, ok
+
+        index, live_slots = thaw(saved, self.dim, fill)
+        keep = np.isin(label_slot, live_slots)
+        self.index = index
+        self._slot_of = dict(zip(src_labels[rows[keep]].tolist(), label_slot[keep].tolist()))
+        self._members = {}
+        for lab, slot in sorted(self._slot_of.items()):
+            self._members.setdefault(slot, []).append(lab)
+        self._print_of = {int(s): int(p) for s, p in zip(slots.tolist(), prints.tolist()) if s in self._members}
+        self._slot_by_print = None
+        self._next_slot = int(saved["next_slot"])
+        self.legacy = False
+
+    def _own_vectors(self) -> tuple[np.ndarray, np.ndarray]:
+        """The vectors of the index beside this sidecar, read-only (a caller without a DB)."""
+        from memfs.index.db import IndexDB
+
+        db = IndexDB(self.folder / "index.sqlite3", readonly=True)
+        try:
+            with db.snapshot():
+                return db.labeled_vectors()
+        finally:
+            db.close()
+
+    # -- changes ------------------------------------------------------------------
+    def rebuild(self, labels: np.ndarray, matrix: np.ndarray) -> None:
+        self._new(int(len(labels) * 1.3) + 1024)
+        if len(labels):
+            self.upsert([int(x) for x in labels], matrix)
+
+    def _by_print(self) -> dict[int, int]:
+        """fingerprint -> live slot; for a loaded sidecar, from the prints saved with it."""
+        if self._slot_by_print is None:
+            self._slot_by_print = {p: s for s, p in self._print_of.items()}
+        return self._slot_by_print
+
+    def upsert(self, labels: list[int], matrix: np.ndarray) -> None:
+        """Add or move labels to the slot of their vector (a new slot for a vector not yet in)."""
+        if self.index is None:
+            self._new(len(labels) + 1024)
+        if not labels:
+            return
+        prints = fingerprints(quantize(matrix)[0]).tolist()
+        by_print = self._by_print()
+        new_slots: list[int] = []
+        new_rows: list[int] = []
+        for i, (lab, pr) in enumerate(zip(labels, prints)):
+            old = self._slot_of.get(lab)
+            if old is not None:
+                if self._print_of.get(old) == pr:
+                    continue
+                self._detach(lab, old)
+            slot = by_print.get(pr)
+            if slot is None:
+                slot = self._next_slot
+                self._next_slot += 1
+                by_print[pr] = slot
+                self._print_of[slot] = pr
+                self._members[slot] = []
+                new_slots.append(slot)
+                new_rows.append(i)
+            self._slot_of[lab] = slot
+            bisect.insort(self._members[slot], lab)
+        if new_slots:
+            idx = self.index
+            need = idx.get_current_count() + len(new_slots)  # type: ignore[union-attr]
+            if need > idx.get_max_elements():  # type: ignore[union-attr]
+                idx.resize_index(max(need, int(idx.get_max_elements() * 1.5)))  # type: ignore[union-attr]
+            idx.add_items(np.asarray(matrix, dtype=np.float32)[new_rows], np.asarray(new_slots, dtype=np.int64),  # type: ignore[union-attr]
+                          replace_deleted=True)
+
+    def _detach(self, label: int, slot: int) -> None:
+        members = self._members.get(slot)
+        del self._slot_of[label]
+        if members is None:
+            return
+        i = bisect.bisect_left(members, label)
+        if i < len(members) and members[i] == label:
+            members.pop(i)
+        if not members:  # no label left on this vector: out of the graph
+            del self._members[slot]
+            pr = self._print_of.pop(slot, None)
+            if self._slot_by_print is not None and pr is not None and self._slot_by_print.get(pr) == slot:
+                del self._slot_by_print[pr]
+            self.index.mark_deleted(slot)  # type: ignore[union-attr]
+
+    def delete(self, labels: list[int]) -> None:
+        if self.index is None:
+            return
+        for lab in labels:
+            slot = self._slot_of.get(lab)
+            if slot is not None:
+                self._detach(lab, slot)
+
+    # -- queries ------------------------------------------------------------------
+    def search(self, query: np.ndarray, k: int, ef: int) -> list[tuple[int, float]]:
+        """Top-k labels: the nearest slots, each expanded into its labels (ties, as exact search ranks them)."""
+        if self.index is None or not self._members or k <= 0:
+            return []
+        ks = min(k, len(self._members))
+        self.index.set_ef(max(ef, ks))
+        slots, dists = self.index.knn_query(query.reshape(1, -1).astype(np.float32), k=ks)
+        out: list[tuple[int, float]] = []
+        for slot, d in zip(slots[0], dists[0]):
+            for lab in self._members.get(int(slot), ()):
+                out.append((lab, 1.0 - float(d)))
+                if len(out) >= k:
+                    return out
+        return out
+
+    # -- files --------------------------------------------------------------------
+    def save(self, generation: int) -> None:
+        if self.index is None:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        if self.legacy or len(self._print_of) < len(self._members):
+            self._refresh_prints()
+        slots = np.fromiter(sorted(self._members), dtype=np.int64, count=len(self._members))
+        arrays = {**freeze(self.index, self.dim, set(self._members)), "slot_ids": slots,
+                  "slot_prints": np.asarray([self._print_of[int(s)] for s in slots], dtype=np.uint64),
+                  "next_slot": np.array(self._next_slot, dtype=np.int64)}
+        tmp = self.folder / f".{HNSW_FILE}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
+            np.savez(fh, **arrays)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.folder / HNSW_FILE)
+        atomic_write(self.folder / HNSW_META, json.dumps(
+            {"space": self.space_name, "dim": self.dim, "generation": generation, "format": FORMAT}))
+        atomic_write(self.folder / HNSW_GEN, str(generation))
+        self.legacy = False
+
+    def _refresh_prints(self) -> None:
+        """Fingerprints of slots loaded without them (a legacy file): from the graph's vectors."""
+        missing = [s for s in self._members if s not in self._print_of]
+        for start in range(0, len(missing), 4096):
+            chunk = missing[start:start + 4096]
+            vecs = np.asarray(self.index.get_items(chunk), dtype=np.float32)  # type: ignore[union-attr]
+            self._print_of.update(zip(chunk, fingerprints(quantize(vecs)[0]).tolist()))
+        self._slot_by_print = None
+
+    def remove_files(self) -> None:
+        for name in (HNSW_FILE, HNSW_META, HNSW_GEN):
+            try:
+                (self.folder / name).unlink()
+            except FileNotFoundError:
+                pass
