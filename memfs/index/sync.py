@@ -26,7 +26,7 @@ from memfs.index.itemrows import write_file_row, write_item_rows
 from memfs.index.passage_sync import all_passage_texts, apply_passages, category_of, pending_labels, plan_passages
 from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.syncplan import SyncReport, _Parsed, _Plan
-from memfs.index.compact import compact, worth_compacting
+from memfs.index.compact import compact, compact_due
 from memfs.index.vectors import LEGACY_FORMAT as OLD_SIDECAR
 from memfs.index.vectors import HnswSidecar, sidecar_format, sidecar_generation
 from memfs.providers.embedding import Embedder
@@ -233,7 +233,7 @@ class Indexer:
         if prose.inserts:
             plan.passage_labels = pending_labels(self.db, prose)
         self._update_sidecar(plan, vectors, rebuild_all=reembed or rebuild)
-        if worth_compacting(report.items_added + report.passages_added, cold=rebuild or not stats):
+        if compact_due(self.db, report.items_added + report.passages_added, cold=rebuild or not stats):
             compact(self.db)  # a cold build leaves b-tree pages ~70 % full (memfs.index.compact)
         report.seconds = time.perf_counter() - t0
         return report
