@@ -29,8 +29,9 @@ FORMAT = "graph/3"
 LEGACY_FORMAT = "graph+int8/2"
 #: (labels, float32 matrix) of every vector the sidecar may index: IndexDB.labeled_vectors.
 VectorSource = Callable[[], tuple[np.ndarray, np.ndarray]]
-#: element ids -> (their vectors, which of them were found)
-Fill = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+#: (element ids, their float32 rows to write, a strided view into hnswlib's records) ->
+#: which of them were found
+Fill = Callable[[np.ndarray, np.ndarray], np.ndarray]
 _OWN = ("params", "graph0", "live", "orphan_at", "orphan_codes", "orphan_scales", "levels_n",
         "slot_ids", "slot_prints", "next_slot")
 _LEGACY_OWN = ("params", "graph0", "vectors", "which", "live")
@@ -103,11 +104,12 @@ def thaw(saved: "np.lib.npyio.NpzFile", dim: int, fill: Fill | None) -> tuple[ob
     rows = _rows(graph0, n, size, off, dim)
     elem = _labels_of(rows, label_off)
     live = saved["live"]
-    vecs, ok = fill(elem)
+    vecs = rows[:, off : off + 4 * dim].view(np.float32)  # written in place: no 10^5 x dim temporary
+    vecs[:] = 0.0
+    ok = fill(elem, vecs)
     at = saved["orphan_at"]
     if len(at):
         vecs[at] = dequantize(saved["orphan_codes"], saved["orphan_scales"])
-    rows[:, off : off + 4 * dim] = np.ascontiguousarray(vecs, dtype=np.float32).view(np.uint8)
     index = _restore(params, rows, saved, _OWN, lookup=(elem.astype(np.uint64), np.arange(n, dtype=np.uint32)))
     missing = np.intersect1d(live, elem[~ok])
     for lab in missing.tolist():

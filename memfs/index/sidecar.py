@@ -23,6 +23,7 @@ import pickle
 import sqlite3
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +32,10 @@ from memfs.fsutil import atomic_write
 from memfs.index.hnswfile import (FORMAT, HNSW_FILE, HNSW_GEN, HNSW_META, LEGACY_FORMAT, VectorSource, fingerprints,
                                   freeze, thaw)
 from memfs.index.quant import quantize
+from memfs.index.sidecar_source import LabelCodes
+
+if TYPE_CHECKING:
+    from memfs.index.db import IndexDB
 
 _DAMAGE = (RuntimeError, OSError, ValueError, KeyError, TypeError, EOFError, pickle.UnpicklingError,
            zipfile.BadZipFile, sqlite3.Error, MemfsError)
@@ -51,12 +56,16 @@ class HnswSidecar:
         self._print_of: dict[int, int] = {}  # live slot -> fingerprint of its vector
         self._slot_by_print: dict[int, int] | None = None  # built when an upsert needs it
         self._next_slot = 0
-        #: True after `load` read a file of the previous layout (a sync rewrites it).
+        #: After a load: (slots, offsets, their labels, each label's slot), sorted; see _mutable.
+        self._csr: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._saved_prints = (np.zeros(0, np.int64), np.zeros(0, np.uint64))
+        #: True after `load` read a file of the previous layout (a sync rebuilds it).
         self.legacy = False
 
     @property
     def labels(self):  # type: ignore[no-untyped-def]
         """The labels in the sidecar (a live view: `in`, `len`, set operations)."""
+        self._mutable()
         return self._slot_of.keys()
 
     def _new(self, capacity: int) -> None:
@@ -67,14 +76,15 @@ class HnswSidecar:
                               allow_replace_deleted=True)
         self._slot_of, self._members, self._print_of, self._slot_by_print = {}, {}, {}, {}
         self._next_slot = 0
+        self._csr = None
 
     # -- loading ------------------------------------------------------------------
-    def load(self, vectors: VectorSource | None = None) -> bool:
+    def load(self, vectors: "IndexDB | VectorSource | None" = None) -> bool:
         """Load the saved sidecar if it matches this embedder; False if absent or stale.
 
-        `vectors` gives the vectors the graph indexes (IndexDB.labeled_vectors, called in
-        the caller's snapshot); without it, they are read from `index.sqlite3` beside the
-        sidecar."""
+        `vectors` is where the graph's vectors come from: the index (an IndexDB, read in the
+        caller's snapshot), a callable giving `(labels, float32 matrix)`, or None for the
+        `index.sqlite3` beside the sidecar."""
         try:
             meta = json.loads((self.folder / HNSW_META).read_text())
         except (OSError, ValueError):
@@ -88,11 +98,26 @@ class HnswSidecar:
                 if meta.get("format") == LEGACY_FORMAT:
                     self._load_legacy(saved)
                 else:
-                    self._load_slots(saved, vectors or self._own_vectors)
+                    self._load_slots(saved, self._codes(vectors))
         except _DAMAGE:  # absent, damaged or foreign: rebuilt by the next sync
             self.index = None
             return False
         return True
+
+    def _codes(self, vectors: "IndexDB | VectorSource | None") -> LabelCodes:
+        from memfs.index.db import IndexDB
+        from memfs.index.sidecar_source import from_matrix, label_codes
+
+        if isinstance(vectors, IndexDB):
+            return label_codes(vectors)
+        if vectors is not None:
+            return from_matrix(*vectors())
+        db = IndexDB(self.folder / "index.sqlite3", readonly=True)
+        try:
+            with db.snapshot():
+                return label_codes(db)
+        finally:
+            db.close()
 
     def _load_legacy(self, saved: "np.lib.npyio.NpzFile") -> None:
         """`graph+int8/2`: one element per label, the element's label its own slot."""
@@ -103,57 +128,63 @@ class HnswSidecar:
         self._print_of = {}
         self._slot_by_print = None
         self._next_slot = (max(self._slot_of) + 1) if self._slot_of else 0
+        self._csr = None
         self.legacy = True
 
-    def _load_slots(self, saved: "np.lib.npyio.NpzFile", source: VectorSource) -> None:
+    def _load_slots(self, saved: "np.lib.npyio.NpzFile", lc: LabelCodes) -> None:
         """Members are found, not stored: a label belongs to the live slot whose fingerprint its
-        vector in SQLite has. A label whose text changed since the save (pending, searched
-        exactly beside the sidecar) thus leaves its old slot by itself."""
+        vector in SQLite has (a label whose text changed since the save, pending and searched
+        exactly beside the sidecar, thus leaves its old slot by itself). Kept as sorted arrays
+        until something changes the sidecar: a reader builds no dict of 10^5 labels."""
         slots, prints = saved["slot_ids"], saved["slot_prints"]
-        src_labels, src_mat = source()
-        if len(src_labels) and src_mat.shape[1:] != (self.dim,):
+        if lc.codes.shape[0] and lc.codes.shape[1] != self.dim:
             raise ValueError("the index's vectors are of another dimension")
-        src_prints = fingerprints(quantize(src_mat)[0]) if len(src_labels) else np.zeros(0, np.uint64)
-        by_print = np.argsort(prints, kind="stable")
-        sorted_prints = prints[by_print]
-        at = np.searchsorted(sorted_prints, src_prints).clip(0, max(len(slots) - 1, 0))
-        hit = sorted_prints[at] == src_prints if len(slots) else np.zeros(len(src_labels), bool)
-        label_slot = slots[by_print[at[hit]]] if len(slots) else np.zeros(0, np.int64)
-        rows = np.flatnonzero(hit)
-        # Each slot's vector: that of any label with the slot's fingerprint.
-        which, first = np.unique(np.searchsorted(slots, label_slot), return_index=True)
+        row_prints = fingerprints(lc.codes) if len(lc.codes) else np.zeros(0, np.uint64)
+        row_slot = np.full(len(row_prints), -1, dtype=np.int64)
+        if len(slots) and len(row_prints):
+            by_print = np.argsort(prints, kind="stable")
+            at = np.searchsorted(prints[by_print], row_prints).clip(0, len(slots) - 1)
+            hit = prints[by_print[at]] == row_prints
+            row_slot[hit] = slots[by_print[at[hit]]]
         slot_rows = np.full(len(slots), -1, dtype=np.int64)
-        slot_rows[which] = rows[first]
+        hit_rows = np.flatnonzero(row_slot >= 0)
+        slot_rows[np.searchsorted(slots, row_slot[hit_rows])] = hit_rows  # any row with the slot's print
 
-        def fill(elem_slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        def fill(elem_slots: np.ndarray, out: np.ndarray) -> np.ndarray:
             pos = np.searchsorted(slots, elem_slots).clip(0, max(len(slots) - 1, 0))
             ok = (slots[pos] == elem_slots) & (slot_rows[pos] >= 0) if len(slots) else np.zeros(len(elem_slots), bool)
-            out = np.zeros((len(elem_slots), self.dim), dtype=np.float32)
-            out[ok] = src_mat[slot_rows[pos[ok]]]
-            return out, ok
+            lc.write_vectors(slot_rows[pos], ok, out)
+            return ok
 
         index, live_slots = thaw(saved, self.dim, fill)
-        keep = np.isin(label_slot, live_slots)
+        label_slot = row_slot[lc.rows] if len(lc.rows) else np.zeros(0, np.int64)
+        member = np.isin(label_slot, live_slots)
+        labels, owner = lc.labels[member], label_slot[member]
+        order = np.lexsort((labels, owner))
+        labels, owner = labels[order], owner[order]
+        csr_slots, starts = np.unique(owner, return_index=True)
+        for slot in np.setdiff1d(live_slots, csr_slots).tolist():  # no label has its vector any more
+            index.mark_deleted(int(slot))  # type: ignore[attr-defined]
         self.index = index
-        self._slot_of = dict(zip(src_labels[rows[keep]].tolist(), label_slot[keep].tolist()))
-        self._members = {}
-        for lab, slot in sorted(self._slot_of.items()):
-            self._members.setdefault(slot, []).append(lab)
-        self._print_of = {int(s): int(p) for s, p in zip(slots.tolist(), prints.tolist()) if s in self._members}
-        self._slot_by_print = None
+        self._csr = (csr_slots, np.append(starts, len(labels)), labels, owner)
+        self._saved_prints = (slots, prints)
+        self._slot_of, self._members, self._print_of, self._slot_by_print = {}, {}, {}, None
         self._next_slot = int(saved["next_slot"])
         self.legacy = False
 
-    def _own_vectors(self) -> tuple[np.ndarray, np.ndarray]:
-        """The vectors of the index beside this sidecar, read-only (a caller without a DB)."""
-        from memfs.index.db import IndexDB
-
-        db = IndexDB(self.folder / "index.sqlite3", readonly=True)
-        try:
-            with db.snapshot():
-                return db.labeled_vectors()
-        finally:
-            db.close()
+    def _mutable(self) -> None:
+        """The sorted arrays a load left, as the dicts changes work on."""
+        if self._csr is None:
+            return
+        csr_slots, offsets, labels, owner = self._csr
+        self._slot_of = dict(zip(labels.tolist(), owner.tolist()))
+        flat = labels.tolist()
+        bounds = offsets.tolist()
+        self._members = {s: flat[bounds[i]:bounds[i + 1]] for i, s in enumerate(csr_slots.tolist())}
+        slots, prints = self._saved_prints
+        self._print_of = {s: p for s, p in zip(slots.tolist(), prints.tolist()) if s in self._members}
+        self._slot_by_print = None
+        self._csr = None
 
     # -- changes ------------------------------------------------------------------
     def rebuild(self, labels: np.ndarray, matrix: np.ndarray) -> None:
@@ -171,6 +202,7 @@ class HnswSidecar:
         """Add or move labels to the slot of their vector (a new slot for a vector not yet in)."""
         if self.index is None:
             self._new(len(labels) + 1024)
+        self._mutable()
         if not labels:
             return
         prints = fingerprints(quantize(matrix)[0]).tolist()
@@ -220,6 +252,7 @@ class HnswSidecar:
     def delete(self, labels: list[int]) -> None:
         if self.index is None:
             return
+        self._mutable()
         for lab in labels:
             slot = self._slot_of.get(lab)
             if slot is not None:
@@ -228,24 +261,36 @@ class HnswSidecar:
     # -- queries ------------------------------------------------------------------
     def search(self, query: np.ndarray, k: int, ef: int) -> list[tuple[int, float]]:
         """Top-k labels: the nearest slots, each expanded into its labels (ties, as exact search ranks them)."""
-        if self.index is None or not self._members or k <= 0:
+        live = len(self._csr[0]) if self._csr is not None else len(self._members)
+        if self.index is None or not live or k <= 0:
             return []
-        ks = min(k, len(self._members))
+        ks = min(k, live)
         self.index.set_ef(max(ef, ks))
         slots, dists = self.index.knn_query(query.reshape(1, -1).astype(np.float32), k=ks)
         out: list[tuple[int, float]] = []
-        for slot, d in zip(slots[0], dists[0]):
-            for lab in self._members.get(int(slot), ()):
-                out.append((lab, 1.0 - float(d)))
-                if len(out) >= k:
-                    return out
+        for slot, d in zip(slots[0].tolist(), dists[0].tolist()):
+            for lab in self._labels_of(slot, k - len(out)):
+                out.append((lab, 1.0 - d))
+            if len(out) >= k:
+                break
         return out
+
+    def _labels_of(self, slot: int, most: int) -> list[int]:
+        if self._csr is None:
+            return self._members.get(slot, [])[:most]
+        csr_slots, offsets, labels, _ = self._csr
+        i = int(np.searchsorted(csr_slots, slot))
+        if i >= len(csr_slots) or csr_slots[i] != slot:
+            return []
+        start = int(offsets[i])
+        return labels[start:min(int(offsets[i + 1]), start + most)].tolist()
 
     # -- files --------------------------------------------------------------------
     def save(self, generation: int) -> None:
         if self.index is None:
             return
         self.folder.mkdir(parents=True, exist_ok=True)
+        self._mutable()
         if self.legacy or len(self._print_of) < len(self._members):
             self._refresh_prints()
         slots = np.fromiter(sorted(self._members), dtype=np.int64, count=len(self._members))

@@ -326,7 +326,7 @@ class Indexer:
         if sidecar is None and current and not rebuild_all:
             candidate = HnswSidecar(self.ws.state, self.embedder.dim, self.embedder.name,
                                     self.config.recall.hnsw_m, self.config.recall.hnsw_ef_construction)
-            sidecar = candidate if candidate.load(self.db.labeled_vectors) else None
+            sidecar = candidate if candidate.load(self.db) else None
         if sidecar is None or rebuild_all:
             sidecar = HnswSidecar(self.ws.state, self.embedder.dim, self.embedder.name,
                                   self.config.recall.hnsw_m, self.config.recall.hnsw_ef_construction)
