@@ -85,7 +85,7 @@ def test_a_live_label_without_a_vector_is_never_a_sidecar_hit(tmp_path: Path) ->
     assert again.search(x[8], 1, 64)[0][0] == 8
 
 
-def test_a_sidecar_of_the_previous_layout_is_searched_then_rebuilt(ws_path: Path) -> None:
+def test_a_sidecar_of_the_previous_layout_is_searched_then_rebuilt(ws_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     _notes(ws_path, 20, 10)
     state = ws_path / ".memfs"
     with hashing_memory(ws_path, exact_search_max=0) as mem:
@@ -97,6 +97,8 @@ def test_a_sidecar_of_the_previous_layout_is_searched_then_rebuilt(ws_path: Path
         assert before.mode == "hnsw" and before.hits[0].row.id == "f0012i004"
         report = mem.sync()  # nothing changed in the Markdown: only the file's layout
         assert report.embedded == 0  # the graph is rebuilt from the cached vectors
+        said = [line for line in capsys.readouterr().err.splitlines() if "vectors.hnsw" in line]
+        assert len(said) == 1 and "previous layout" in said[0]  # one line says why the sync took longer
         assert json.loads((state / HNSW_META).read_text())["format"] == FORMAT
         assert (state / HNSW_FILE).stat().st_size < 0.6 * legacy_bytes
     with hashing_memory(ws_path, exact_search_max=0) as mem:

@@ -21,6 +21,7 @@ from memfs.core.derived import extractive_summary, newest_stamp
 from memfs.index.context import ContextResolver
 from memfs.index.db import IndexDB, ItemRow, text_hash
 from memfs.index import quant
+from memfs.index import heal
 from memfs.index.heal import quick_check
 from memfs.index.itemrows import write_file_row, write_item_rows
 from memfs.index.passage_sync import all_passage_texts, apply_passages, category_of, pending_labels, plan_passages
@@ -312,7 +313,10 @@ class Indexer:
         current = generation > 0 and sidecar_generation(self.ws.state) == generation
         # The previous layout (one graph node per label, duplicates and all) is rebuilt once,
         # from the cached vectors: nothing is embedded again.
-        rebuild_all = rebuild_all or (current and sidecar_format(self.ws.state) == OLD_SIDECAR)
+        if current and not rebuild_all and sidecar_format(self.ws.state) == OLD_SIDECAR:
+            heal.notice(f"memfs: note: {self.ws.state.name}/vectors.hnsw has the previous layout; "
+                        "rebuilding its graph from the cached vectors (nothing is embedded again)")
+            rebuild_all = True
         if current and not rebuild_all:
             if plan.vector_labels or plan.passage_labels:
                 rows = self.db.items_by_ids(plan.vector_labels)
@@ -327,6 +331,9 @@ class Indexer:
             candidate = HnswSidecar(self.ws.state, self.embedder.dim, self.embedder.name,
                                     self.config.recall.hnsw_m, self.config.recall.hnsw_ef_construction)
             sidecar = candidate if candidate.load(self.db) else None
+            if sidecar is None:
+                heal.notice(f"memfs: note: {self.ws.state.name}/vectors.hnsw could not be read; "
+                            "rebuilding it from the cached vectors")
         if sidecar is None or rebuild_all:
             sidecar = HnswSidecar(self.ws.state, self.embedder.dim, self.embedder.name,
                                   self.config.recall.hnsw_m, self.config.recall.hnsw_ef_construction)
