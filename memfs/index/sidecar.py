@@ -266,7 +266,15 @@ class HnswSidecar:
             return []
         ks = min(k, live)
         self.index.set_ef(max(ef, ks))
-        slots, dists = self.index.knn_query(query.reshape(1, -1).astype(np.float32), k=ks)
+        q = query.reshape(1, -1).astype(np.float32)
+        while True:
+            try:
+                slots, dists = self.index.knn_query(q, k=ks)
+                break
+            except RuntimeError:  # fewer than ks reachable (many deleted nodes): ask for fewer
+                if ks <= 1:
+                    return []
+                ks = max(1, ks // 2)
         out: list[tuple[int, float]] = []
         for slot, d in zip(slots[0].tolist(), dists[0].tolist()):
             for lab in self._labels_of(slot, k - len(out)):
