@@ -22,6 +22,7 @@ import os
 import pickle
 import sqlite3
 import zipfile
+from collections.abc import KeysView
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,7 +64,7 @@ class HnswSidecar:
         self.legacy = False
 
     @property
-    def labels(self):  # type: ignore[no-untyped-def]
+    def labels(self) -> KeysView[int]:
         """The labels in the sidecar (a live view: `in`, `len`, set operations)."""
         self._mutable()
         return self._slot_of.keys()
