@@ -33,7 +33,7 @@ VectorSource = Callable[[], tuple[np.ndarray, np.ndarray]]
 #: which of them were found
 Fill = Callable[[np.ndarray, np.ndarray], np.ndarray]
 _OWN = ("params", "graph0", "live", "orphan_at", "orphan_codes", "orphan_scales", "levels_n",
-        "slot_ids", "slot_prints", "next_slot")
+        "slot_ids", "slot_prints", "member_labels", "member_at", "next_slot")
 _LEGACY_OWN = ("params", "graph0", "vectors", "which", "live")
 _WEIGHTS: dict[int, np.ndarray] = {}
 
@@ -41,18 +41,20 @@ _WEIGHTS: dict[int, np.ndarray] = {}
 def fingerprints(codes: np.ndarray) -> np.ndarray:
     """A 64-bit fingerprint of each int8 row: equal codes, equal prints (two different rows
     collide with odds ~n²/2⁶⁴, 10⁻¹⁰ at 10⁵ distinct vectors). The scale is left out: rows
-    with equal codes point the same way, and a scale read back may differ in its last bit."""
+    with equal codes point the same way, and a scale read back may differ in its last bit.
+    Read as 64-bit words in place (no widening copy): a cold load prints every cached row."""
     packed = np.ascontiguousarray(codes).view(np.uint8).reshape(len(codes), -1)
-    if packed.shape[1] % 4:
-        packed = np.pad(packed, ((0, 0), (0, 4 - packed.shape[1] % 4)))
-    words = np.ascontiguousarray(packed).view(np.uint32).astype(np.uint64)
+    if packed.shape[1] % 8:
+        packed = np.pad(packed, ((0, 0), (0, 8 - packed.shape[1] % 8)))
+    words = packed.view(np.uint64)
     w = _WEIGHTS.get(words.shape[1])
     if w is None:
         w = _WEIGHTS[words.shape[1]] = np.random.default_rng(18).integers(
             1, 2**63, size=words.shape[1], dtype=np.uint64) | np.uint64(1)
     with np.errstate(over="ignore"):
         mixed = words * w
-        mixed ^= mixed >> np.uint64(29)
+        mixed ^= mixed >> np.uint64(31)
+        mixed *= np.uint64(0x9E3779B97F4A7C15)
         return mixed.sum(axis=1, dtype=np.uint64)
 
 

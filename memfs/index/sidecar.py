@@ -8,10 +8,11 @@ that vault, with MiniLM question vectors, hnsw found about half of the exact top
 int8 codes, memfs.index.quant), and each slot lists the labels that share it; a search
 expands slots into their labels in rank order, as exact search ranks ties.
 
-The file (memfs.index.hnswfile) keeps the graph and a 64-bit fingerprint of each slot's
-vector; the vectors are SQLite's and come from a vector source on load, which also says
-which labels belong to which slot (those whose vector has the slot's fingerprint). A slot
-no label has the vector of any more is marked deleted in the loaded copy.
+The file (memfs.index.hnswfile) keeps the graph, the labels on each slot and a 64-bit
+fingerprint of each slot's vector (of its int8 codes); the vectors are SQLite's, found on
+load by that fingerprint among the cache's rows. A label whose text changed since the save
+is pending (`vec_pending`) and searched exactly beside the sidecar, whose hits for it are
+dropped, as before; a slot whose vector is no longer cached is marked deleted.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from memfs.fsutil import atomic_write
 from memfs.index.hnswfile import (FORMAT, HNSW_FILE, HNSW_GEN, HNSW_META, LEGACY_FORMAT, VectorSource, fingerprints,
                                   freeze, thaw)
 from memfs.index.quant import quantize
-from memfs.index.sidecar_source import LabelCodes
+from memfs.index.sidecar_source import CachedCodes
 
 if TYPE_CHECKING:
     from memfs.index.db import IndexDB
@@ -105,18 +106,18 @@ class HnswSidecar:
             return False
         return True
 
-    def _codes(self, vectors: "IndexDB | VectorSource | None") -> LabelCodes:
+    def _codes(self, vectors: "IndexDB | VectorSource | None") -> CachedCodes:
         from memfs.index.db import IndexDB
-        from memfs.index.sidecar_source import from_matrix, label_codes
+        from memfs.index.sidecar_source import cached_codes, from_matrix
 
         if isinstance(vectors, IndexDB):
-            return label_codes(vectors)
+            return cached_codes(vectors)
         if vectors is not None:
-            return from_matrix(*vectors())
+            return from_matrix(vectors()[1])
         db = IndexDB(self.folder / "index.sqlite3", readonly=True)
         try:
             with db.snapshot():
-                return label_codes(db)
+                return cached_codes(db)
         finally:
             db.close()
 
@@ -132,42 +133,39 @@ class HnswSidecar:
         self._csr = None
         self.legacy = True
 
-    def _load_slots(self, saved: "np.lib.npyio.NpzFile", lc: LabelCodes) -> None:
-        """Members are found, not stored: a label belongs to the live slot whose fingerprint its
-        vector in SQLite has (a label whose text changed since the save, pending and searched
-        exactly beside the sidecar, thus leaves its old slot by itself). Kept as sorted arrays
-        until something changes the sidecar: a reader builds no dict of 10^5 labels."""
+    def _load_slots(self, saved: "np.lib.npyio.NpzFile", cache: CachedCodes) -> None:
+        """Each slot's vector is the cache row with the slot's fingerprint; a slot whose
+        vector is no longer cached (no text has it any more) is marked deleted, with its
+        labels. The labels stay sorted arrays until something changes the sidecar: a
+        reader builds no dict of 10^5 labels."""
         slots, prints = saved["slot_ids"], saved["slot_prints"]
-        if lc.codes.shape[0] and lc.codes.shape[1] != self.dim:
+        member_labels, offsets = saved["member_labels"], saved["member_at"]
+        if len(offsets) != len(slots) + 1 or int(offsets[-1]) != len(member_labels):
+            raise ValueError("sidecar members do not match its slots")
+        if cache.codes.shape[0] and cache.codes.shape[1] != self.dim:
             raise ValueError("the index's vectors are of another dimension")
-        row_prints = fingerprints(lc.codes) if len(lc.codes) else np.zeros(0, np.uint64)
-        row_slot = np.full(len(row_prints), -1, dtype=np.int64)
-        if len(slots) and len(row_prints):
-            by_print = np.argsort(prints, kind="stable")
-            at = np.searchsorted(prints[by_print], row_prints).clip(0, len(slots) - 1)
-            hit = prints[by_print[at]] == row_prints
-            row_slot[hit] = slots[by_print[at[hit]]]
+        row_prints = fingerprints(cache.codes) if len(cache.codes) else np.zeros(0, np.uint64)
         slot_rows = np.full(len(slots), -1, dtype=np.int64)
-        hit_rows = np.flatnonzero(row_slot >= 0)
-        slot_rows[np.searchsorted(slots, row_slot[hit_rows])] = hit_rows  # any row with the slot's print
+        if len(slots) and len(row_prints):
+            by_print = np.argsort(row_prints, kind="stable")
+            at = np.searchsorted(row_prints[by_print], prints).clip(0, len(row_prints) - 1)
+            hit = row_prints[by_print[at]] == prints
+            slot_rows[hit] = by_print[at[hit]]
 
         def fill(elem_slots: np.ndarray, out: np.ndarray) -> np.ndarray:
             pos = np.searchsorted(slots, elem_slots).clip(0, max(len(slots) - 1, 0))
             ok = (slots[pos] == elem_slots) & (slot_rows[pos] >= 0) if len(slots) else np.zeros(len(elem_slots), bool)
-            lc.write_vectors(slot_rows[pos], ok, out)
+            cache.write_vectors(slot_rows[pos], ok, out)
             return ok
 
         index, live_slots = thaw(saved, self.dim, fill)
-        label_slot = row_slot[lc.rows] if len(lc.rows) else np.zeros(0, np.int64)
-        member = np.isin(label_slot, live_slots)
-        labels, owner = lc.labels[member], label_slot[member]
-        order = np.lexsort((labels, owner))
-        labels, owner = labels[order], owner[order]
-        csr_slots, starts = np.unique(owner, return_index=True)
-        for slot in np.setdiff1d(live_slots, csr_slots).tolist():  # no label has its vector any more
-            index.mark_deleted(int(slot))  # type: ignore[attr-defined]
+        keep = np.isin(slots, live_slots) & (slot_rows >= 0)
+        counts = np.diff(offsets)
+        labels = member_labels[np.repeat(keep, counts)]
+        kept = slots[keep]
         self.index = index
-        self._csr = (csr_slots, np.append(starts, len(labels)), labels, owner)
+        self._csr = (kept, np.concatenate([[0], np.cumsum(counts[keep])]).astype(np.int64), labels,
+                     np.repeat(kept, counts[keep]))
         self._saved_prints = (slots, prints)
         self._slot_of, self._members, self._print_of, self._slot_by_print = {}, {}, {}, None
         self._next_slot = int(saved["next_slot"])
@@ -303,8 +301,12 @@ class HnswSidecar:
         if self.legacy or len(self._print_of) < len(self._members):
             self._refresh_prints()
         slots = np.fromiter(sorted(self._members), dtype=np.int64, count=len(self._members))
+        groups = [self._members[int(s)] for s in slots]
         arrays = {**freeze(self.index, self.dim, set(self._members)), "slot_ids": slots,
                   "slot_prints": np.asarray([self._print_of[int(s)] for s in slots], dtype=np.uint64),
+                  "member_labels": np.fromiter((lab for g in groups for lab in g), dtype=np.int64,
+                                               count=sum(len(g) for g in groups)),
+                  "member_at": np.concatenate([[0], np.cumsum([len(g) for g in groups], dtype=np.int64)]),
                   "next_slot": np.array(self._next_slot, dtype=np.int64)}
         tmp = self.folder / f".{HNSW_FILE}.{os.getpid()}.tmp"
         with open(tmp, "wb") as fh:
