@@ -100,7 +100,7 @@ def test_hnsw_sidecar_grows_and_deletes(tmp_path: Path) -> None:
     side.delete([5, 5, 6])  # deleting twice is harmless
     side.save(1)
     again = HnswSidecar(tmp_path, 16, "test")
-    assert again.load()
+    assert again.load(lambda: (np.arange(1, 3001), vecs))
     assert again.search(vecs[4], k=1, ef=100)[0][0] != 5  # label 5 (vecs[4]) is deleted
     assert 5 not in [h[0] for h in again.search(vecs[4], k=50, ef=200)]
     top = exact_search(vecs[100], np.arange(1, 3001), vecs, 1)

@@ -109,7 +109,7 @@ class Searcher:
             gen = int(self.db.get_meta("hnsw_generation") or 0)
             if self._sidecar is None or self._sidecar_gen != gen:
                 sidecar = HnswSidecar(self.state_dir, self.embedder.dim, self.embedder.name)
-                if sidecar.load():
+                if sidecar.load(self.db):  # the graph's vectors: this snapshot's
                     self._sidecar, self._sidecar_gen = sidecar, gen
             if self._sidecar is not None:
                 return True

@@ -21,12 +21,15 @@ from memfs.core.derived import extractive_summary, newest_stamp
 from memfs.index.context import ContextResolver
 from memfs.index.db import IndexDB, ItemRow, text_hash
 from memfs.index import quant
+from memfs.index import heal
 from memfs.index.heal import quick_check
 from memfs.index.itemrows import write_file_row, write_item_rows
 from memfs.index.passage_sync import all_passage_texts, apply_passages, category_of, pending_labels, plan_passages
 from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.syncplan import SyncReport, _Parsed, _Plan
-from memfs.index.vectors import HnswSidecar, sidecar_generation
+from memfs.index.compact import compact, compact_due
+from memfs.index.vectors import LEGACY_FORMAT as OLD_SIDECAR
+from memfs.index.vectors import HnswSidecar, sidecar_format, sidecar_generation
 from memfs.providers.embedding import Embedder
 from memfs.workspace import Workspace
 
@@ -231,6 +234,8 @@ class Indexer:
         if prose.inserts:
             plan.passage_labels = pending_labels(self.db, prose)
         self._update_sidecar(plan, vectors, rebuild_all=reembed or rebuild)
+        if compact_due(self.db, report.items_added + report.passages_added, cold=rebuild or not stats):
+            compact(self.db)  # a cold build leaves b-tree pages ~70 % full (memfs.index.compact)
         report.seconds = time.perf_counter() - t0
         return report
 
@@ -306,6 +311,12 @@ class Indexer:
             self._sidecar = None
             return
         current = generation > 0 and sidecar_generation(self.ws.state) == generation
+        # The previous layout (one graph node per label, duplicates and all) is rebuilt once,
+        # from the cached vectors: nothing is embedded again.
+        if current and not rebuild_all and sidecar_format(self.ws.state) == OLD_SIDECAR:
+            heal.notice(f"memfs: note: {self.ws.state.name}/vectors.hnsw has the previous layout; "
+                        "rebuilding its graph from the cached vectors (nothing is embedded again)")
+            rebuild_all = True
         if current and not rebuild_all:
             if plan.vector_labels or plan.passage_labels:
                 rows = self.db.items_by_ids(plan.vector_labels)
@@ -319,7 +330,10 @@ class Indexer:
         if sidecar is None and current and not rebuild_all:
             candidate = HnswSidecar(self.ws.state, self.embedder.dim, self.embedder.name,
                                     self.config.recall.hnsw_m, self.config.recall.hnsw_ef_construction)
-            sidecar = candidate if candidate.load() else None
+            sidecar = candidate if candidate.load(self.db) else None
+            if sidecar is None:
+                heal.notice(f"memfs: note: {self.ws.state.name}/vectors.hnsw could not be read; "
+                            "rebuilding it from the cached vectors")
         if sidecar is None or rebuild_all:
             sidecar = HnswSidecar(self.ws.state, self.embedder.dim, self.embedder.name,
                                   self.config.recall.hnsw_m, self.config.recall.hnsw_ef_construction)
