@@ -71,6 +71,23 @@ def _peek_embedder(ws: Path) -> tuple[int, int] | None:
     return (threads, batch) if provider == "minilm" else None
 
 
+def _reader_config(root: str) -> Any:
+    """`[embedder]` and `[recall]` as `load_config` validates them: from the snapshot a
+    previous process saved (memfs.configsnap: no pydantic), else validated now and saved."""
+    from memfs.configsnap import read_snapshot, snapshot_key, write_snapshot
+
+    snap = read_snapshot(root)
+    if snap is not None:
+        return snap
+    key = snapshot_key(root)  # before the read: an edit meanwhile leaves a stale key
+    _no_pydantic_plugins()
+    from memfs.config import load_config
+
+    config = load_config(Path(root))
+    write_snapshot(root, config, key)
+    return config
+
+
 class _EarlyModel:
     """MiniLM loading (and the query embedded) on a thread started before anything else is
     imported: onnxruntime builds its session without the GIL (~0.25 s, most of a cold
@@ -134,10 +151,8 @@ def rows(root: str, query: str, k: int | None) -> list[dict[str, Any]] | None:
             return None  # no index yet: the full CLI syncs it
         spec = _peek_embedder(ws)
         early = _EarlyModel(spec, query) if spec is not None else None
-        _no_pydantic_plugins()
         import threading
 
-        from memfs.config import load_config
         from memfs.index.db import IndexDB
         from memfs.index.qcache import CachingEmbedder
         from memfs.index.search import Searcher
@@ -145,7 +160,7 @@ def rows(root: str, query: str, k: int | None) -> list[dict[str, Any]] | None:
 
         if not _ready(db_path):
             return None
-        config = load_config(ws)
+        config = _reader_config(root)
         embedder = early.take(config) if early is not None else None
         primer = early.thread if embedder is not None else None
         if embedder is None:

@@ -14,19 +14,23 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memfs.config import RecallConfig
 from memfs.core.salience import salience
 from memfs.core.stamps import age_days
 from memfs.index.db import IndexDB, ItemRow
 from memfs.index.qcache import CachingEmbedder
 from memfs.index.vcache import VectorCopy
 from memfs.index.passages import PASSAGE_LABEL_BASE
-from memfs.index.timefilter import TimeFilter, is_present_query, stamp_range
+from memfs.core.stamps import stamp_range
+from memfs.index.present import DEFAULT_WINDOW, is_present_query
 from memfs.index.vectors import HnswSidecar, exact_search, exact_search_scores
 from memfs.providers.embedding import Embedder
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
+
+    # Types only: a cold reader gets these sections from memfs.configsnap, without pydantic.
+    from memfs.config import RecallConfig
+    from memfs.index.timefilter import TimeFilter
 
 
 @dataclass
@@ -226,7 +230,7 @@ class Searcher:
         """Top-k items for `query`. `window` filters on `when` and decides whether superseded
         items (history) count; by default they do not."""
         cfg = self.cfg
-        window = window or TimeFilter()
+        window = window or DEFAULT_WINDOW  # type: ignore[assignment]
         today = today or date.today()
         timings: dict[str, float] = {}
 
