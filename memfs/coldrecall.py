@@ -71,14 +71,17 @@ def _peek_embedder(ws: Path) -> tuple[int, int] | None:
     return (threads, batch) if provider == "minilm" else None
 
 
-def _reader_config(root: str) -> Any:
-    """`[embedder]` and `[recall]` as `load_config` validates them: from the snapshot a
-    previous process saved (memfs.configsnap: no pydantic), else validated now and saved."""
-    from memfs.configsnap import read_snapshot, snapshot_key, write_snapshot
+def _snapshot_spec(snap: Any) -> tuple[int, int] | None:
+    """(threads, batch_size) of a MiniLM embedder in the saved config, else None."""
+    emb = snap.embedder
+    return (int(emb.threads), int(emb.batch_size)) if emb.provider == "minilm" else None
 
-    snap = read_snapshot(root)
-    if snap is not None:
-        return snap
+
+def _validated_config(root: str) -> Any:
+    """The config as `load_config` validates it (pydantic: a snapshot was missing or stale),
+    saved for the next cold recall (memfs.configsnap)."""
+    from memfs.configsnap import snapshot_key, write_snapshot
+
     key = snapshot_key(root)  # before the read: an edit meanwhile leaves a stale key
     _no_pydantic_plugins()
     from memfs.config import load_config
@@ -149,7 +152,11 @@ def rows(root: str, query: str, k: int | None) -> list[dict[str, Any]] | None:
         db_path = ws / ".memfs" / "index.sqlite3"
         if not os.path.isfile(db_path):
             return None  # no index yet: the full CLI syncs it
-        spec = _peek_embedder(ws)
+        from memfs.configsnap import read_snapshot
+
+        # The saved sections name the embedder exactly (and save importing tomllib to guess it).
+        snap = read_snapshot(root)
+        spec = _peek_embedder(ws) if snap is None else _snapshot_spec(snap)
         early = _EarlyModel(spec, query) if spec is not None else None
         import threading
 
@@ -160,7 +167,7 @@ def rows(root: str, query: str, k: int | None) -> list[dict[str, Any]] | None:
 
         if not _ready(db_path):
             return None
-        config = _reader_config(root)
+        config = snap if snap is not None else _validated_config(root)
         embedder = early.take(config) if early is not None else None
         primer = early.thread if embedder is not None else None
         if embedder is None:
