@@ -18,7 +18,7 @@ import numpy as np
 
 from memfs.core.salience import salience
 from memfs.core.stamps import age_days
-from memfs.index.db import IndexDB, ItemRow
+from memfs.index.db import IndexDB, ItemRow, fts_query
 from memfs.index.qcache import CachingEmbedder
 from memfs.index.vcache import VectorCopy
 from memfs.index.passages import PASSAGE_LABEL_BASE
@@ -163,12 +163,14 @@ class Searcher:
     def _bm25(self, query: str, limit: int) -> list[tuple[int, float]]:
         """Items' and passages' BM25 hits, cached until the database changes: scoring every
         matching row is most of a query at 10^5 items (~8 ms for ~10^4 rows matching common
-        words), and an agent re-asks the same question turn after turn."""
+        words), and an agent re-asks the same question turn after turn. Keyed by the FTS5
+        expression the query becomes (both rankers search only that), so a rewording with
+        the same content words ("What does Sam drink?", "what does sam drink") hits too."""
         version = self._db_version()
         if self._bm_version != version:
             self._bm_cache.clear()
             self._bm_version = version
-        key = (query, limit)
+        key = (fts_query(query) or "", limit)
         found = self._bm_cache.get(key)
         if found is None:
             found = with_passages_bm25(self.db, query, limit, self.db.bm25(query, limit))
