@@ -65,12 +65,18 @@ class TemplateEmbedder:
         return out
 
 
-def _child_build(root: Path, items: int, per_file: int, pool_size: int) -> dict[str, Any]:
+def _child_build(root: Path, items: int, per_file: int, pool_size: int, ef_construction: int = 0,
+                 index_only: bool = False) -> dict[str, Any]:
+    """Markdown written directly (Synth), then one sync. `index_only` runs the index sync
+    alone (SQLite, FTS5, vectors, the hnsw sidecar), not the root files (index.md,
+    memory.md, skill.md), which recall never reads; `ef_construction` > 0 builds the
+    sidecar with that instead of [recall]'s (a cheaper, coarser graph: say so)."""
     sys.path.insert(0, str(HERE))
     from _synth import Synth, fact, CATEGORIES
     import random
 
     from memfs.api import Memory
+    from memfs.config import load_config
     from memfs.providers.minilm import MiniLMEmbedder
     from memfs.workspace import init_workspace
 
@@ -84,14 +90,27 @@ def _child_build(root: Path, items: int, per_file: int, pool_size: int) -> dict[
     pool = MiniLMEmbedder().embed(pool_texts)
     pool_s = time.perf_counter() - t
     t = time.perf_counter()
-    mem = Memory(root, embedder=TemplateEmbedder(pool))
-    rep = mem.sync()
+    config = load_config(root)
+    if ef_construction:
+        config.recall.hnsw_ef_construction = ef_construction
+    mem = Memory(root, config=config, embedder=TemplateEmbedder(pool))
+    cpu0 = time.process_time()
+    if index_only:
+        rt = mem.runtime
+        with rt.lock("sync"):
+            rep = rt.indexer.sync()
+    else:
+        rep = mem.sync()
     mem.close()
     sync_s = time.perf_counter() - t
     disk = {p.name: p.stat().st_size for p in (root / ".memfs").iterdir() if p.is_file()}
+    markdown = sum(p.stat().st_size for p in root.rglob("*.md") if ".memfs" not in p.parts)
     return {"items": rep.items_added, "files": rep.files_parsed, "markdown_write_s": round(write_s, 1),
             "pool_embed_s": round(pool_s, 1), "sync_s": round(sync_s, 1),
+            "sync_cpu_s": round(time.process_time() - cpu0, 1), "index_only": index_only,
+            "hnsw_ef_construction": config.recall.hnsw_ef_construction,
             "maxrss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+            "markdown_mb": round(markdown / 2**20, 1), "memfs_dir_mb": round(sum(disk.values()) / 2**20, 1),
             "disk_mb": {k: round(v / 2**20, 1) for k, v in disk.items() if v > 2**20}}
 
 
@@ -116,11 +135,13 @@ def _child_recall(root: Path, queries: list[str]) -> dict[str, Any]:
         emb.embed([q + " (alone)"])
         embed_alone.append((time.perf_counter() - t) * 1000)
     walls: list[float] = []
+    cpus: list[float] = []  # the process's CPU per query (all threads): less load-bound than wall
     stages: dict[str, list[float]] = {}
     for q in queries:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         res = mem.search(q)
         walls.append((time.perf_counter() - t) * 1000)
+        cpus.append((time.process_time() - c) * 1000)
         for k, v in res.timings_ms.items():
             stages.setdefault(k, []).append(v)
     again = []
@@ -130,7 +151,7 @@ def _child_recall(root: Path, queries: list[str]) -> dict[str, Any]:
         again.append((time.perf_counter() - t) * 1000)
     mem.close()
     return {"first_query_ms": round(first, 1), "mode": res.mode, "p50_ms": _pct(walls, 50), "p99_ms": _pct(walls, 99),
-            "repeat_p50_ms": _pct(again, 50), "embed_alone_p50_ms": _pct(embed_alone, 50),
+            "cpu_p50_ms": _pct(cpus, 50), "repeat_p50_ms": _pct(again, 50), "embed_alone_p50_ms": _pct(embed_alone, 50),
             "stages_p50_ms": {k: _pct(v, 50) for k, v in stages.items()},
             "stages_p99_ms": {k: _pct(v, 99) for k, v in stages.items()},
             "rss_mb": round(psutil.Process().memory_info().rss / 2**20), "queries": len(queries)}
@@ -155,6 +176,11 @@ def main() -> int:
     ap.add_argument("--pool", type=int, default=2000, help="real MiniLM vectors the synthetic ones are drawn around")
     ap.add_argument("--queries", type=int, default=240)
     ap.add_argument("--baseline", type=Path, help="an older memfs checkout to time on the same index")
+    ap.add_argument("--ef-construction", type=int, default=0,
+                    help="build the hnsw sidecar with this ef_construction (default: [recall]'s, 200)")
+    ap.add_argument("--index-only", action="store_true",
+                    help="sync the index only, not the root files (recall never reads them)")
+    ap.add_argument("--rounds", type=int, default=2, help="recall runs per variant (alternating)")
     ap.add_argument("--tmpdir")
     ap.add_argument("--keep", type=Path, help="build in (and reuse from) this folder instead of a temp dir")
     ap.add_argument("--json", dest="json_out")
@@ -163,7 +189,8 @@ def main() -> int:
     if args.child:
         kind, root = args.child[0], Path(args.child[1])
         if kind == "build":
-            res = _child_build(root, int(args.child[2]), int(args.child[3]), int(args.child[4]))
+            res = _child_build(root, int(args.child[2]), int(args.child[3]), int(args.child[4]),
+                               int(args.child[5]), args.child[6] == "1")
         else:
             res = _child_recall(root, json.loads(Path(args.child[2]).read_text()))
         print(json.dumps(res))
@@ -185,25 +212,27 @@ def main() -> int:
             if args.keep and record.is_file() and (root / ".memfs" / "index.sqlite3").is_file():
                 row["build"] = {**json.loads(record.read_text()), "reused": True}
             else:
-                row["build"] = _run_child(["build", str(root), str(n), str(args.per_file), str(args.pool)], REPO)
+                row["build"] = _run_child(["build", str(root), str(n), str(args.per_file), str(args.pool),
+                                           str(args.ef_construction), "1" if args.index_only else "0"], REPO)
                 if args.keep:
                     record.write_text(json.dumps(row["build"]))
             print(json.dumps(row["build"]), flush=True)
             variants = [("this checkout", REPO)] + ([("baseline", args.baseline)] if args.baseline else [])
-            for rnd in range(2):  # alternate, so load drifts hit both alike
+            for rnd in range(args.rounds):  # alternate, so load drifts hit both alike
                 for name, code in (variants if rnd == 0 else list(reversed(variants))):
                     res = _run_child(["recall", str(root), str(qfile)], code)
                     row.setdefault("recall", {}).setdefault(name, []).append(res)
                     print(n, name, json.dumps(res), flush=True)
             row["load_avg_end"] = round(os.getloadavg()[0], 1)
             results.append(row)
-    print(f"\n{'items':>9} {'variant':<14} {'p50 ms':>7} {'p99 ms':>7} {'repeat p50':>10} {'embed p50':>9} "
-          f"{'first ms':>8} {'RSS MB':>6}")
+    print(f"\n{'items':>9} {'variant':<14} {'p50 ms':>7} {'p99 ms':>7} {'cpu p50':>7} {'repeat p50':>10} "
+          f"{'embed p50':>9} {'first ms':>8} {'RSS MB':>6}")
     for row in results:
         for name, runs in row["recall"].items():
-            p50, p99, rep, emb = (round(statistics.median(r[key] for r in runs), 2)
-                                  for key in ("p50_ms", "p99_ms", "repeat_p50_ms", "embed_alone_p50_ms"))
-            print(f"{row['items']:>9,} {name:<14} {p50:>7} {p99:>7} {rep:>10} {emb:>9} "
+            p50, p99, cpu, rep, emb = (round(statistics.median(r.get(key, 0.0) for r in runs), 2)
+                                       for key in ("p50_ms", "p99_ms", "cpu_p50_ms", "repeat_p50_ms",
+                                                   "embed_alone_p50_ms"))
+            print(f"{row['items']:>9,} {name:<14} {p50:>7} {p99:>7} {cpu:>7} {rep:>10} {emb:>9} "
                   f"{runs[0]['first_query_ms']:>8} {runs[0]['rss_mb']:>6}")
             stages = {k: round(statistics.median(r["stages_p50_ms"].get(k, 0.0) for r in runs), 2)
                       for k in runs[0]["stages_p50_ms"]}

@@ -71,6 +71,26 @@ def _peek_embedder(ws: Path) -> tuple[int, int] | None:
     return (threads, batch) if provider == "minilm" else None
 
 
+def _snapshot_spec(snap: Any) -> tuple[int, int] | None:
+    """(threads, batch_size) of a MiniLM embedder in the saved config, else None."""
+    emb = snap.embedder
+    return (int(emb.threads), int(emb.batch_size)) if emb.provider == "minilm" else None
+
+
+def _validated_config(root: str) -> Any:
+    """The config as `load_config` validates it (pydantic: a snapshot was missing or stale),
+    saved for the next cold recall (memfs.configsnap)."""
+    from memfs.configsnap import snapshot_key, write_snapshot
+
+    key = snapshot_key(root)  # before the read: an edit meanwhile leaves a stale key
+    _no_pydantic_plugins()
+    from memfs.config import load_config
+
+    config = load_config(Path(root))
+    write_snapshot(root, config, key)
+    return config
+
+
 class _EarlyModel:
     """MiniLM loading (and the query embedded) on a thread started before anything else is
     imported: onnxruntime builds its session without the GIL (~0.25 s, most of a cold
@@ -132,12 +152,14 @@ def rows(root: str, query: str, k: int | None) -> list[dict[str, Any]] | None:
         db_path = ws / ".memfs" / "index.sqlite3"
         if not os.path.isfile(db_path):
             return None  # no index yet: the full CLI syncs it
-        spec = _peek_embedder(ws)
+        from memfs.configsnap import read_snapshot
+
+        # The saved sections name the embedder exactly (and save importing tomllib to guess it).
+        snap = read_snapshot(root)
+        spec = _peek_embedder(ws) if snap is None else _snapshot_spec(snap)
         early = _EarlyModel(spec, query) if spec is not None else None
-        _no_pydantic_plugins()
         import threading
 
-        from memfs.config import load_config
         from memfs.index.db import IndexDB
         from memfs.index.qcache import CachingEmbedder
         from memfs.index.search import Searcher
@@ -145,7 +167,7 @@ def rows(root: str, query: str, k: int | None) -> list[dict[str, Any]] | None:
 
         if not _ready(db_path):
             return None
-        config = load_config(ws)
+        config = snap if snap is not None else _validated_config(root)
         embedder = early.take(config) if early is not None else None
         primer = early.thread if embedder is not None else None
         if embedder is None:

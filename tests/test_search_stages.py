@@ -66,6 +66,24 @@ def test_count_and_bm25_are_kept_until_the_database_changes(ws_path: Path) -> No
         mem.close()
 
 
+def test_a_rewording_with_the_same_content_words_reuses_the_bm25_hits(ws_path: Path) -> None:
+    """BM25 is keyed by the FTS5 expression: case, punctuation and stopwords do not count."""
+    mem = hashing_memory(ws_path)
+    try:
+        for text in FACTS:
+            mem.add(text)
+        first = mem.search("What does Alice drink?", k=5)
+        sql = _traced(mem.runtime.searcher)
+        again = mem.search("alice DRINK", k=5)
+        assert not [s for s in sql if "bm25(" in s], sql
+        assert {h.row.id: h.bm25_rank for h in first.hits if h.bm25_rank} == \
+            {h.row.id: h.bm25_rank for h in again.hits if h.bm25_rank}
+        mem.search("Alice tea", k=5)
+        assert [s for s in sql if "bm25(items_fts" in s]  # other words: searched
+    finally:
+        mem.close()
+
+
 class _Failing:
     name = "hashing-1024"
     dim = 1024

@@ -13,20 +13,11 @@ Superseded items (`superseded_by=` on their line) are history: left out unless
 
 from __future__ import annotations
 
-import re
-
 from pydantic import BaseModel, ValidationError, field_validator
 
 from memfs.core.stamps import stamp_range
 from memfs.errors import MemfsError
-
-_PRESENT = re.compile(r"\b(?:now|currently|current|these days|nowadays|at the moment|at present|"
-                      r"presently|anymore|any more|right now)\b", re.IGNORECASE)
-
-
-def is_present_query(query: str) -> bool:
-    """'where does Priya live now', 'what is she currently reading', 'these days'."""
-    return bool(_PRESENT.search(query))
+from memfs.index.present import is_present_query  # noqa: F401 - its home before; no pydantic there
 
 
 class TimeFilter(BaseModel):

@@ -12,10 +12,12 @@ from __future__ import annotations
 import hashlib
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from memfs.errors import MemfsError
+from memfs.providers.minilm_tokenizer import VOCAB_PATH, VOCAB_SHA256, load_tokenizer
 from memfs.providers.normalize import normalize_rows
 
 TOKENIZER_PATH = Path(__file__).parent / "data" / "minilm-tokenizer.json"
@@ -38,11 +40,18 @@ def _model_path() -> Path:
 
 
 def verify_files() -> None:
-    """Check both files against their pinned sha256 (slow-ish: used by tests and `status`)."""
-    for path, want in ((_model_path(), MODEL_SHA256), (TOKENIZER_PATH, TOKENIZER_SHA256)):
+    """Check the model, tokenizer and vocabulary files against their pinned sha256 (slow-ish: used by tests and `status`)."""
+    for path, want in ((_model_path(), MODEL_SHA256), (TOKENIZER_PATH, TOKENIZER_SHA256), (VOCAB_PATH, VOCAB_SHA256)):
         got = hashlib.sha256(path.read_bytes()).hexdigest()
         if got != want:
             raise MemfsError(f"{path}: sha256 {got} does not match the pinned {want}")
+
+
+def _build_session(ort: Any, model: Path, opts: Any, out: dict[str, Any]) -> None:
+    try:
+        out["session"] = ort.InferenceSession(str(model), sess_options=opts, providers=["CPUExecutionProvider"])
+    except BaseException as err:  # noqa: BLE001 - re-raised by the loading thread
+        out["error"] = err
 
 
 class MiniLMEmbedder:
@@ -65,11 +74,7 @@ class MiniLMEmbedder:
             if self._session is not None:
                 return
             import onnxruntime as ort
-            from tokenizers import Tokenizer
 
-            tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
-            tokenizer.enable_truncation(max_length=MAX_TOKENS)
-            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
             opts = ort.SessionOptions()
             opts.intra_op_num_threads = self.threads
             opts.inter_op_num_threads = 1
@@ -83,8 +88,19 @@ class MiniLMEmbedder:
                 # not for a process that embeds one query (cold recall). Same vectors to
                 # ~1e-7 (docs/decisions.md, "Cold recall").
                 opts.add_session_config_entry("optimization.disable_specified_optimizers", "ConstantFolding")
-            session = ort.InferenceSession(str(_model_path()), sess_options=opts,
-                                           providers=["CPUExecutionProvider"])
+            # The session builds without the GIL on a thread of its own while this one
+            # loads the tokenizer (which holds it): a cold recall waits for the longer only.
+            built: dict[str, Any] = {}
+            model = _model_path()
+            thread = threading.Thread(target=_build_session, args=(ort, model, opts, built), daemon=True)
+            thread.start()
+            try:
+                tokenizer = load_tokenizer(MAX_TOKENS)
+            finally:
+                thread.join()
+            if "error" in built:
+                raise built["error"]
+            session = built["session"]
             self._inputs = tuple(i.name for i in session.get_inputs())
             self._tokenizer = tokenizer
             self._session = session
