@@ -19,6 +19,9 @@ Rules (a wrong cut is worse than a long line):
   other clause, so the sentence stays whole there.
 - A sentence with "we"/"us"/"our" stays whole: who "we" is (the two speakers, a family,
   "others") is read from the whole sentence, and a half would lose it.
+- No cut where a half alone would be false: a purpose ("so I could buy a house") or a
+  "but" after an intention or attempt ("I was going to adopt a dog, but ..."); nor where
+  it would dangle: a possessive, "that night", "the blue one", "going" without where.
 - Both halves need at least ``MIN_WORDS`` words; otherwise the sentence stays whole.
 """
 
