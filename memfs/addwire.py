@@ -50,6 +50,64 @@ def workspace_root(directory: str | None) -> str | None:
     return folder
 
 
+def parse_plain(argv: list[str]) -> tuple[str | None, str, str | None, str | None, bool] | None:
+    """(dir, text, category, type, as_json) for `memfs [--dir D] add TEXT [-c C] [-t T]
+    [--json]`; anything else (--when, --help, `--opt=value`, a second text) is None: the full
+    CLI parses it, so usage errors stay typer's."""
+    args = list(argv)
+    directory = None
+    if len(args) >= 2 and args[0] in ("--dir", "-C"):
+        directory, args = args[1], args[2:]
+    if not args or args[0] != "add":
+        return None
+    text: str | None = None
+    opts: dict[str, str] = {}
+    as_json = False
+    rest, i = args[1:], 0
+    while i < len(rest):
+        a = rest[i]
+        if a == "--json":
+            as_json = True
+        elif a in ("-c", "--category", "-t", "--type") and i + 1 < len(rest) and not rest[i + 1].startswith("-"):
+            opts[a.lstrip("-")[0]] = rest[i + 1]
+            i += 1
+        elif a.startswith("-") or text is not None:
+            return None
+        else:
+            text = a
+        i += 1
+    if text is None:
+        return None
+    return directory, text, opts.get("c"), opts.get("t"), as_json
+
+
+def quick_add(argv: list[str]) -> bool:
+    """The `memfs` console script's thin path: True if a daemon did the add (its output and
+    exit code given); False: the full CLI does it (told not to ask the daemon again when it
+    refused). An unknown outcome prints its one line and exits 1 here, never retried."""
+    import sys
+
+    parsed = parse_plain(argv)
+    if parsed is None or os.environ.get("MEMFS_NO_WARM"):
+        return False
+    directory, text, category, type, as_json = parsed
+    root = workspace_root(directory)
+    if root is None:
+        return False
+    try:
+        reply = try_daemon_add(Path(root) / ".memfs", text, category, type, None, as_json)
+    except AddOutcomeUnknown as err:
+        sys.stderr.write(f"memfs: error: {err}\n")
+        sys.exit(1)
+    if reply is None:
+        os.environ["MEMFS_NO_WARM"] = "1"  # this process only: the full CLI adds in-process
+        return False
+    sys.stdout.write(reply["stdout"])
+    sys.stdout.flush()
+    sys.stderr.write(reply["stderr"])
+    sys.exit(int(reply["exit"]))
+
+
 def render_added(data: dict, as_json: bool) -> str:
     """What `memfs add` prints for an added or reinforced item (newline included); `data`
     has id, text, type, path, seen. One function for both paths, so the output is the same."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -49,6 +51,14 @@ def test_add_through_daemon_lands_once_and_is_recallable(tmp_path: Path) -> None
         data = json.loads(again.stdout)
         assert data["id"] == item_id and data["seen"] == 2 and data["path"] == "memory/places.md"
         assert _lines_with(ws, FACT) == 1
+        # The `memfs` console script's thin path: typer, pydantic, numpy never imported.
+        thin = subprocess.run([sys.executable, "-X", "importtime", "-m", "memfs.console", "add",
+                               "Ola rides to the market on Saturdays", "-c", "memory/places"], cwd=ws, env=no_local,
+                              capture_output=True, text=True, timeout=60)
+        assert thin.returncode == 0 and thin.stdout.startswith("added "), thin.stderr[-500:]
+        imported = {line.rsplit("|", 1)[-1].strip() for line in thin.stderr.splitlines() if "|" in line}
+        assert "socket" in imported and not imported & {"typer", "pydantic", "numpy", "memfs.api"}
+        assert _lines_with(ws, "Ola rides to the market on Saturdays") == 1
     finally:
         assert d.stop() == 0
 
@@ -136,3 +146,14 @@ def test_workspace_root_is_find_workspaces(tmp_path: Path, monkeypatch) -> None:
     assert workspace_root(None) == str(find_workspace().root)
     assert workspace_root(str(ws)) == str(find_workspace(explicit=str(ws)).root)
     assert workspace_root(str(tmp_path)) is None
+
+
+def test_the_thin_parser_takes_only_the_plain_form() -> None:
+    from memfs.addwire import parse_plain
+
+    assert parse_plain(["add", "a fact", "-c", "memory/x", "--type", "event", "--json"]) == (
+        None, "a fact", "memory/x", "event", True)
+    assert parse_plain(["--dir", "/w", "add", "a fact"]) == ("/w", "a fact", None, None, False)
+    for other in (["add", "a", "--when", "2024"], ["add", "--help"], ["add", "a", "b"], ["add", "a", "--category=x"],
+                  ["add"], ["recall", "a"], ["add", "a", "-c"]):
+        assert parse_plain(other) is None, other
