@@ -157,3 +157,19 @@ def test_the_thin_parser_takes_only_the_plain_form() -> None:
     for other in (["add", "a", "--when", "2024"], ["add", "--help"], ["add", "a", "b"], ["add", "a", "--category=x"],
                   ["add"], ["recall", "a"], ["add", "a", "-c"]):
         assert parse_plain(other) is None, other
+
+
+def test_an_add_the_loop_did_not_start_in_time_is_withdrawn_not_done() -> None:
+    from memfs.warm_write import REFUSED, WriteQueue
+
+    class NoMemory:  # the loop's Memory: any use of it would be a write
+        def add(self, *a: object, **k: object) -> None:
+            raise AssertionError("a withdrawn add was performed")
+
+    q = WriteQueue()
+    assert q.submit({"verb": "add", "text": FACT}, pickup=0.05) == REFUSED  # nobody drained: withdrawn
+    q.drain(NoMemory())  # type: ignore[arg-type]  # nothing left to do
+    stopping = threading.Event()
+    q2 = WriteQueue(stopping)
+    stopping.set()
+    assert q2.submit({"verb": "add", "text": FACT}, pickup=5) == REFUSED  # a stopping daemon takes none
