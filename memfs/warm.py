@@ -4,8 +4,9 @@ A cold `memfs recall` pays for imports, the model load and the index load (~0.7 
 daemon already holds all three. The CLI tries the socket first and falls back to doing
 the work itself, so the answer is the same either way, only faster with a daemon.
 Requests are one JSON line each; `recall`, `ping` and `recall-rendered` are reads, and
-`add` is handed to the daemon's loop (memfs.warm_write) when the daemon passes a queue. Answers are one JSON line, except `recall-rendered`: `ok` and then the exact
-text `memfs recall [--json]` prints, so the thin client (memfs.console) needs no json.
+`add` is handed to the daemon's loop (memfs.warm_write) when the daemon passes a queue.
+Answers are one JSON line, except `recall-rendered`: `ok` and then the exact text
+`memfs recall [--json]` prints, so the thin client (memfs.console) needs no json.
 """
 
 from __future__ import annotations
