@@ -25,7 +25,7 @@ TIERS: dict[str, int] = {
     "memfs.core": 0, "memfs.errors": 0, "memfs.fsutil": 0, "memfs.workspace": 0, "memfs.config": 0,
     "memfs.llm.config": 0, "memfs.agents.config": 0, "memfs.progress": 0, "memfs.render": 0,
     "memfs.rootwrite": 0, "memfs.redact": 0, "memfs.forgotten": 0, "memfs.warm_client": 0,
-    "memfs.sockconnect": 0, "memfs.walk": 0, "memfs.addwire": 0,
+    "memfs.sockconnect": 0, "memfs.walk": 0,
     # 1 the parts: index, readers, extraction, embedders, the LLM
     "memfs.index": 1, "memfs.readers": 1, "memfs.extract": 1, "memfs.providers": 1, "memfs.llm": 1,
     "memfs.categorize": 1,
@@ -38,7 +38,7 @@ TIERS: dict[str, int] = {
     "memfs.api": 4,
     # 5 the edges: CLI, daemon, agents' servers, doctor
     "memfs.cli": 5, "memfs.cli_agents": 5, "memfs.console": 5, "memfs.coldrecall": 5, "memfs.daemon": 5, "memfs.warm": 5,
-    "memfs.warm_write": 5,
+    "memfs.warm_write": 5, "memfs.addwire": 0,  # `memfs add` over the daemon's socket (addwire: stdlib only)
     "memfs.doctor": 5, "memfs.agents": 5,
 }
 #: The package itself (`import memfs`) re-exports the facade and `agents.wrap_openai`, lazily.
