@@ -30,8 +30,8 @@ from memfs.core.model import KINDS
 from memfs.errors import LockedError
 from memfs.fsutil import WriterLock, has_writer
 from memfs.inbox import is_candidate, pending
-
 from memfs.walk import is_note_rel
+from memfs.warm_write import WriteQueue
 
 if TYPE_CHECKING:
     from memfs.api import Memory
@@ -62,6 +62,7 @@ class Daemon:
         self._vectors_due = True  # items written before their vectors (or a crash's leftovers)
         self._inputs_waiting = False  # a ripe input other than a large one's next batch
         self._lost = False  # another daemon took the workspace over (after `.memfs/` was deleted)
+        self.writes = WriteQueue(self.stopping)  # `memfs add` over the socket, done by the loop
 
     # -- events (watchdog thread) -----------------------------------------------------
     def _on_event(self, event) -> None:  # type: ignore[no-untyped-def]
@@ -296,7 +297,7 @@ class Daemon:
         try:
             from memfs.warm import WarmServer
 
-            warm = WarmServer(self.memory)
+            warm = WarmServer(self.memory, self.writes)
             warm.start()
             return warm
         except OSError as err:  # e.g. a path too long for a Unix socket: recall works cold
@@ -384,7 +385,7 @@ class Daemon:
                 if now - last_scan >= RESCAN_SECONDS:
                     self._rescan()
                     last_scan = now
-                self.stopping.wait(self.poll)
+                self.writes.wait_and_drain(self.memory, self.poll)
             self._finish_vectors()
         finally:
             if warm is not None:
