@@ -3,6 +3,7 @@ dense ranker prefers many others that say the same in fewer words (memfs.index.f
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from memfs.core.itemline import render_item_line
@@ -84,3 +85,22 @@ def test_negative_weight_is_refused_by_the_cli(tmp_path: Path) -> None:
     out = run(["recall", "anything"], ws, env(MEMFS_RECALL_LEXICAL_WEIGHT="-1"), check=False)
     assert out.returncode != 0
     assert "lexical_weight" in out.stderr.lower() and out.stderr.strip().count("\n") == 0
+
+
+def test_cli_recall_finds_the_named_prose_note_first(tmp_path: Path) -> None:
+    """End to end over a person's prose notes (passages), through `memfs recall --json`."""
+    ws = init(tmp_path / "ws")
+    notes = ws / "index" / "services"
+    notes.mkdir(parents=True)
+    for i in range(40):
+        name = f"{SERVICES[i % 10]}-{200 + i}"
+        (notes / f"{name}.md").write_text(f"# {name}\n\nSocket timeout retries for {name} are capped at three.\n",
+                                          encoding="utf-8")
+    (notes / "merlin-472.md").write_text("# Merlin\n\n" + TARGET + "\n", encoding="utf-8")
+    e = env()
+    run(["sync"], ws, e)
+    query = "merlin-472 socket timeout retries"
+    hits = json.loads(run(["recall", query, "--json", "-k", "5"], ws, e).stdout)
+    assert hits[0]["path"].endswith("merlin-472.md")
+    plain = json.loads(run(["recall", query, "--json", "-k", "5"], ws, env(MEMFS_RECALL_LEXICAL_WEIGHT="0")).stdout)
+    assert not plain[0]["path"].endswith("merlin-472.md")
