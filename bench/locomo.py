@@ -105,12 +105,14 @@ def read_llm_table(config_path: Path | None) -> dict[str, Any]:
 def make_config(root: Path, embedder: str, llm: dict[str, Any] | None = None):  # type: ignore[no-untyped-def]
     """The workspace's memfs.toml with the chosen embedder. Offline unless `llm` is given
     (an `[llm]` table, possibly empty): then that table plus MEMFS_LLM / MEMFS_LLM_MODEL /
-    OPENAI_BASE_URL from the environment. Nothing else of the caller's MEMFS_* applies."""
+    OPENAI_BASE_URL from the environment. `MEMFS_RECALL_*` (ranking settings, to compare a
+    fusion in one session) applies too; nothing else of the caller's MEMFS_* does."""
     import os
 
     from memfs.config import load_config
 
     environ = {"MEMFS_EMBEDDER_PROVIDER": embedder}
+    environ.update({k: v for k, v in os.environ.items() if k.startswith("MEMFS_RECALL_")})
     if llm is not None:
         environ.update({k: os.environ[k] for k in LLM_ENV if k in os.environ})
     config = load_config(root, environ=environ)

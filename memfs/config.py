@@ -51,6 +51,8 @@ class RecallConfig(_Section):
     rrf_k: float = Field(60.0, gt=0)
     bm25_weight: float = Field(1.0, ge=0)
     vector_weight: float = Field(1.0, ge=0)
+    lexical_weight: float = Field(2.0, ge=0, description="Bonus for BM25 hits scoring far above the other "
+                                  "lexical matches (a rare name or identifier); 0 is plain RRF.")
     recency_half_life_days: float = Field(365.0, gt=0)
     recency_weight: float = Field(0.1, ge=0, le=1)
     reinforcement_weight: float = Field(0.1, ge=0)

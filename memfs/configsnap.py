@@ -22,7 +22,7 @@ from types import SimpleNamespace
 from typing import Any
 
 SNAPSHOT_NAME = "reader-config.json"
-FORMAT = 1
+FORMAT = 2  # 2: [recall] lexical_weight (a snapshot without it would read as plain RRF)
 CONFIG_NAME = "memfs.toml"  # memfs.workspace.CONFIG_NAME (a test keeps them equal)
 #: The modules whose rules and defaults a validated config comes from (relative to memfs/).
 _SOURCES = ("config.py", os.path.join("llm", "config.py"), os.path.join("agents", "config.py"))

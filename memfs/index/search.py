@@ -1,4 +1,4 @@
-"""Hybrid item recall: BM25 and vector ranks fused by RRF, then weighted by salience.
+"""Hybrid item recall: BM25 and vector hits fused (memfs.index.fusion), then weighted by salience.
 
 All reads of one query happen inside one SQLite read transaction, so the answer is
 consistent even while a writer commits; vector hits are filtered through that snapshot.
@@ -19,6 +19,7 @@ import numpy as np
 from memfs.core.salience import salience
 from memfs.core.stamps import age_days
 from memfs.index.db import IndexDB, ItemRow, fts_query
+from memfs.index.fusion import fuse, rrf  # noqa: F401  (rrf: imported from here by callers)
 from memfs.index.qcache import CachingEmbedder
 from memfs.index.vcache import VectorCopy
 from memfs.index.passages import PASSAGE_LABEL_BASE
@@ -48,15 +49,6 @@ class SearchResult:
     hits: list[Hit]
     timings_ms: dict[str, float] = field(default_factory=dict)
     mode: str = "exact"
-
-
-def rrf(rankings: list[tuple[list[int], float]], k: float) -> dict[int, float]:
-    """Reciprocal rank fusion: sum over rankers of weight / (k + rank), rank from 1."""
-    scores: dict[int, float] = {}
-    for labels, weight in rankings:
-        for rank, label in enumerate(labels, start=1):
-            scores[label] = scores.get(label, 0.0) + weight / (k + rank)
-    return scores
 
 
 def salience_factor(row: ItemRow, cfg: RecallConfig, today: date) -> float:
@@ -324,9 +316,7 @@ class Searcher:
                 timings["bm25"] = (time.perf_counter() - t) * 1000
                 dense_hits, mode = dense(cached) if pending is None else pending.result()
                 t = time.perf_counter()
-                fused = rrf([([lab for lab, _ in bm], cfg.bm25_weight),
-                             ([lab for lab, _ in dense_hits], cfg.vector_weight)],
-                            cfg.rrf_k)
+                fused = fuse(bm, dense_hits, cfg)
                 bm_rank = {lab: i for i, (lab, _) in enumerate(bm, start=1)}
                 vec_rank = {lab: i for i, (lab, _) in enumerate(dense_hits, start=1)}
                 present = is_present_query(query) and not window.history and not window.as_of
