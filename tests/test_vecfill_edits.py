@@ -231,3 +231,56 @@ def test_marks_of_a_previous_memfs_gain_their_columns_and_still_merge(tmp_path: 
     finally:
         mem.close()
     assert _nurses(root) == [(T_LINE, 2, "memory/work.md")]
+
+
+def test_a_failed_fill_in_the_daemon_is_tried_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unexpected error (a full disk) used to clear `_vectors_due`: the owed checks then
+    waited for the next input or a restart. Now they wait a pause, then run."""
+    from memfs.daemon import Daemon
+
+    paths = _inputs(tmp_path / "inputs", [[T], [X]])
+    root, mem = _run(tmp_path, "w", paths, [True, True])
+    try:
+        daemon = Daemon(mem, log=lambda _line: None)
+        real = mem.fill_vectors
+        calls: list[int] = []
+
+        def failing(*args, **kwargs):  # type: ignore[no-untyped-def]
+            calls.append(1)
+            if len(calls) == 1:
+                raise OSError(28, "No space left on device")
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(mem, "fill_vectors", failing)
+        daemon._fill_vectors()
+        assert daemon._vectors_due and daemon._vectors_after > 0
+        while daemon._vectors_due:
+            daemon._fill_vectors()
+        assert mem.status().checks_pending == 0
+    finally:
+        mem.close()
+    assert _nurses(root) == [(T_LINE, 2, "memory/work.md")]
+
+
+def test_a_stop_out_of_time_still_refreshes_the_views(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stop budget ran out after some lines merged: the root files were refreshed only
+    once the whole backlog was done, so they stayed stale until the next start."""
+    from memfs import daemon as daemon_mod
+    from memfs.views import views_stale
+
+    paths = _inputs(tmp_path / "inputs", [[T], [X]])
+    root, mem = _run(tmp_path, "w", paths, [True, True])
+    try:
+        db = mem.runtime.indexer.db
+        merged: list[tuple[str, str]] = []
+        while not merged:  # one check per chunk: the backlog is never "done" meanwhile
+            report = mem.fill_vectors(limit=1)
+            merged += report.merged
+            assert report.more
+        assert views_stale(mem.ws, db)  # X merged into T, the views not refreshed yet
+        monkeypatch.setattr(daemon_mod, "FINISH_SECONDS", -1.0)  # the budget is spent at once
+        d = daemon_mod.Daemon(mem, log=lambda _line: None)
+        d._finish_vectors()
+        assert not views_stale(mem.ws, db)
+    finally:
+        mem.close()
