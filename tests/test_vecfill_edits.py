@@ -133,6 +133,7 @@ def test_a_file_protected_mid_merge_keeps_the_mark_and_counts_once(
         _fill_all(mem)
         mem.sync()
         assert mem.status().checks_pending == 1  # still owed while the file is protected
+        assert not mem.fill_vectors(limit=1).more  # no progress is not "more": loops end
         assert (X_LINE, 1, "memory/work.md") in _nurses(root)
         os.chmod(work, 0o644)
         mem.sync()

@@ -101,12 +101,16 @@ def fill(rt: "PipelineRuntime", searcher: "Searcher", limit: int = CHUNK,
     if never_written:
         with db.transaction():
             unmark(db, never_written)
+    retry: set[str] = set()
     if rows:
         report.merged, report.files, retry = _check(rt, searcher, rows, written)
         report.checked = len(rows)
         with db.transaction():
             unmark(db, [r.id for r in rows if r.id not in retry])
-    report.more = len(ids) + len(passage_labels) >= limit or len(rows) >= limit
+    # A chunk of marks all left to retry (say, a write-protected file) is no progress: not
+    # "more", or a caller looping until done (a sync, an ingest settling) would never end.
+    stuck = bool(rows) and not never_written and len(retry) == len(rows)
+    report.more = len(ids) + len(passage_labels) >= limit or (len(rows) + len(never_written) >= limit and not stuck)
     return report
 
 
