@@ -285,3 +285,36 @@ def test_a_stop_out_of_time_still_refreshes_the_views(tmp_path: Path, monkeypatc
         assert not views_stale(mem.ws, db)
     finally:
         mem.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("after", ["true", "false"])
+def test_a_real_daemon_taking_two_inputs_together_counts_as_embedding_first(tmp_path: Path, after: str) -> None:
+    """The review's daemon case: [T] ingested, then [X] and [T, X] renamed into the inbox
+    together; the daemon took both before X's check and ended at seen 4. Either setting of
+    `[ingest] vectors_after_write` must end as `memfs ingest` of the three does."""
+    from tests.support.cli import env, init, run
+    from tests.support.daemon import Daemon, wait
+
+    paths = _inputs(tmp_path / "inputs", [[T], [X], [T, X]])
+    e = env(MEMFS_INGEST_VECTORS_AFTER_WRITE=after)
+    ref = init(tmp_path / "ref", e)
+    run(["ingest", *map(str, paths)], ref, e)
+    ws = init(tmp_path / "w", e)
+    run(["ingest", str(paths[0])], ws, e)
+    with Daemon(ws, e, tmp_path / "daemon.log") as daemon:
+        daemon.wait_ready()
+        staging = ws / "inbox" / ".tmp"
+        staging.mkdir()
+        for path in paths[1:]:
+            (staging / path.name).write_bytes(path.read_bytes())
+        for path in paths[1:]:
+            (staging / path.name).rename(ws / "inbox" / path.name)
+
+        def settled() -> bool:
+            st = json.loads(run(["status", "--json"], ws, e).stdout)
+            return not (st["inbox_pending"] or st["checks_pending"] or st["vectors_pending"])
+
+        wait(lambda: settled() and not any((ws / "inbox").glob("*.json")), 60, "daemon settled")
+        assert daemon.stop() == 0, daemon.log()
+    assert _nurses(ws) == _nurses(ref) == [(T_LINE, 3, "memory/work.md")]
