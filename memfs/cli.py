@@ -100,16 +100,21 @@ def add(text: str = typer.Argument(..., help="The fact, as it should read on its
         when: Optional[str] = typer.Option(None, "--when", callback=_check_when,
                                            help="When it happened: YYYY[-MM[-DD]]."),
         as_json: bool = typer.Option(False, "--json")) -> None:
-    """Add one fact (an identical one is reinforced instead)."""
+    """Add one fact (an identical one is reinforced instead). With a daemon running, the
+    daemon does the write (its entry files are warm); otherwise this process does."""
+    from memfs.addwire import render_added, try_daemon_add, workspace_root
+
+    root = None if os.environ.get("MEMFS_NO_WARM") else workspace_root(_state["dir"])
+    reply = try_daemon_add(Path(root) / ".memfs", text, category, type, when, as_json) if root else None
+    if reply is not None:
+        typer.echo(reply["stdout"], nl=False)
+        typer.echo(reply["stderr"], nl=False, err=True)
+        raise typer.Exit(int(reply["exit"]))
     with _memory() as mem:
         item = mem.add(text, category=category, type=type, when=when)
         row = mem.items([item.id]).get(item.id)
-    path = row.path if row else "?"
-    if as_json:
-        _echo_json({"id": item.id, "text": item.text, "type": item.type, "path": path, "seen": item.seen})
-    else:
-        verb = "reinforced" if item.seen > 1 else "added"
-        typer.echo(f"{verb} {item.id} → {path}")
+    data = {"id": item.id, "text": item.text, "type": item.type, "path": row.path if row else "?", "seen": item.seen}
+    typer.echo(render_added(data, as_json), nl=False)
 
 
 @app.command()

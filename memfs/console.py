@@ -161,6 +161,10 @@ def _quick(argv: list[str]) -> bool:
 def main() -> None:
     if _quick(sys.argv[1:]):
         return
+    from memfs.addwire import quick_add  # `memfs add` done by a running daemon (memfs.addwire)
+
+    if quick_add(sys.argv[1:]):
+        return
     from memfs.cli import main as full
 
     full()

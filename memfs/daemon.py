@@ -31,15 +31,15 @@ from memfs.errors import LockedError
 from memfs.fsutil import WriterLock, has_writer
 from memfs.inbox import is_candidate, pending
 from memfs.walk import is_note_rel
+from memfs.warm_write import WriteQueue
 
 if TYPE_CHECKING:
     from memfs.api import Memory
 
 STORE_DEBOUNCE = 0.5
 RESCAN_SECONDS = 2.0
-#: How long a clean stop keeps filling the vectors inputs left for after their write before
-#: it leaves the rest (still marked) to the next start: a stop must stay prompt under any
-#: backlog (a service manager kills after ~90 s), and nothing is lost by leaving them.
+#: How long a clean stop fills vectors owed before it leaves the rest (still marked) to the next
+#: start: a stop stays prompt under any backlog (service managers kill after ~90 s); nothing is lost.
 FINISH_SECONDS = 15.0
 
 
@@ -61,6 +61,7 @@ class Daemon:
         self._vectors_due, self._vectors_after = True, 0.0  # vectors owed (a crash's too); no retry before
         self._inputs_waiting = False  # a ripe input other than a large one's next batch
         self._lost = False  # another daemon took the workspace over (after `.memfs/` was deleted)
+        self.writes = WriteQueue(self.stopping)  # `memfs add` over the socket, done by the loop
 
     # -- events (watchdog thread) -----------------------------------------------------
     def _on_event(self, event) -> None:  # type: ignore[no-untyped-def]
@@ -231,8 +232,7 @@ class Daemon:
             return bool(self._ready - self._partial)
 
     def _fill_vectors(self) -> None:
-        """One chunk of the vectors (and near-duplicate checks) inputs left for after their
-        write; new inputs go first, so this runs only when none is ripe."""
+        """One chunk of the vectors and checks owed after writes; only when no input is ripe."""
         try:
             report = self.memory.fill_vectors(stop=self._input_ready, lock_timeout=1.0)
         except LockedError:
@@ -295,7 +295,7 @@ class Daemon:
         try:
             from memfs.warm import WarmServer
 
-            warm = WarmServer(self.memory)
+            warm = WarmServer(self.memory, self.writes)
             warm.start()
             return warm
         except OSError as err:  # e.g. a path too long for a Unix socket: recall works cold
@@ -385,7 +385,7 @@ class Daemon:
                 if now - last_scan >= RESCAN_SECONDS:
                     self._rescan()
                     last_scan = now
-                self.stopping.wait(self.poll)
+                self.writes.wait_and_drain(self.memory, self.poll)
             self._finish_vectors()
         finally:
             if warm is not None:

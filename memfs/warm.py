@@ -3,9 +3,10 @@
 A cold `memfs recall` pays for imports, the model load and the index load (~0.7 s); the
 daemon already holds all three. The CLI tries the socket first and falls back to doing
 the work itself, so the answer is the same either way, only faster with a daemon.
-Requests are one JSON line each; only `recall`, `ping` and `recall-rendered` are served
-(reads only). Answers are one JSON line, except `recall-rendered`: `ok` and then the exact
-text `memfs recall [--json]` prints, so the thin client (memfs.console) needs no json.
+Requests are one JSON line each; `recall`, `ping` and `recall-rendered` are reads, and
+`add` is handed to the daemon's loop (memfs.warm_write) when the daemon passes a queue.
+Answers are one JSON line, except `recall-rendered`: `ok` and then the exact text
+`memfs recall [--json]` prints, so the thin client (memfs.console) needs no json.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
+from memfs.addwire import VERB as ADD_VERB
 from memfs.warm_client import MAX_REQUEST, SOCKET_NAME, ping, socket_path, try_warm_recall
 
 if TYPE_CHECKING:
@@ -60,6 +62,10 @@ def _answer(server: Any, line: bytes) -> bytes:
         verb = req.get("verb")
         if verb == "ping":  # `memfs doctor`: is anyone answering?
             return b'{"ok": true}\n'
+        if verb == ADD_VERB:  # performed by the daemon's loop (memfs.warm_write)
+            writes = getattr(server, "writes", None)
+            reply = writes.submit(req) if writes is not None else {"status": "refused"}
+            return json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n"
         if verb == RENDER_VERB:
             fmt = req.get("format", "markdown")
             if fmt not in ("json", "markdown"):
@@ -117,7 +123,7 @@ def _handler_class() -> type:
 class WarmServer:
     """Serves recall from a reader Memory of its own (own SQLite connection, shared model)."""
 
-    def __init__(self, memory: "Memory") -> None:
+    def __init__(self, memory: "Memory", writes: Any = None) -> None:
         import socketserver
         import threading
 
@@ -136,6 +142,7 @@ class WarmServer:
         self.server.memory = reader  # type: ignore[attr-defined]
         self.server.embedder = embedder  # type: ignore[attr-defined]
         self.server.lock = threading.Lock()  # type: ignore[attr-defined]
+        self.server.writes = writes  # type: ignore[attr-defined]  # a WriteQueue: `memfs add` served
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self._serve, daemon=True, name="memfs-warm")
 

@@ -38,6 +38,7 @@ TIERS: dict[str, int] = {
     "memfs.api": 4,
     # 5 the edges: CLI, daemon, agents' servers, doctor
     "memfs.cli": 5, "memfs.cli_agents": 5, "memfs.console": 5, "memfs.coldrecall": 5, "memfs.daemon": 5, "memfs.warm": 5,
+    "memfs.warm_write": 5, "memfs.addwire": 0,  # `memfs add` over the daemon's socket (addwire: stdlib only)
     "memfs.doctor": 5, "memfs.agents": 5,
 }
 #: The package itself (`import memfs`) re-exports the facade and `agents.wrap_openai`, lazily.

@@ -102,3 +102,55 @@ def test_a_sentence_about_us_stays_whole_so_we_keeps_its_people() -> None:
     assert split_clauses(sentence) == [sentence]
     [line] = lines(("Tim", sentence))
     assert line.startswith("Tim and John were teammates") and "others" not in line
+
+
+# Cuts that stored false or dangling lines (review items 7-10): each stays whole now.
+@pytest.mark.parametrize("sentence", [
+    # a purpose after "so": cut off, "Rosa could buy a house near the lake" reads as a fact
+    "I saved up for two years so I could buy a house near the lake.",
+    "I'm taking evening classes downtown, so I can become a nurse next year.",
+    "I quit my job at the law firm so I could spend more time with my kids.",
+    "I bought a second freezer so I'd have room for all the venison from hunting season.",
+    # an intention, attempt or near miss before "but": its half alone says it happened
+    "I was going to adopt a dog, but my landlord said no pets allowed.",
+    "I planned to visit Japan in April, but canceled the trip after my surgery.",
+    "I wanted to go to the concert but I had to work a double shift on Friday.",
+    "I tried to fix the old boiler myself, but I ended up calling a plumber.",
+    "I almost bought the red car, but I picked a cheaper model in the end.",
+    # a half that points back into the other one
+    "My son Leo plays soccer on Saturdays and I coach his team sometimes.",
+    "My parents moved to a new flat in Leeds, and I painted their kitchen last month.",
+    "I went to my cousin's wedding on Saturday, and I met my future wife that night.",
+    "I looked at three used cars last week, and I bought the silver one yesterday.",
+    "I signed up for the pottery class downtown, and I'm going every Tuesday night.",
+    "I lost twenty pounds last year and I kept the weight off since then.",
+])
+def test_no_cut_that_would_store_a_false_or_dangling_half(sentence: str) -> None:
+    assert split_clauses(sentence) == [sentence]
+
+
+@pytest.mark.parametrize(("sentence", "cut"), [
+    ("I lost my job at the bank on Friday, so I'm going to open my own bakery.",
+     ["I lost my job at the bank on Friday.", "I'm going to open my own bakery."]),  # a result, not a purpose
+    ("I used to smoke a pack a day, but I quit cold turkey in 2020.",
+     ["I used to smoke a pack a day.", "I quit cold turkey in 2020."]),  # a habit, not an intention
+    ("I joined a running club in March, and I'm going to the track every Sunday.",
+     ["I joined a running club in March.", "I'm going to the track every Sunday."]),  # the destination is there
+])
+def test_results_habits_and_trips_with_their_destination_are_still_cut(sentence: str, cut: list[str]) -> None:
+    assert split_clauses(sentence) == cut
+
+
+@pytest.mark.parametrize(("follow_up", "before"), [
+    ("It was way too long.", "Rosa watched the new Batman movie on Friday."),  # cut at "Batman": "The new"
+    ("It has amazing tiramisu.", "Rosa tried the new Italian restaurant on Elm Street."),
+])
+def test_a_phrase_cut_at_a_name_is_no_antecedent(follow_up: str, before: str) -> None:
+    assert resolve_opening(follow_up, before) is None
+
+
+def test_a_phrase_ends_before_its_preposition() -> None:
+    assert resolve_opening("It is open around the clock.", "Rosa joined a gym near their office.") == \
+        "The gym is open around the clock."
+    assert resolve_opening("It has great bagels.", "Rosa found a bakery across from their office.") == \
+        "The bakery has great bagels."

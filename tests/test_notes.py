@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from memfs.categorize import Categorizer
+from memfs.index.ptext import unpack
 from tests.conftest import hashing_memory
 from tests.support.cli import MEMFS
 from tests.support.cli import env as support_env
@@ -112,11 +113,12 @@ def test_passage_ids_survive_edits_elsewhere_in_the_file(ws_path: Path) -> None:
         path = ws_path / "index" / "projects" / "alpha" / "net.md"
         _write(path, ALPHA)
         mem.sync()
-        ids = {r[0]: r[1] for r in mem.indexer.db.conn.execute("SELECT text, id FROM passages")}
+        ids = {unpack(r[0]): r[1] for r in mem.indexer.db.conn.execute("SELECT text, id FROM passages")}
         path.write_text(ALPHA.replace("## Ports\n", "## Changelog\n\nA new paragraph in a new section.\n\n## Ports\n"))
         report = mem.sync()
         assert report.passages_added == 1 and report.passages_removed == 0 and report.embedded == 1
-        after = {r[0]: (r[1], r[2]) for r in mem.indexer.db.conn.execute("SELECT text, id, line_start FROM passages")}
+        after = {unpack(r[0]): (r[1], r[2])
+                 for r in mem.indexer.db.conn.execute("SELECT text, id, line_start FROM passages")}
         for text, pid in ids.items():
             assert after[text][0] == pid
         assert after["The broker listens on port 5672 for the billing queue."][1] == 19  # anchors follow the move

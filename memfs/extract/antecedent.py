@@ -32,6 +32,8 @@ _DETERMINER = r"(?:a|an|the|this|that|these|those|some|(?!(?:It|That|There|Here|
 # A word that ends a noun phrase: prepositions, conjunctions, verbs-ish glue, dates.
 _STOP = frozenset("""a an the called named in on at to for with from by of about into onto over after before during since
 until and or but so because when while which who that where than as is are was were be been has have
+near behind under above below beside besides between among across along around through past inside outside
+without within toward towards against upon via like off up down out his her my your our
 had will would can could should it its it's they them their there here this these those very really
 just also too yesterday today tomorrow last next ago""".split())
 _NOT_HEADS = frozenset("""few lot lots bit couple way sort kind try chance time moment while day week
@@ -73,14 +75,18 @@ def _phrases(sentence: str) -> list[tuple[str, str, int]]:
     quoted = [m.span() for m in re.finditer(r'"[^"]*"', sentence)]
     while (m := _NP_RE.search(sentence, pos)) is not None:
         kept: list[str] = []
+        cut_at_name = False
         for word in m.group("body").split():
-            if word.lower() in _STOP or word[:1].isdigit() or (kept and word[:1].isupper() and kept[-1].islower()):
+            if word.lower() in _STOP or word[:1].isdigit():
+                break
+            if kept and word[:1].isupper() and kept[-1].islower():
+                cut_at_name = True  # "the new Batman movie": "The new" alone is no thing
                 break
             kept.append(word)
         pos = m.start("body") + len(" ".join(kept)) if kept else m.end("det")
         if any(a <= m.start() < b for a, b in quoted):
             continue  # a title in quotes is one name, not a phrase to take apart
-        if kept and (kept[0].lower() in _NOT_HEADS or len(kept[-1]) <= 2):
+        if kept and (cut_at_name or kept[0].lower() in _NOT_HEADS or len(kept[-1]) <= 2):
             # "a few talks", "a way of ...": a quantity or a manner; still something "it" may mean
             out.append(("", " ".join(kept), m.start()))
         elif kept:

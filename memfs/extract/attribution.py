@@ -85,13 +85,17 @@ _AGREE_THEY = {"am": "are", "was": "were", "wasn't": "weren't", "'m": "are"}
 _THEY_RE = re.compile(r"\b(?:they|them|their|theirs|they're|they've|he|she|his|him|her|hers)\b",
                       re.IGNORECASE)
 _PLURAL_THEY_RE = re.compile(r"\b(?:they|them|their|theirs|they're|they've)\b", re.IGNORECASE)
+# Counted things ("looked at three schools ... and they chose"): a singular "they" would read as them.
+_COUNTED_RE = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|\d+|several|many|few|both|"
+                         r"multiple|couple of|lot of|lots of)\s+(?:[\w-]+\s+)?[\w-]+s\b", re.IGNORECASE)
+_SUBJECTS = frozenset({"i", "i'm", "im", "i've", "ive", "i'll", "i'd"})
 _GROUP_LATER = {"we": "they", "we're": "they are", "we've": "they have", "we'll": "they will",
                 "we'd": "they would", "us": "them", "our": "their", "ours": "theirs"}
 _YOU_RE = re.compile(r"\b(?:you|your|you're|you've|you'll|you'd|yours|yourself)\b", re.IGNORECASE)
 _IRREGULAR_3RD = {"be": "is", "have": "has", "do": "does", "go": "goes", "undergo": "undergoes"}
 
-_PAST_CUE_RE = re.compile(r"\b(?:yesterday|ago|last|was|were|went|did|had|earlier|in (?:january|february|"
-                          r"march|april|june|july|august|september|october|november|december|"
+_PAST_CUE_RE = re.compile(r"\b(?:yesterday|ago|last|was|were|went|did|had|could|earlier|in (?:january|february|"
+                          r"march|april|may|june|july|august|september|october|november|december|"
                           r"(?:19|20)\d\d))\b", re.IGNORECASE)
 # "you" that is not the one listener: plural or a set phrase. Between two people almost
 # every other "you" means the listener, so it becomes their name.
@@ -271,6 +275,7 @@ class _Rewriter:
                 continue
             if self.pronoun_ok and low in _LATER_MENTION and (self.named or name in "".join(toks[:i])) \
                     and not (low == "i" and self._is_coordinated(i)) \
+                    and not (low in _SUBJECTS and _COUNTED_RE.search("".join(toks[:i]))) \
                     and (low != "i" or tok in ("I", "i")):
                 toks[i] = _LATER_MENTION[low]  # "Caroline explored their transition"
                 if low == "i":

@@ -19,6 +19,9 @@ Rules (a wrong cut is worse than a long line):
   other clause, so the sentence stays whole there.
 - A sentence with "we"/"us"/"our" stays whole: who "we" is (the two speakers, a family,
   "others") is read from the whole sentence, and a half would lose it.
+- No cut where a half alone would be false: a purpose ("so I could buy a house") or a
+  "but" after an intention or attempt ("I was going to adopt a dog, but ..."); nor where
+  it would dangle: a possessive, "that night", "the blue one", "going" without where.
 - Both halves need at least ``MIN_WORDS`` words; otherwise the sentence stays whole.
 """
 
@@ -47,8 +50,28 @@ _DANGLING_END_RE = re.compile(r"\b(?:it|that|this|them|these|those|there|one|too
                               re.IGNORECASE)
 # Present-tense verbs a subject-less clause may open on ("... and love the slides").
 # A pronoun inside the clause that points into the other one: "... and really love it so far".
-_POINTS_BACK_RE = re.compile(r"\b(?:it|them|they|he|she|him|her|there|these|those|this|(?:another|that) one)\b",
-                             re.IGNORECASE)
+# So do a possessive ("I coach his team": whose?), a time named in the other clause ("that
+# night", "since then") and "the X one" ("decided on the blue one": one of what?).
+_POINTS_BACK_RE = re.compile(
+    r"\b(?:it|its|them|they|their|theirs|he|she|him|his|her|hers|there|these|those|this|"
+    r"(?:that|the (?:next|following|same)) (?:night|day|morning|afternoon|evening|week|weekend|month|year|"
+    r"summer|winter|spring|fall|time|one)|(?:since|by|until|till|after|before) (?:then|that)|"
+    r"(?:the|a|an|another|that|this) (?:[\w-]+ )?ones?(?![\w-]))\b", re.IGNORECASE)
+# A verb of motion without its destination ("and I'm going every Tuesday night": where?).
+_NO_DESTINATION_RE = re.compile(
+    r"\b(?:go|goes|going|went|gone|come|comes|coming|came|head|heading|headed|return|returning|returned)"
+    r"(?!\s+(?:to|into|in|at|on|onto|home|back|there|here|out|up|down|abroad|downtown|upstairs|over|away|"
+    r"off|along|through|around|inside|outside|with|for|by|\w+ing)\b)(?:\W|$)", re.IGNORECASE)
+# A purpose ("so I could buy a house"), not a result: cut off, it would state the wish as done.
+_PURPOSE_RE = re.compile(r"^(?:that\s+)?(?:i|we)\s*(?:could|can|would|might|may|will|'d|'ll|wouldn't|"
+                         r"couldn't|won't|can't)\b|^(?:i'd|i'll|we'd|we'll)\b", re.IGNORECASE)
+# An intention, an attempt or a near miss before "but" ("I was going to adopt a dog, but ..."):
+# its half alone would say it happened or still holds.
+_UNREALISED_RE = re.compile(
+    r"\b(?:was|were|am|is|are|'m|'re)\s+(?:going|about|supposed|planning|hoping|trying|meaning)\s+to\b|"
+    r"\b(?:planned|wanted|hoped|meant|tried|intended|expected|attempted|wished|offered|promised|"
+    r"agreed|decided|thought about|considered|almost|nearly|would have|could have|should have|"
+    r"might have|'d have)\b", re.IGNORECASE)
 _PRESENT_VERB_RE = re.compile(r"^(?:love|like|enjoy|hate|want|need|hope|plan|feel|think|know|"
                               r"have|am|can|will|try|keep|make|take|go|work|live|help|get|"
                               r"started|start|finally|also|now)\b", re.IGNORECASE)
@@ -80,7 +103,8 @@ def _opens_on_verb(clause: str) -> bool:
 
 def _carry(head: str, tail: str) -> str | None:
     """`tail` as a clause with a subject, or None when it cannot stand alone."""
-    if _POINTER_RE.match(tail) or _DANGLING_END_RE.search(tail) or _POINTS_BACK_RE.search(tail):
+    if (_POINTER_RE.match(tail) or _DANGLING_END_RE.search(tail) or _POINTS_BACK_RE.search(tail)
+            or _NO_DESTINATION_RE.search(tail)):
         return None
     if _OWN_SUBJECT_RE.match(tail):
         return tail
@@ -92,6 +116,15 @@ def _carry(head: str, tail: str) -> str | None:
                  "we've": "we", "we'll": "we", "we'd": "we"}.get(subject.lower(), subject)
         return f"{plain} {tail}"
     return None
+
+
+def _cuttable(head: str, bound: str, tail: str) -> bool:
+    """False for a purpose after "so" or a "but" after an unrealised intention: each half
+    alone would be false ("Rosa could buy a house", "Rosa was going to adopt a dog")."""
+    word = bound.strip(" ,;-").lower()
+    if word == "so" and _PURPOSE_RE.match(tail):
+        return False
+    return not (word == "but" and _UNREALISED_RE.search(head))
 
 
 def split_clauses(sentence: str) -> list[str]:
@@ -114,7 +147,7 @@ def split_clauses(sentence: str) -> list[str]:
     for bound, tail in zip(bounds, pieces[1:]):
         tail = tail.strip()
         bare = tail.rstrip(".!\u2026 ")
-        carried = _carry(current, bare) if _OWN_SUBJECT_RE.match(current) else None
+        carried = _carry(current, bare) if _OWN_SUBJECT_RE.match(current) and _cuttable(current, bound, bare) else None
         if (carried is None or _words(tail) < MIN_WORDS or _words(current) < MIN_WORDS
                 or _DANGLING_END_RE.search(current.rstrip(".!\u2026 ")) or _UNFINISHED_RE.search(current)):
             current = current + bound + tail  # no safe cut: the tail stays with its clause

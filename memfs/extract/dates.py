@@ -235,7 +235,9 @@ def resolve_dates(text: str, ref: datetime | date | None) -> tuple[str, str | No
         prev_word = before.rstrip().rsplit(None, 1)[-1].lower() if before.strip() else ""
         if not before.strip() and out:
             prev_word = out[-1].rstrip().rsplit(None, 1)[-1].lower() if out[-1].strip() else ""
-        repl = c.bare if prev_word in _PREPS and c.bare else c.with_prep
+        # "took Friday off": the day is the object, so no "on" before it
+        as_object = re.match(r"\s+off\b", text[c.end:]) is not None
+        repl = c.bare if (prev_word in _PREPS or as_object) and c.bare else c.with_prep
         out.append(before)
         out.append(repl)
         pos = c.end

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from memfs.core.hashing import text_hash  # noqa: F401 - importable from here, as before
-from memfs.index import quant
+from memfs.index import ptext, quant
 from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.heal import IndexDamaged, is_damage, move_aside, notice, probe
 
@@ -69,6 +69,7 @@ END;
 CREATE TABLE IF NOT EXISTS embeddings (text_hash TEXT PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID;
 -- Prose a person wrote (memfs.index.passages): paragraphs and sections, never rewritten.
 -- Their vector labels are PASSAGE_LABEL_BASE + label, beside the items' in one space.
+-- `text` is raw DEFLATE (memfs.index.ptext: pack/unpack), a str in rows not yet migrated.
 CREATE TABLE IF NOT EXISTS passages (
     label INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE, path TEXT NOT NULL, category TEXT NOT NULL, kind TEXT NOT NULL,
@@ -76,20 +77,11 @@ CREATE TABLE IF NOT EXISTS passages (
     text_hash TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS passages_path ON passages(path);
-CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(
-    text, heading, content='passages', content_rowid='label',
-    tokenize='porter unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER IF NOT EXISTS passages_ai AFTER INSERT ON passages BEGIN
-  INSERT INTO passages_fts(rowid, text, heading) VALUES (new.label, new.text, new.heading);
-END;
-CREATE TRIGGER IF NOT EXISTS passages_ad AFTER DELETE ON passages BEGIN
-  INSERT INTO passages_fts(passages_fts, rowid, text, heading) VALUES ('delete', old.label, old.text, old.heading);
-END;
+-- passages_fts (contentless, fed by memfs.index.ptext): appended below.
 -- Items whose vector is new or changed since the hnsw sidecar was last saved: searched
 -- exactly beside the sidecar, so a small change never rewrites a 100 MB file.
 CREATE TABLE IF NOT EXISTS vec_pending (label INTEGER PRIMARY KEY);
-"""
+""" + ptext.FTS_SQL + ";\n"
 
 #: BM25 weight of the context column (source turn + the one before, dates as words)
 #: relative to the item's own text (1.0).
@@ -232,6 +224,7 @@ class IndexDB:
                 quant.migrate_cache(self.conn, int(self.get_meta("embedder_dim") or 0))
                 self.conn.execute("VACUUM")  # give back the dropped tables' pages
             self.conn.executescript(_SCHEMA)
+            ptext.migrate(self.conn)  # plain passage text + external-content FTS -> this layout
             if self.get_meta("schema") != SCHEMA_VERSION:
                 self.set_meta("schema", SCHEMA_VERSION)
         except sqlite3.DatabaseError as err:
@@ -338,8 +331,8 @@ class IndexDB:
                     "SELECT label, id, path, category, kind, heading, text, line_start, line_end FROM passages "
                     f"WHERE label IN ({','.join('?' * len(chunk))})", chunk):
                 label = int(r[0]) + PASSAGE_LABEL_BASE
-                out[label] = PassageRow(label, r[1], r[2], r[3], r[4], "passage", r[6], None, None, 1, None,
-                                        int(r[7]), heading=r[5], line_end=int(r[8]))
+                out[label] = PassageRow(label, r[1], r[2], r[3], r[4], "passage", ptext.unpack(r[6]), None, None,
+                                        1, None, int(r[7]), heading=r[5], line_end=int(r[8]))
         return out
 
     def bm25(self, query: str, limit: int) -> list[tuple[int, float]]:

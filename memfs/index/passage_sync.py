@@ -11,6 +11,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from memfs.core.categoryfile import CategoryDoc
+from memfs.index import ptext
 from memfs.index.db import IndexDB, text_hash
 from memfs.index.passages import PASSAGE_LABEL_BASE, Passage, extract_passages
 
@@ -72,10 +73,9 @@ def plan_passages(db: IndexDB, docs: list[tuple[str, CategoryDoc, int]], removed
 
 def apply_passages(c: sqlite3.Connection, plan: PassagePlan) -> None:
     """Inside the sync's transaction."""
-    c.executemany("DELETE FROM passages WHERE id=?", [(pid,) for pid in plan.delete_ids])
+    ptext.delete(c, plan.delete_ids)
     c.executemany("UPDATE passages SET line_start=?, line_end=? WHERE id=?", plan.moves)
-    c.executemany("INSERT OR REPLACE INTO passages(id, path, category, kind, heading, text, line_start, line_end, "
-                  "text_hash) VALUES(?,?,?,?,?,?,?,?,?)", plan.inserts)
+    ptext.insert(c, plan.inserts)
 
 
 def pending_labels(db: IndexDB, plan: PassagePlan) -> list[int]:
@@ -91,5 +91,5 @@ def pending_labels(db: IndexDB, plan: PassagePlan) -> list[int]:
 
 def all_passage_texts(db: IndexDB) -> dict[str, str]:
     """text_hash -> embedded text of every passage (a re-embed after the embedder changed)."""
-    return {h: (f"{head}: {text}" if head else text)
+    return {h: (f"{head}: {ptext.unpack(text)}" if head else ptext.unpack(text))
             for h, head, text in db.conn.execute("SELECT text_hash, heading, text FROM passages")}

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from memfs.index import ptext
 from memfs.index.db import IndexDB, ItemRow
 from memfs.index.passages import PASSAGE_LABEL_BASE
 
@@ -137,7 +138,7 @@ def without_vectors(db: IndexDB, limit: int) -> tuple[dict[str, str], list[str],
                 "SELECT passages.label, passages.text_hash, passages.text FROM passages LEFT JOIN embeddings "
                 "ON embeddings.text_hash = passages.text_hash WHERE embeddings.text_hash IS NULL "
                 "ORDER BY passages.label LIMIT ?", (room,)):
-            texts.setdefault(h, text)
+            texts.setdefault(h, ptext.unpack(text))
             labels.append(int(label) + PASSAGE_LABEL_BASE)
     return texts, ids, labels
 

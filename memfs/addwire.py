@@ -1,0 +1,174 @@
+"""`memfs add` performed by a running daemon: the client side and the shared output.
+
+A fresh process adding into a 50,000-item file parses the whole file and builds its entry
+files from nothing (~11 s); the daemon keeps both warm (~0.3 s). So the CLI asks the
+daemon over `.memfs/daemon.sock` first. The one rule that matters: never do a write twice.
+- No socket, nobody listening, or an answer that says the daemon did not take the request
+  (an older daemon, a busy one, a stopping one): `None`, the caller adds in-process.
+- The request was sent and no complete answer came back (the daemon died, a timeout): the
+  outcome is unknown, `AddOutcomeUnknown`, and the caller must not retry.
+Standard library only (socket, json): nothing heavy is imported before the socket is tried.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from pathlib import Path
+
+from memfs.errors import MemfsError
+from memfs.sockconnect import connect
+
+VERB = "add"
+SOCKET_NAME = "daemon.sock"  # memfs.warm_client.SOCKET_NAME
+MAX_REPLY = 1 << 20
+#: How long the client waits for the answer once the request is sent. The daemon answers
+#: "not taken" within its own pick-up limit (memfs.warm_write.PICKUP_SECONDS) if it is busy,
+#: so this is only reached by a daemon that hangs mid-write.
+ANSWER_TIMEOUT = 300.0
+CONNECT_TIMEOUT = 2.0
+
+
+class AddOutcomeUnknown(MemfsError):
+    """The daemon took the add and no answer came back: it may or may not have been written."""
+
+
+def workspace_root(directory: str | None) -> str | None:
+    """The folder `memfs.workspace.find_workspace` would pick, or None (then the in-process
+    path reports it), found with os.path alone as memfs.console does (a test keeps them equal)."""
+    chosen = directory or os.environ.get("MEMFS_DIR")
+    if chosen:
+        root = os.path.realpath(os.path.expanduser(chosen))
+        return root if os.path.isfile(os.path.join(root, "memfs.toml")) else None
+    folder = os.path.realpath(os.getcwd())
+    while not os.path.isfile(os.path.join(folder, "memfs.toml")):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+    return folder
+
+
+def parse_plain(argv: list[str]) -> tuple[str | None, str, str | None, str | None, bool] | None:
+    """(dir, text, category, type, as_json) for `memfs [--dir D] add TEXT [-c C] [-t T]
+    [--json]`; anything else (--when, --help, `--opt=value`, a second text) is None: the full
+    CLI parses it, so usage errors stay typer's."""
+    args = list(argv)
+    directory = None
+    if len(args) >= 2 and args[0] in ("--dir", "-C"):
+        directory, args = args[1], args[2:]
+    if not args or args[0] != "add":
+        return None
+    text: str | None = None
+    opts: dict[str, str] = {}
+    as_json = False
+    rest, i = args[1:], 0
+    while i < len(rest):
+        a = rest[i]
+        if a == "--json":
+            as_json = True
+        elif a in ("-c", "--category", "-t", "--type") and i + 1 < len(rest) and not rest[i + 1].startswith("-"):
+            opts[a.lstrip("-")[0]] = rest[i + 1]
+            i += 1
+        elif a.startswith("-") or text is not None:
+            return None
+        else:
+            text = a
+        i += 1
+    if text is None:
+        return None
+    return directory, text, opts.get("c"), opts.get("t"), as_json
+
+
+def quick_add(argv: list[str]) -> bool:
+    """The `memfs` console script's thin path: True if a daemon did the add (its output and
+    exit code given); False: the full CLI does it (told not to ask the daemon again when it
+    refused). An unknown outcome prints its one line and exits 1 here, never retried."""
+    import sys
+
+    parsed = parse_plain(argv)
+    if parsed is None or os.environ.get("MEMFS_NO_WARM"):
+        return False
+    directory, text, category, type, as_json = parsed
+    root = workspace_root(directory)
+    if root is None:
+        return False
+    try:
+        reply = try_daemon_add(Path(root) / ".memfs", text, category, type, None, as_json)
+    except AddOutcomeUnknown as err:
+        sys.stderr.write(f"memfs: error: {err}\n")
+        sys.exit(1)
+    if reply is None:
+        os.environ["MEMFS_NO_WARM"] = "1"  # this process only: the full CLI adds in-process
+        return False
+    sys.stdout.write(reply["stdout"])
+    sys.stdout.flush()
+    sys.stderr.write(reply["stderr"])
+    sys.exit(int(reply["exit"]))
+
+
+def render_added(data: dict, as_json: bool) -> str:
+    """What `memfs add` prints for an added or reinforced item (newline included); `data`
+    has id, text, type, path, seen. One function for both paths, so the output is the same."""
+    if as_json:
+        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    verb = "reinforced" if data["seen"] > 1 else "added"
+    return f"{verb} {data['id']} → {data['path']}\n"
+
+
+def request_line(text: str, category: str | None, type: str | None, when: str | None, as_json: bool) -> bytes:
+    return json.dumps({"verb": VERB, "text": text, "category": category, "type": type, "when": when,
+                       "json": as_json}).encode("utf-8") + b"\n"
+
+
+def try_daemon_add(state_dir: Path, text: str, category: str | None = None, type: str | None = None,
+                   when: str | None = None, as_json: bool = False) -> dict | None:
+    """The daemon's answer `{"status": "done"|"error", "stdout", "stderr", "exit"}`, or None
+    when it did not take the request (do it in-process). Raises AddOutcomeUnknown once the
+    request may have reached the daemon and no whole answer came back."""
+    path = state_dir / SOCKET_NAME
+    if not path.exists():
+        return None
+    try:
+        payload = request_line(text, category, type, when, as_json)
+    except (UnicodeEncodeError, ValueError):
+        return None  # lone surrogates and the like: the in-process path reports them
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        try:
+            sock.settimeout(CONNECT_TIMEOUT)
+            connect(sock, str(path), CONNECT_TIMEOUT)
+        except OSError:
+            return None  # a stale socket, nobody listening: nothing was sent
+        try:
+            sock.settimeout(ANSWER_TIMEOUT)
+            sock.sendall(payload)
+            buf = b""
+            while not buf.endswith(b"\n") and len(buf) < MAX_REPLY:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                buf += chunk
+        except OSError as err:
+            raise _unknown(f"{type_name(err)}") from None
+    finally:
+        sock.close()
+    if not buf.endswith(b"\n"):
+        raise _unknown("the daemon closed the connection before answering")
+    try:
+        reply = json.loads(buf)
+    except ValueError:
+        raise _unknown("the daemon's answer was unreadable") from None
+    if not isinstance(reply, dict) or reply.get("status") not in ("done", "error"):
+        return None  # "refused", or an older daemon's "only recall and ping are served": not done
+    return reply
+
+
+def type_name(err: BaseException) -> str:
+    return f"{err.__class__.__name__}: {err}" if str(err) else err.__class__.__name__
+
+
+def _unknown(why: str) -> AddOutcomeUnknown:
+    return AddOutcomeUnknown(f"the daemon took the add but gave no answer ({why}); it may or may not "
+                             "have been written: check with `memfs recall` or `memfs status` before adding again")

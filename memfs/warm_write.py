@@ -1,0 +1,132 @@
+"""The daemon's side of `memfs add` over its socket: a hand-over to the daemon's loop.
+
+The socket's handler threads must not use the daemon's Memory (the ingest loop does, and
+it keeps the incremental entry files that make a write into a 50k-item file fast). So a
+handler queues the request and the loop performs it between inputs, with `Memory.add` —
+the same writer lock, read-verify-write, index delta and entry files as every write.
+A request the loop has not started within PICKUP_SECONDS (a long batch), or that arrives
+while the daemon stops, is withdrawn and answered "refused": nothing was done, and the
+client adds in-process as it would without a daemon. Once started, it is answered.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from typing import TYPE_CHECKING, Any
+
+from memfs.addwire import render_added
+from memfs.errors import MemfsError
+
+if TYPE_CHECKING:
+    from memfs.api import Memory
+
+#: How long a queued add may wait for the loop before it is handed back to the client.
+PICKUP_SECONDS = 10.0
+#: Test hook: `before` or `after` makes the daemon SIGKILL itself when it takes an add
+#: (before performing it, or after the write and before answering).
+CRASH_ENV = "MEMFS_TEST_ADD_CRASH"
+REFUSED = {"status": "refused"}
+
+
+class _Job:
+    def __init__(self, req: dict) -> None:
+        self.req = req
+        self.started = False
+        self.withdrawn = False
+        self.reply: dict | None = None
+        self.done = threading.Event()
+
+
+class WriteQueue:
+    """Adds handed from the socket's threads to the daemon's loop (`drain`)."""
+
+    def __init__(self, stopping: threading.Event | None = None) -> None:
+        self._stopping = stopping or threading.Event()
+        self._lock = threading.Lock()
+        self._jobs: list[_Job] = []
+        self._closed = False
+        self.wake = threading.Event()  # set when a job arrives: the loop's wait ends early
+
+    def submit(self, req: dict, pickup: float = PICKUP_SECONDS) -> dict:
+        """The answer for one add request (called from a handler thread)."""
+        job = _Job(req)
+        with self._lock:
+            if self._closed or self._stopping.is_set():
+                return REFUSED
+            self._jobs.append(job)
+        self.wake.set()
+        if not job.done.wait(pickup):
+            with self._lock:
+                if not job.started:  # withdrawn before the loop saw it: certainly not done
+                    job.withdrawn = True
+                    self._jobs.remove(job)
+                    return REFUSED
+            job.done.wait()
+        return job.reply or REFUSED
+
+    def wait_and_drain(self, memory: "Memory", timeout: float) -> None:
+        """The daemon loop's pause: up to `timeout`, cut short by an add, which is then done.
+        Once the daemon stops, what is still queued is refused (it was not done)."""
+        self.wake.wait(timeout)
+        self.drain(memory)
+        if self._stopping.is_set():
+            self.close()
+
+    def drain(self, memory: "Memory") -> None:
+        """Perform every queued add, in order (called by the daemon's loop)."""
+        self.wake.clear()
+        while True:
+            with self._lock:
+                if not self._jobs:
+                    return
+                job = self._jobs.pop(0)
+                job.started = True
+            try:
+                job.reply = perform(memory, job.req)
+            finally:
+                job.done.set()
+
+    def close(self) -> None:
+        """Refuse what is queued and what comes (the daemon stops): nothing of it was done."""
+        with self._lock:
+            self._closed = True
+            jobs, self._jobs = self._jobs, []
+        for job in jobs:
+            job.reply = REFUSED
+            job.done.set()
+
+
+def _crash(point: str) -> None:
+    if os.environ.get(CRASH_ENV) == point:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def perform(memory: "Memory", req: dict) -> dict:
+    """One add, as `memfs add` does it in-process: its output, or its one-line error."""
+    from memfs.core.model import parse_when
+
+    text, when = req.get("text"), req.get("when")
+    if not isinstance(text, str) or not all(isinstance(req.get(k), (str, type(None)))
+                                           for k in ("category", "type", "when")):
+        return REFUSED
+    if when is not None:
+        try:
+            parse_when(when)
+        except ValueError:
+            return REFUSED  # a usage error: the CLI prints typer's, as without a daemon
+    _crash("before")
+    try:
+        item = memory.add(text, category=req.get("category"), type=req.get("type"), when=when)
+        row = memory.items([item.id]).get(item.id)
+    except MemfsError as err:
+        return {"status": "error", "stdout": "", "stderr": f"memfs: error: {err}\n", "exit": 1}
+    except Exception as err:  # noqa: BLE001 - one line, as the CLI's main prints it
+        return {"status": "error", "stdout": "",
+                "stderr": f"memfs: internal error: {type(err).__name__}: {err} (MEMFS_DEBUG=1 shows the "
+                          "traceback)\n", "exit": 3}
+    _crash("after")
+    data: dict[str, Any] = {"id": item.id, "text": item.text, "type": item.type,
+                            "path": row.path if row else "?", "seen": item.seen}
+    return {"status": "done", "stdout": render_added(data, bool(req.get("json"))), "stderr": "", "exit": 0}
