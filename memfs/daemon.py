@@ -38,9 +38,8 @@ if TYPE_CHECKING:
 
 STORE_DEBOUNCE = 0.5
 RESCAN_SECONDS = 2.0
-#: How long a clean stop keeps filling the vectors inputs left for after their write before
-#: it leaves the rest (still marked) to the next start: a stop must stay prompt under any
-#: backlog (a service manager kills after ~90 s), and nothing is lost by leaving them.
+#: How long a clean stop fills vectors owed before it leaves the rest (still marked) to the next
+#: start: a stop stays prompt under any backlog (service managers kill after ~90 s); nothing is lost.
 FINISH_SECONDS = 15.0
 
 
@@ -59,7 +58,7 @@ class Daemon:
         self._store_dirty_at: float | None = None
         self._partial: set[str] = set()  # large inputs with batches left
         self._deferred_at: float | None = None  # when a batch first waited for inputs about to ripen
-        self._vectors_due = True  # items written before their vectors (or a crash's leftovers)
+        self._vectors_due, self._vectors_after = True, 0.0  # vectors owed (a crash's too); no retry before
         self._inputs_waiting = False  # a ripe input other than a large one's next batch
         self._lost = False  # another daemon took the workspace over (after `.memfs/` was deleted)
         self.writes = WriteQueue(self.stopping)  # `memfs add` over the socket, done by the loop
@@ -233,15 +232,14 @@ class Daemon:
             return bool(self._ready - self._partial)
 
     def _fill_vectors(self) -> None:
-        """One chunk of the vectors (and near-duplicate checks) inputs left for after their
-        write; new inputs go first, so this runs only when none is ripe."""
+        """One chunk of the vectors and checks owed after writes; only when no input is ripe."""
         try:
             report = self.memory.fill_vectors(stop=self._input_ready, lock_timeout=1.0)
         except LockedError:
             return  # a CLI writer holds the lock: next round
-        except Exception as err:  # noqa: BLE001 - vectors are a cache; the next round tries again
+        except Exception as err:  # noqa: BLE001 - vectors are a cache; tried again after a pause
             self.log(f"memfs daemon: adding vectors failed: {type(err).__name__}: {err}")
-            self._vectors_due = False
+            self._vectors_after = time.monotonic() + RESCAN_SECONDS  # (say, a full disk: no hot loop)
             return
         for removed, kept in report.merged:
             self.log(f"memfs daemon: near-duplicate {removed} merged into {kept}")
@@ -259,13 +257,13 @@ class Daemon:
         while self._vectors_due and not self._lost:
             if late():  # a stop stays prompt: the marks stay, the next start or sync fills them
                 self.log("memfs daemon: vectors and near-duplicate checks left for the next start")
-                return
+                return self._refresh_root_files()  # lines merged so far are in the views
             self._vectors_due = False
             try:
                 self._vectors_due = self.memory.fill_vectors(lock_timeout=5.0, stop=late).more
             except Exception as err:  # noqa: BLE001 - the next start fills them
                 self.log(f"memfs daemon: vectors left for the next start ({type(err).__name__}: {err})")
-                return
+                return self._refresh_root_files()
 
     def _state_lost(self, lock: WriterLock, warm):  # type: ignore[no-untyped-def]
         """`.memfs/` went away with our lock file in it: take the lock again on the new
@@ -366,7 +364,8 @@ class Daemon:
                         break
                 now = time.monotonic()
                 self._take_ripe(now)
-                if self._vectors_due and not self._inputs_waiting and not self.stopping.is_set():
+                if self._vectors_due and now >= self._vectors_after and not self._inputs_waiting \
+                        and not self.stopping.is_set():
                     self._fill_vectors()
                 with self._lock:
                     dirty = self._store_dirty_at
@@ -375,6 +374,7 @@ class Daemon:
                         self._store_dirty_at = None
                     try:
                         report = self.memory.sync(vectors=False)  # the loop fills them, in chunks
+                        self._vectors_due = True  # an edit may free a check left to retry
                         if report.changed:
                             self.log(f"memfs daemon: synced edits: +{report.items_added} ~{report.items_updated} "
                                      f"-{report.items_removed}")

@@ -24,14 +24,24 @@ from memfs.index.passages import PASSAGE_LABEL_BASE
 if TYPE_CHECKING:
     from memfs.index.sync import Indexer
 
-#: A mark keeps the hash of the text as memfs wrote it: the check after the write merges only
-#: a line that still says exactly that (a person's edit in between wins; issue #10).
-_TABLE = "CREATE TABLE IF NOT EXISTS dedupe_marks (id TEXT PRIMARY KEY, text_hash TEXT NOT NULL)"
+#: A mark keeps the hash of the text as memfs wrote it and the file it went to: the check
+#: after the write merges only a line that still says exactly that, where memfs put it (a
+#: person's edit or move in between wins; issue #10). `merge_into` is the merge in progress:
+#: "?<id>" before its target is reinforced, "<id>" once it is (only the removal is left),
+#: so a merge resumed after a crash or a refused removal never reinforces twice.
+_TABLE = ("CREATE TABLE IF NOT EXISTS dedupe_marks (id TEXT PRIMARY KEY, text_hash TEXT NOT NULL, "
+          "path TEXT, merge_into TEXT)")
+_COLUMNS = ("path", "merge_into")
 
 
 def ensure(db: IndexDB) -> None:
-    """Create the marks table (a writer only; readers never change the schema)."""
+    """Create the marks table, or add the columns a previous memfs's table lacks (a writer
+    only; readers never change the schema)."""
     db.conn.execute(_TABLE)
+    have = {r[1] for r in db.conn.execute("PRAGMA table_info(dedupe_marks)")}
+    for col in _COLUMNS:
+        if col not in have:
+            db.conn.execute(f"ALTER TABLE dedupe_marks ADD COLUMN {col} TEXT")
 
 
 def _exists(db: IndexDB) -> bool:
@@ -45,8 +55,44 @@ def mark(db: IndexDB, marks: dict[str, str]) -> None:
     if not marks:
         return
     with db.transaction() as c:
-        c.execute(_TABLE)
+        ensure(db)
         c.executemany("INSERT OR IGNORE INTO dedupe_marks(id, text_hash) VALUES(?, ?)", list(marks.items()))
+
+
+def mark_paths(db: IndexDB, paths: dict[str, str]) -> None:
+    """The file each marked item is about to be written to (id -> path): a line found
+    elsewhere at its check was moved by a person, and stays."""
+    if paths and _exists(db):
+        with db.transaction() as c:
+            ensure(db)
+            c.executemany("UPDATE dedupe_marks SET path=? WHERE id=?", [(p, i) for i, p in paths.items()])
+
+
+def set_into(db: IndexDB, item_id: str, into: str | None) -> None:
+    """Record the merge in progress of a marked item (see `_TABLE`)."""
+    with db.transaction() as c:
+        ensure(db)
+        c.execute("UPDATE dedupe_marks SET merge_into=? WHERE id=?", (into, item_id))
+
+
+def mark_state(db: IndexDB, ids: list[str]) -> dict[str, tuple[str | None, str | None]]:
+    """(path written to, merge in progress) of each of these marked ids."""
+    if not ids or not _exists(db):
+        return {}
+    have = {r[1] for r in db.conn.execute("PRAGMA table_info(dedupe_marks)")}
+    if not set(_COLUMNS) <= have:
+        return {}
+    marks = ",".join("?" * len(ids))
+    return {r[0]: (r[1], r[2]) for r in db.conn.execute(
+        f"SELECT id, path, merge_into FROM dedupe_marks WHERE id IN ({marks})", ids)}
+
+
+def marked_ids(db: IndexDB, ids: list[str]) -> set[str]:
+    """Which of these item ids are marked (their check still owed)."""
+    if not ids or not _exists(db):
+        return set()
+    marks = ",".join("?" * len(ids))
+    return {r[0] for r in db.conn.execute(f"SELECT id FROM dedupe_marks WHERE id IN ({marks})", ids)}
 
 
 def unmark(db: IndexDB, ids: list[str]) -> None:

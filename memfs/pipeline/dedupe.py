@@ -11,6 +11,7 @@ categorize: the file a new fact goes to; a reinforcement stays in its target's f
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ from memfs.core.segment import Fact
 from memfs.extract.supersede import conflicts
 from memfs.core.hashing import text_hash
 from memfs.index import repository
+from memfs.index.vecfill_store import has_marks, mark_paths, marked_ids
 from memfs.index.search import Searcher
 from memfs.pipeline.engine import State
 from memfs.pipeline.supersession import plan as plan_supersessions
@@ -59,6 +61,9 @@ class DedupeSteps:
 
     rt: "PipelineRuntime"
     ctx: "MemorizeContext"
+    #: Make every owed near-duplicate check now; lines merged (Memorizer: pipeline/vecfill.py
+    #: imports this module, so the call lives there).
+    settle_checks: Callable[[], int]
 
     def searcher(self) -> Searcher:
         """The per-context searcher (dedupe here; the deferred near-duplicate checks too)."""
@@ -79,6 +84,10 @@ class DedupeSteps:
         norm = [normalize_text(f.text) for f in facts]
         hashes = [text_hash(t) for t in norm]
         same_of = {h: repository.id_and_src(db, h) for h in dict.fromkeys(hashes)}
+        later = self.rt.llm is None and self.ctx.vectors_later and not state.get("restoring")
+        if self._owes_checks(later, same_of) and self.settle_checks():
+            existing = db.items_by_ids(ids)  # lines merged away meanwhile
+            same_of = {h: repository.id_and_src(db, h) for h in dict.fromkeys(hashes)}
         # Offline, a fact whose filing does not need its meaning (a category hint, a kind
         # with one file) and that is no exact duplicate is written before its vector: found
         # by keyword at once, embedded and checked for near-duplicates right after the write
@@ -87,7 +96,6 @@ class DedupeSteps:
         # has left the Markdown too, and restored and merged again it would count twice
         # (its twin's `via=` may name a later input by now). Embedded first, it is a
         # reinforcement, which a restore leaves out.
-        later = self.rt.llm is None and self.ctx.vectors_later and not state.get("restoring")
         categorizer = self._categorizer() if later else None
         now = [i for i, f in enumerate(facts) if norm[i] and same_of[hashes[i]] is None
                and not (later and not categorizer.needs_vector(f.type, f.category_hint))]  # type: ignore[union-attr]
@@ -159,6 +167,19 @@ class DedupeSteps:
             indexer.deferred.update(written.values())
         state["decisions"] = decisions
 
+    def _owes_checks(self, later: bool, same_of: dict[str, tuple[str, str | None] | None]) -> bool:
+        """Must the near-duplicate checks owed by earlier writes be made before this input
+        is decided? Embedding first (no `vectors_later`): whenever one is owed, since an
+        unembedded line is invisible to this input's vector search (a twin would be added
+        and the older line later merged into it). Writing first: when one of this input's
+        facts repeats a line whose check is owed, since that line may yet be merged into
+        its twin (and the twin then hold this sighting twice) or carry sightings its twin
+        cannot tell from this input's: embed-first counts each input once per line."""
+        db = self.rt.indexer.db
+        if not has_marks(db):
+            return False
+        return not later or bool(marked_ids(db, [same[0] for same in same_of.values() if same]))
+
     def _categorizer(self) -> Categorizer:
         """The categorizer for the current category list (descriptions embedded once per list)."""
         specs = self.rt.category_specs()
@@ -206,4 +227,6 @@ class DedupeSteps:
             elif d.action in ("reinforce", "update"):
                 row = targets.get(d.target_id or "")
                 d.rel = row.path if row else None
+        # the file each line written first goes to: at its check, a line found elsewhere was moved
+        mark_paths(db, {d.item_id: d.rel for d in decisions if d.action == "add" and d.vector is None and d.rel})
         state["placed"] = [d for d in decisions if d.rel]

@@ -181,6 +181,15 @@ class Memorizer(DedupeSteps, PersistSteps):
             Categorizer(self.rt.embedder, specs, self.rt.indexer.embed_cached), tuple(specs))
         self.ctx.categorizer.prepare()
 
+    def settle_checks(self) -> int:
+        """Every near-duplicate check left for after earlier writes, made now (the dedupe
+        step asks when this input's decisions depend on them); lines merged."""
+        from memfs.pipeline.vecfill import settle
+
+        merged = settle(self.rt, self.searcher())
+        self.ctx.views_owed = self.ctx.views_owed or bool(merged)
+        return merged
+
     def _worth_restoring(self, resource: str | None) -> bool:
         """Replay a processed input? Offline, always (extraction is local, vectors cached);
         with an LLM, only when none of its items is left (each replay costs tokens)."""

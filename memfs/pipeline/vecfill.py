@@ -33,7 +33,8 @@ from memfs.core.model import normalize_text
 from memfs.errors import MemfsError
 from memfs.extract.supersede import conflicts
 from memfs.index.db import IndexDB, ItemRow
-from memfs.index.vecfill_store import marked, marked_among, store_filled, unmark, without_vectors
+from memfs.index.vecfill_store import (mark_state, marked, marked_among, set_into, store_filled, unmark,
+                                      without_vectors)
 from memfs.pipeline.persist import VIA_KEY
 from memfs.store import CategoryStore, ProtectedError
 
@@ -100,28 +101,42 @@ def fill(rt: "PipelineRuntime", searcher: "Searcher", limit: int = CHUNK,
     if never_written:
         with db.transaction():
             unmark(db, never_written)
+    retry: set[str] = set()
     if rows:
         report.merged, report.files, retry = _check(rt, searcher, rows, written)
         report.checked = len(rows)
         with db.transaction():
             unmark(db, [r.id for r in rows if r.id not in retry])
-    report.more = len(ids) + len(passage_labels) >= limit or len(rows) >= limit
+    # A chunk of marks all left to retry (say, a write-protected file) is no progress: not
+    # "more", or a caller looping until done (a sync, an ingest settling) would never end.
+    stuck = bool(rows) and not never_written and len(retry) == len(rows)
+    report.more = len(ids) + len(passage_labels) >= limit or (len(rows) + len(never_written) >= limit and not stuck)
     return report
 
 
 def _check(rt: "PipelineRuntime", searcher: "Searcher", rows: list[ItemRow],
            written: dict[str, str]) -> tuple[list[tuple[str, str]], list[str], set[str]]:
     """Merge each marked row into its nearest other item when that is a near-duplicate and
-    the row's line still says what memfs wrote (`written`: id -> text hash)."""
+    the row's line still says what memfs wrote (`written`: id -> text hash), where memfs
+    wrote it. A merge left half done (its target reinforced, the line not yet removed) is
+    finished first, into the target it began with."""
     indexer = rt.indexer
     db = indexer.db
     threshold = rt.config.ingest.dedupe_threshold
-    by_hash = {text_hash(r.text): r.text for r in rows}
-    vectors, fresh = indexer.embed_texts(by_hash)
-    if fresh:
-        store_filled(indexer, fresh, [], [])
-    mat = np.stack([vectors[text_hash(r.text)] for r in rows])
-    plans = _plan(searcher, db, mat, rows, threshold, written)
+    state = mark_state(db, [r.id for r in rows])
+    resumed = [r for r in rows if state.get(r.id, (None, None))[1]]
+    todo = [r for r in rows if not state.get(r.id, (None, None))[1]]
+    plans: list[tuple[ItemRow, ItemRow | None]] = []
+    if resumed:
+        targets = db.items_by_ids([str(state[r.id][1])[1:] for r in resumed])
+        plans += [(r, targets.get(str(state[r.id][1])[1:])) for r in resumed]
+    if todo:
+        by_hash = {text_hash(r.text): r.text for r in todo}
+        vectors, fresh = indexer.embed_texts(by_hash)
+        if fresh:
+            store_filled(indexer, fresh, [], [])
+        mat = np.stack([vectors[text_hash(r.text)] for r in todo])
+        plans += _plan(searcher, db, mat, todo, threshold, written, {r.label for r in resumed})
     if not plans:
         return [], [], set()
     store = CategoryStore(rt.ws, rt.config)
@@ -129,11 +144,12 @@ def _check(rt: "PipelineRuntime", searcher: "Searcher", rows: list[ItemRow],
     touched: list[str] = []
     retry: set[str] = set()
     for row, target in plans:
-        outcome = _merge(store, row, target, written[row.id])
+        path, into = state.get(row.id, (None, None))
+        outcome = "left" if target is None else _merge(store, db, row, target, written[row.id], path, into)
         if outcome != "left":
-            touched.extend(p for p in (target.path, row.path) if p not in touched)
+            touched.extend(p for p in (target.path, row.path) if p not in touched)  # type: ignore[union-attr]
         if outcome == "merged":
-            merged.append((row.id, target.id))
+            merged.append((row.id, target.id))  # type: ignore[union-attr]
         elif outcome == "retry":
             retry.add(row.id)
     if touched:
@@ -142,7 +158,7 @@ def _check(rt: "PipelineRuntime", searcher: "Searcher", rows: list[ItemRow],
 
 
 def _plan(searcher: "Searcher", db: IndexDB, mat: np.ndarray, rows: list[ItemRow], threshold: float,
-          written: dict[str, str]) -> list[tuple[ItemRow, ItemRow]]:
+          written: dict[str, str], leaving: set[int]) -> list[tuple[ItemRow, ItemRow | None]]:
     """(row, the item it merges into) for each marked row, in mark order, whose nearest
     eligible item is a near-duplicate that does not contradict it.
 
@@ -152,11 +168,11 @@ def _plan(searcher: "Searcher", db: IndexDB, mat: np.ndarray, rows: list[ItemRow
     taken for "no near-duplicate". `FIRST_K` neighbours are asked for, and more (x4) only
     while every one found is above the threshold yet ineligible: the cost follows the
     near-duplicates, not the backlog (asking for len(backlog) neighbours per row made a
-    fill quadratic in it)."""
+    fill quadratic in it). `leaving`: labels of rows whose merge is being finished."""
     hits = searcher.nearest(mat, FIRST_K)
     checked: set[int] = set()  # labels of the rows before this one in the chunk
-    gone: set[int] = set()
-    plans: list[tuple[ItemRow, ItemRow]] = []
+    gone: set[int] = set(leaving)
+    plans: list[tuple[ItemRow, ItemRow | None]] = []
     for n, row in enumerate(rows):
         if row.superseded_by or row.until or text_hash(row.text) != written.get(row.id):
             checked.add(row.label)
@@ -186,13 +202,17 @@ class _LineChanged(MemfsError):
     """The marked line no longer says what memfs wrote (a person edited, moved or deleted it)."""
 
 
-def _merge(store: CategoryStore, row: ItemRow, target: ItemRow, written: str) -> str:
+def _merge(store: CategoryStore, db: IndexDB, row: ItemRow, target: ItemRow, written: str,
+           path: str | None, into: str | None) -> str:
     """Reinforce `target` by `row` (once per input), then remove `row`'s line — only while
-    that line still holds the text memfs wrote (hash `written`). "merged", "left" (both lines
-    stay as they are) or "retry" (the removal failed after the target was reinforced: the
-    mark stays). An OSError (disk full) propagates, and the mark stays too."""
+    that line still holds the text memfs wrote (hash `written`) in the file it wrote it to
+    (`path`; None for a mark of a previous memfs) and the target still says what the index
+    holds (a person's rewrite of it is not merged into). "merged", "left" (both lines stay
+    as they are) or "retry" (the mark stays). `into` (the mark's merge in progress) makes a
+    resumed merge reinforce nothing twice: "?id" began, "+id" reinforced, "=id" the target
+    already counted this input. An OSError (disk full) propagates, and the mark stays too."""
     via = via_of(row.src)
-    found = [False]
+    found = [False, False]  # the target is there; its seen was raised here
 
     def unchanged(doc) -> None:  # type: ignore[no-untyped-def]
         slot = doc.find(row.id)
@@ -203,39 +223,72 @@ def _merge(store: CategoryStore, row: ItemRow, target: ItemRow, written: str) ->
         slot = doc.find(target.id)
         if slot is None:
             return
+        if text_hash(slot.item.text) != text_hash(target.text):
+            raise _LineChanged(target.id)  # rewritten since it was indexed: the person's text wins
         found[0] = True
         if via is not None and slot.item.extra.get(VIA_KEY) == via:
             return  # this input already reinforced it (or a merge finished after a crash)
+        found[1] = True
         extra = slot.item.extra if via is None else {**slot.item.extra, VIA_KEY: via}
         said = row.when if row.when and len(row.when) == 10 and row.when <= date.today().isoformat() else None
         slot.item = slot.item.model_copy(update={
             "seen": slot.item.seen + max(1, row.seen), "extra": extra,
             "updated": max(filter(None, [slot.item.updated, said]), default=None)})
 
+    def undo(doc) -> None:  # type: ignore[no-untyped-def]
+        slot = doc.find(target.id)
+        if slot is not None:
+            slot.item = slot.item.model_copy(update={"seen": max(1, slot.item.seen - max(1, row.seen))})
+
     def drop(doc) -> None:  # type: ignore[no-untyped-def]
         unchanged(doc)  # checked again on the bytes this edit read
         doc.remove(row.id)
 
-    try:
-        # First a read only (no change, so nothing is written): the line is as memfs wrote
-        # it and its file is writable; only then is the target touched.
-        store.edit(row.path, unchanged)
-        store.edit(target.path, reinforce)
-    except _LineChanged:
-        return "left"  # the person's version stays, as its own item
-    except ProtectedError:
-        return "left"
-    except MemfsError as err:  # a file memfs will not rewrite (say, not UTF-8): both lines stay
-        log.warning("near-duplicate check of %s left as it is: %s", row.id, err)
-        return "left"
-    if not found[0]:
-        return "left"  # the target left meanwhile: the new line stays, as its own item
+    if path is not None and row.path != path:
+        return "left"  # a person moved the line: it stays where they put it
+    if into is None or into.startswith("?"):
+        try:
+            # First a read only (no change, so nothing is written): the line is as memfs wrote
+            # it and its file is writable; only then is the target touched.
+            store.edit(row.path, unchanged)
+            set_into(db, row.id, "?" + target.id)
+            store.edit(target.path, reinforce)
+        except _LineChanged:
+            return "left"  # the person's version stays, as its own item
+        except ProtectedError:
+            return "left"
+        except MemfsError as err:  # a file memfs will not rewrite (say, not UTF-8): both lines stay
+            log.warning("near-duplicate check of %s left as it is: %s", row.id, err)
+            return "left"
+        if not found[0]:
+            return "left"  # the target left meanwhile: the new line stays, as its own item
+        into = ("+" if found[1] else "=") + target.id
+        set_into(db, row.id, into)
     try:
         store.edit(row.path, drop)
-    except _LineChanged:
-        return "left"  # edited in the last moment: the person's line stays
-    except MemfsError as err:  # e.g. the file kept changing: the mark stays, the next run
-        # finishes the removal (the target's `via=` keeps it from counting twice)
+    except _LineChanged:  # edited in the last moment: the person's line stays, uncounted at the target
+        if not into.startswith("+"):
+            return "left"
+        try:
+            store.edit(target.path, undo)
+        except MemfsError as err:  # the target's file refuses too: tried again (the mark stays)
+            log.warning("near-duplicate %s: undoing its reinforcement is tried again later: %s", row.id, err)
+            return "retry"
+        set_into(db, row.id, "=" + target.id)  # undone: a crash before the unmark undoes nothing twice
+        return "left"
+    except MemfsError as err:  # e.g. the file kept changing or is write-protected: the mark
+        # stays, and the next run finishes the removal without reinforcing again
         log.warning("near-duplicate %s: its removal is tried again later: %s", row.id, err)
         return "retry"
     return "merged"
+
+
+def settle(rt: "PipelineRuntime", searcher: "Searcher") -> int:
+    """Every pending vector and owed check, chunk by chunk; lines merged. For an ingest whose
+    decisions depend on them (pipeline/dedupe.py): it then decides as embedding first would."""
+    merged = 0
+    while True:
+        report = fill(rt, searcher)
+        merged += len(report.merged)
+        if not report.more:
+            return merged
