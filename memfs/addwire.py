@@ -7,6 +7,9 @@ daemon over `.memfs/daemon.sock` first. The one rule that matters: never do a wr
   (an older daemon, a busy one, a stopping one): `None`, the caller adds in-process.
 - The request was sent and no complete answer came back (the daemon died, a timeout): the
   outcome is unknown, `AddOutcomeUnknown`, and the caller must not retry.
+- The daemon adds with the config it loaded at its start. The request carries the key of the
+  client's config (memfs.toml, the config-relevant environment); a daemon whose key differs
+  refuses, and the client adds in-process with its own config.
 Standard library only (socket, json): nothing heavy is imported before the socket is tried.
 """
 
@@ -17,6 +20,7 @@ import os
 import socket
 from pathlib import Path
 
+from memfs.configsnap import snapshot_key
 from memfs.errors import MemfsError
 from memfs.sockconnect import connect
 
@@ -28,6 +32,16 @@ MAX_REPLY = 1 << 20
 #: so this is only reached by a daemon that hangs mid-write.
 ANSWER_TIMEOUT = 300.0
 CONNECT_TIMEOUT = 2.0
+#: MEMFS_* variables that do not change the config (where, whether, how loudly), so a CLI and
+#: a daemon that differ only in them still agree.
+_NOT_CONFIG = ("MEMFS_DIR", "MEMFS_NO_WARM", "MEMFS_DEBUG", "MEMFS_PROGRESS_DELAY")
+
+
+def config_key(root: str | Path) -> str:
+    """The key of the config this process would add with in `root` (memfs.configsnap's,
+    over the environment without the variables that are not config)."""
+    env = {k: v for k, v in os.environ.items() if k not in _NOT_CONFIG and not k.startswith("MEMFS_TEST_")}
+    return snapshot_key(str(root), env)
 
 
 class AddOutcomeUnknown(MemfsError):
@@ -117,9 +131,10 @@ def render_added(data: dict, as_json: bool) -> str:
     return f"{verb} {data['id']} → {data['path']}\n"
 
 
-def request_line(text: str, category: str | None, type: str | None, when: str | None, as_json: bool) -> bytes:
+def request_line(text: str, category: str | None, type: str | None, when: str | None, as_json: bool,
+                 config: str | None = None) -> bytes:
     return json.dumps({"verb": VERB, "text": text, "category": category, "type": type, "when": when,
-                       "json": as_json}).encode("utf-8") + b"\n"
+                       "json": as_json, "config": config}).encode("utf-8") + b"\n"
 
 
 def try_daemon_add(state_dir: Path, text: str, category: str | None = None, type: str | None = None,
@@ -131,7 +146,7 @@ def try_daemon_add(state_dir: Path, text: str, category: str | None = None, type
     if not path.exists():
         return None
     try:
-        payload = request_line(text, category, type, when, as_json)
+        payload = request_line(text, category, type, when, as_json, config_key(state_dir.parent))
     except (UnicodeEncodeError, ValueError):
         return None  # lone surrogates and the like: the in-process path reports them
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -61,7 +61,7 @@ class Daemon:
         self._vectors_due, self._vectors_after = True, 0.0  # vectors owed (a crash's too); no retry before
         self._inputs_waiting = False  # a ripe input other than a large one's next batch
         self._lost = False  # another daemon took the workspace over (after `.memfs/` was deleted)
-        self.writes = WriteQueue(self.stopping)  # `memfs add` over the socket, done by the loop
+        self.writes = WriteQueue(self.stopping, str(self.ws.root))  # `memfs add` over the socket
 
     # -- events (watchdog thread) -----------------------------------------------------
     def _on_event(self, event) -> None:  # type: ignore[no-untyped-def]
@@ -87,8 +87,7 @@ class Daemon:
                     (is_candidate(path.name) and is_note_rel(self.ws.root, rel.as_posix()))
                     or (getattr(event, "is_directory", False) and event.event_type in ("moved", "deleted")
                         and not path.name.startswith("."))):
-                # The walk's own rule (memfs.walk), at any depth; a folder moved or deleted
-                # whole changes every note in it.
+                # The walk's rule (memfs.walk), any depth; a folder moved or deleted changes all in it.
                 with self._lock:
                     self._store_dirty_at = time.monotonic()
 
@@ -388,6 +387,7 @@ class Daemon:
                 self.writes.wait_and_drain(self.memory, self.poll)
             self._finish_vectors()
         finally:
+            self.writes.close()  # an add still queued was not done: refused, the client adds it
             if warm is not None:
                 warm.stop()
             if observer is not None:

@@ -7,6 +7,8 @@ the same writer lock, read-verify-write, index delta and entry files as every wr
 A request the loop has not started within PICKUP_SECONDS (a long batch), or that arrives
 while the daemon stops, is withdrawn and answered "refused": nothing was done, and the
 client adds in-process as it would without a daemon. Once started, it is answered.
+A request whose config key is not the one this daemon started with (memfs.toml edited since,
+another MEMFS_* environment) is refused too: the client's config decides its add.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import signal
 import threading
 from typing import TYPE_CHECKING, Any
 
-from memfs.addwire import render_added
+from memfs.addwire import config_key, render_added
 from memfs.errors import MemfsError
 
 if TYPE_CHECKING:
@@ -42,8 +44,11 @@ class _Job:
 class WriteQueue:
     """Adds handed from the socket's threads to the daemon's loop (`drain`)."""
 
-    def __init__(self, stopping: threading.Event | None = None) -> None:
+    def __init__(self, stopping: threading.Event | None = None, root: str | None = None) -> None:
         self._stopping = stopping or threading.Event()
+        #: The config this daemon adds with (taken when it starts, before its Memory loads the
+        #: config); None accepts any request (a queue without a workspace, in tests).
+        self.config = config_key(root) if root is not None else None
         self._lock = threading.Lock()
         self._jobs: list[_Job] = []
         self._closed = False
@@ -52,6 +57,8 @@ class WriteQueue:
     def submit(self, req: dict, pickup: float = PICKUP_SECONDS) -> dict:
         """The answer for one add request (called from a handler thread)."""
         job = _Job(req)
+        if self.config is not None and req.get("config") != self.config:
+            return REFUSED  # the client's config differs from the one this daemon loaded
         with self._lock:
             if self._closed or self._stopping.is_set():
                 return REFUSED
@@ -61,7 +68,8 @@ class WriteQueue:
             with self._lock:
                 if not job.started:  # withdrawn before the loop saw it: certainly not done
                     job.withdrawn = True
-                    self._jobs.remove(job)
+                    if job in self._jobs:  # close() may have emptied the queue meanwhile
+                        self._jobs.remove(job)
                     return REFUSED
             job.done.wait()
         return job.reply or REFUSED

@@ -31,6 +31,17 @@ def _daemon(ws: Path, tmp_path: Path, **extra: str) -> Daemon:
     return d
 
 
+def _add_traced(ws: Path, args: list[str], e: dict[str, str] | None = None
+                ) -> tuple[subprocess.CompletedProcess[str], bool]:
+    """`memfs add ARGS` through the full CLI, and whether this process loaded memfs.api
+    (it does only to add in-process: False means the daemon did the write)."""
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "memfs.cli", "add", *args], cwd=ws,
+                         env=env() if e is None else e, capture_output=True, text=True, timeout=120)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    stderr = "".join(line + "\n" for line in out.stderr.splitlines() if not line.startswith("import time:"))
+    return subprocess.CompletedProcess(out.args, out.returncode, out.stdout, stderr), "memfs.api" in imported
+
+
 def _lines_with(ws: Path, text: str) -> int:
     return sum(p.read_text(encoding="utf-8").count(text) for kind in ("memory", "index", "skill")
                for p in (ws / kind).rglob("*.md"))
@@ -40,20 +51,21 @@ def test_add_through_daemon_lands_once_and_is_recallable(tmp_path: Path) -> None
     ws = _ws(tmp_path)
     d = _daemon(ws, tmp_path)
     try:
-        # An embedder this process cannot load: only the daemon can have done the add.
-        no_local = env(MEMFS_EMBEDDER_PROVIDER="no-such-provider")
-        out = run(["add", FACT, "-c", "memory/places"], cwd=ws, e=no_local)
+        # This process never loads the API: only the daemon can have done the add.
+        out, local = _add_traced(ws, [FACT, "-c", "memory/places"])
+        assert not local and out.returncode == 0, out.stderr
         assert out.stdout.startswith("added ") and out.stdout.endswith(" → memory/places.md\n"), out.stdout
         item_id = out.stdout.split()[1]
         assert _lines_with(ws, FACT) == 1
         assert item_id in {h["id"] for h in recall(ws, env(), "bicycle blue shed")}
-        again = run(["add", FACT, "--json"], cwd=ws, e=no_local)
+        again, local = _add_traced(ws, [FACT, "--json"])
+        assert not local
         data = json.loads(again.stdout)
         assert data["id"] == item_id and data["seen"] == 2 and data["path"] == "memory/places.md"
         assert _lines_with(ws, FACT) == 1
         # The `memfs` console script's thin path: typer, pydantic, numpy never imported.
         thin = subprocess.run([sys.executable, "-X", "importtime", "-m", "memfs.console", "add",
-                               "Ola rides to the market on Saturdays", "-c", "memory/places"], cwd=ws, env=no_local,
+                               "Ola rides to the market on Saturdays", "-c", "memory/places"], cwd=ws, env=env(),
                               capture_output=True, text=True, timeout=60)
         assert thin.returncode == 0 and thin.stdout.startswith("added "), thin.stderr[-500:]
         imported = {line.rsplit("|", 1)[-1].strip() for line in thin.stderr.splitlines() if "|" in line}
@@ -69,8 +81,8 @@ def test_bad_input_through_daemon_is_the_same_one_line_error(tmp_path: Path) -> 
     d = _daemon(ws, tmp_path)
     try:
         for arg, before in cold.items():
-            warm = run(["add", *arg.split("|")], cwd=ws, e=env(MEMFS_EMBEDDER_PROVIDER="no-such-provider"),
-                       check=False)
+            warm, local = _add_traced(ws, arg.split("|"))
+            assert not local  # the daemon answered with the error
             assert (warm.returncode, warm.stdout, warm.stderr) == (before.returncode, before.stdout, before.stderr)
             assert warm.returncode == 1 and warm.stderr.startswith("memfs: error: ") and warm.stderr.count("\n") == 1
         bad_when = run(["add", "x", "--when", "someday"], cwd=ws, check=False)
@@ -173,3 +185,21 @@ def test_an_add_the_loop_did_not_start_in_time_is_withdrawn_not_done() -> None:
     q2 = WriteQueue(stopping)
     stopping.set()
     assert q2.submit({"verb": "add", "text": FACT}, pickup=5) == REFUSED  # a stopping daemon takes none
+
+
+def test_a_daemon_started_with_another_config_leaves_the_add_to_the_cli(tmp_path: Path) -> None:
+    """memfs.toml edited after the daemon started, or another MEMFS_* environment: the daemon
+    refuses (its config is the one it loaded), the CLI adds with its own config, once."""
+    ws = _ws(tmp_path)
+    d = _daemon(ws, tmp_path)
+    try:
+        with (ws / "memfs.toml").open("a", encoding="utf-8") as f:
+            f.write('\n[categories.runbooks]\nkind = "index"\ndescription = "Operational runbooks."\n')
+        out, local = _add_traced(ws, ["restart the merlin socket with systemctl", "-c", "runbooks"])
+        assert local and out.returncode == 0 and out.stdout.endswith(" → index/runbooks.md\n"), out
+        assert _lines_with(ws, "restart the merlin socket with systemctl") == 1
+        other, local = _add_traced(ws, ["Ola waters the plants on Fridays"], env(MEMFS_RECALL_TOP_K="3"))
+        assert local and other.returncode == 0, other.stderr
+        assert _lines_with(ws, "Ola waters the plants on Fridays") == 1
+    finally:
+        assert d.stop() == 0

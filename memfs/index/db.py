@@ -22,7 +22,10 @@ from memfs.index import ptext, quant
 from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.heal import IndexDamaged, is_damage, move_aside, notice, probe
 
-SCHEMA_VERSION = "5"
+#: 6: passage text compressed, passages_fts contentless and fed by the sync (memfs.index.ptext).
+#: A new number, so an older memfs rebuilds such an index instead of writing its triggers into it.
+SCHEMA_VERSION = "6"
+_IN_PLACE = ("5",)  # layouts this code converts in place (ptext.migrate) rather than rebuilds
 WAL_LIMIT = 8 << 20  # bytes of WAL kept after a checkpoint
 #: 8 KiB pages hold 19 cached vectors (int8 + scale + key) where 4 KiB pages hold 9: 5 % of
 #: the embedding cache and 2.7 % of the whole index at 10,000 notes (bench/README.md).
@@ -234,7 +237,7 @@ class IndexDB:
 
     def _old_schema(self) -> bool:
         has_meta = self.conn.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone()
-        return bool(has_meta) and self.get_meta("schema") != SCHEMA_VERSION
+        return bool(has_meta) and self.get_meta("schema") not in (SCHEMA_VERSION, *_IN_PLACE)
 
     def _drop_all(self) -> None:
         """Drop an older layout, but keep the embedding cache (and which embedder made it):
