@@ -144,3 +144,24 @@ def test_an_index_with_plain_passage_text_migrates_in_place(ws_path: Path) -> No
     finally:
         mem.close()
     assert any(h["hit"] == "passage" and "zanzibar" in h["text"] for h in _recall(ws_path, "zanzibar crew"))
+
+
+def test_a_passage_filled_after_the_write_gets_the_vector_of_its_heading_and_text(ws_path: Path) -> None:
+    """The vector backfill (vectors after the write) embeds what the sync embeds and the key
+    names: "heading: text" — not the bare paragraph under another text's key."""
+    from memfs.core.hashing import text_hash
+    from memfs.index.vecfill_store import without_vectors
+
+    _write(ws_path, NOTE)
+    mem = hashing_memory(ws_path)
+    try:
+        mem.sync()
+        db = mem.indexer.db  # as a write whose vectors come after leaves them
+        db.conn.execute("DELETE FROM embeddings WHERE text_hash IN (SELECT text_hash FROM passages)")
+        texts, _, labels = without_vectors(db, 100)
+        assert labels and texts
+        assert all(text_hash(text) == h for h, text in texts.items())
+        assert any(text.startswith("Harbour > Tides: Spring tides") or text.startswith("Tides: Spring tides")
+                   for text in texts.values()), list(texts.values())
+    finally:
+        mem.close()

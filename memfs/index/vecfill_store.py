@@ -134,11 +134,12 @@ def without_vectors(db: IndexDB, limit: int) -> tuple[dict[str, str], list[str],
         ids.append(item_id)
     room = limit - len(ids)
     if room > 0:
-        for label, h, text in db.conn.execute(
-                "SELECT passages.label, passages.text_hash, passages.text FROM passages LEFT JOIN embeddings "
-                "ON embeddings.text_hash = passages.text_hash WHERE embeddings.text_hash IS NULL "
-                "ORDER BY passages.label LIMIT ?", (room,)):
-            texts.setdefault(h, ptext.unpack(text))
+        for label, h, head, text in db.conn.execute(
+                "SELECT passages.label, passages.text_hash, passages.heading, passages.text FROM passages "
+                "LEFT JOIN embeddings ON embeddings.text_hash = passages.text_hash "
+                "WHERE embeddings.text_hash IS NULL ORDER BY passages.label LIMIT ?", (room,)):
+            body = ptext.unpack(text)  # what the hash names: the heading path and the text (Passage.search_text)
+            texts.setdefault(h, f"{head}: {body}" if head else body)
             labels.append(int(label) + PASSAGE_LABEL_BASE)
     return texts, ids, labels
 
