@@ -259,7 +259,7 @@ class IndexUnreadable(MemfsError):
 
 class IndexFacts(NamedTuple):
     meta: dict[str, str]
-    files: dict[str, tuple[int, int]]  # path -> (size, mtime_ns) when indexed
+    files: dict[str, tuple[int, int, str]]  # path -> (size, mtime_ns, hash) when indexed; mtime 0: hash it
     indexed: int  # item rows
     declared: int  # items the file rows say they hold
 
@@ -273,7 +273,7 @@ def inspect(db_path: Path) -> IndexFacts:
             if verdict != "ok":
                 raise sqlite3.DatabaseError(str(verdict).splitlines()[0])
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-            files = {p: (s, m) for p, s, m in conn.execute("SELECT path, size, mtime_ns FROM files")}
+            files = {p: (s, m, h) for p, s, m, h in conn.execute("SELECT path, size, mtime_ns, hash FROM files")}
             indexed = int(conn.execute("SELECT count(*) FROM items").fetchone()[0])
             declared = int(conn.execute("SELECT COALESCE(sum(items), 0) FROM files").fetchone()[0])
         finally:

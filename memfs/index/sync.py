@@ -24,6 +24,8 @@ from memfs.index import quant
 from memfs.index import heal
 from memfs.index.heal import quick_check
 from memfs.index.itemrows import write_file_row, write_item_rows
+from memfs.index.statstamp import recorded_mtime
+from memfs.fsutil import read_regular
 from memfs.index.passage_sync import all_passage_texts, apply_passages, category_of, pending_labels, plan_passages
 from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.syncplan import SyncReport, _Parsed, _Plan
@@ -174,15 +176,19 @@ class Indexer:
                 continue
             path = self.ws.root / rel
             try:
+                if old and file_digest(read_regular(path)) == old[2]:
+                    # Unchanged bytes (a touch, or a stat recorded in its tick): no parse.
+                    stat_only.append((rel, st.st_size, recorded_mtime(st)))
+                    continue
                 doc, data = read_category(path, rel)
             except OSError as err:
                 report.warnings.append(f"{rel}: cannot read ({err.strerror})")
                 continue
             digest = file_digest(data)
             if old and old[2] == digest:
-                stat_only.append((rel, st.st_size, st.st_mtime_ns))
+                stat_only.append((rel, st.st_size, recorded_mtime(st)))
                 continue
-            parsed.append(_Parsed(rel, st.st_size, st.st_mtime_ns, digest, doc, doc.front_raw.count("\n")))
+            parsed.append(_Parsed(rel, st.st_size, recorded_mtime(st), digest, doc, doc.front_raw.count("\n")))
             report.warnings.extend(doc.warnings)
         if progress:
             progress(len(rels), len(rels))
