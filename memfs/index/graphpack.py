@@ -62,13 +62,11 @@ def unpack_level0(saved: "np.lib.npyio.NpzFile", n: int, off: int) -> np.ndarray
     head, links, label = saved[HEAD], saved[LINKS], saved[LABEL]
     if head.shape != (n,) or links.shape != (n, off // 4 - 1) or label.shape != (n,):
         raise ValueError("sidecar graph arrays do not match its parameters")
-    out = np.empty((n, off + 8), dtype=np.uint8)
-    words = np.empty((n, off // 4), dtype=np.uint32)
+    words = np.empty((n, off // 4 + 2), dtype=np.uint32)  # the records as 4-byte words, filled once
     words[:, 0] = head
-    words[:, 1:] = links
-    out[:, :off] = words.view(np.uint8).reshape(n, off)
-    out[:, off:] = label.astype(np.uint64).reshape(n, 1).view(np.uint8)
-    return out
+    words[:, 1:off // 4] = links
+    words[:, off // 4:] = label.astype(np.uint64).reshape(n, 1).view(np.uint32)
+    return words.view(np.uint8)
 
 
 class Widened:
