@@ -31,6 +31,7 @@ from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.syncplan import SyncReport, _Parsed, _Plan
 from memfs.index.compact import compact, compact_due
 from memfs.index.vectors import LEGACY_FORMAT as OLD_SIDECAR
+from memfs.index.vectors import FORMAT as SIDECAR_FORMAT
 from memfs.index.vectors import HnswSidecar, sidecar_format, sidecar_generation
 from memfs.providers.embedding import Embedder
 from memfs.workspace import Workspace
@@ -330,7 +331,8 @@ class Indexer:
                     c.executemany("INSERT OR IGNORE INTO vec_pending(label) VALUES(?)",
                                   [(r.label,) for r in rows.values()] + [(lab,) for lab in plan.passage_labels])
             pending = int(self.db.conn.execute("SELECT count(*) FROM vec_pending").fetchone()[0])
-            if pending <= PENDING_MAX:
+            # graph/3 (arrays not narrowed) is loaded and saved again once: same graph, smaller file.
+            if pending <= PENDING_MAX and sidecar_format(self.ws.state) == SIDECAR_FORMAT:
                 return
         sidecar = self._sidecar if (self._sidecar is not None and self._sidecar_gen == generation) else None
         if sidecar is None and current and not rebuild_all:
