@@ -18,15 +18,15 @@ from pathlib import Path
 import numpy as np
 
 from memfs.core.hashing import text_hash  # noqa: F401 - importable from here, as before
-from memfs.index import layout, ptext, quant
+from memfs.index import ptext, quant, seenindex
 from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.heal import IndexDamaged, is_damage, move_aside, notice, probe
 
 #: 6: passage text compressed, passages_fts contentless and fed by the sync (memfs.index.ptext).
 #: A new number, so an older memfs rebuilds such an index instead of writing its triggers into it.
-#: 7: no items_recent index, items_seen on `seen` alone (memfs.index.layout).
+#: 7: no items_recent index, items_seen on `seen` alone (memfs.index.seenindex).
 SCHEMA_VERSION = "7"
-_IN_PLACE = ("5", "6")  # layouts this code converts in place (ptext/layout.migrate) rather than rebuilds
+_IN_PLACE = ("5", "6")  # layouts this code converts in place (ptext/seenindex.migrate) rather than rebuilds
 WAL_LIMIT = 8 << 20  # bytes of WAL kept after a checkpoint
 #: 8 KiB pages hold 19 cached vectors (int8 + scale + key) where 4 KiB pages hold 9: 5 % of
 #: the embedding cache and 2.7 % of the whole index at 10,000 notes (bench/README.md).
@@ -51,7 +51,7 @@ CREATE TABLE IF NOT EXISTS items (
 CREATE INDEX IF NOT EXISTS items_path ON items(path);
 -- Exact-duplicate lookups (ingest's dedupe, `add`): one probe, not a scan of every item.
 CREATE INDEX IF NOT EXISTS items_text_hash ON items(text_hash);
--- search's max(seen) per recall (memfs.index.layout: schema 7 dropped items_recent).
+-- search's max(seen) per recall (memfs.index.seenindex: schema 7 dropped items_recent).
 CREATE INDEX IF NOT EXISTS items_seen_max ON items(seen);
 CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(
     text, category, context, content='items', content_rowid='label',
@@ -229,7 +229,7 @@ class IndexDB:
                 self.conn.execute("VACUUM")  # give back the dropped tables' pages
             self.conn.executescript(_SCHEMA)
             ptext.migrate(self.conn)  # plain passage text + external-content FTS -> this layout
-            layout.migrate(self.conn)  # indexes schema 7 dropped
+            seenindex.migrate(self.conn)  # indexes schema 7 dropped
             if self.get_meta("schema") != SCHEMA_VERSION:
                 self.set_meta("schema", SCHEMA_VERSION)
         except sqlite3.DatabaseError as err:
