@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from memfs.config import load_config
@@ -146,3 +146,38 @@ def test_a_write_builds_only_the_items_it_touches_and_keeps_every_id(tmp_path: P
     assert [it.id for it in back.items] == [f"f{i:06d}" for i in range(n)] + ["new1"]
     assert back.find(target).item.seen == 5 and not back.warnings
     assert path.read_text().count("\n") == 6 + n + 1
+
+
+pieces = st.sampled_from(["- ", "-", " ", "\t", "1", "12", "١", ".", ")", "a", "Fact", "é", "\xa0", "<!--", "-->",
+                          "--", "-", " id=a1", " type=knowledge", "id=b2", "=", "%20", "<", ">", "\\", "&", "`", "\r",
+                          "\u2028", "\x01", "#", "\n"])
+
+
+def _line_by_line(lines: list[str]):  # type: ignore[no-untyped-def]
+    """_fast_entries as it was: fast_line on every line."""
+    from memfs.core.bodyscan import fast_line
+
+    out, prev = [], False
+    for i, ln in enumerate(lines):
+        got = fast_line(ln, prev)
+        if got is None:
+            return None
+        if got is True:
+            prev = False
+            continue
+        out.append((i, i + 1, 1, "- ", got[4], got[5]))  # type: ignore[index]
+        prev = True
+    return out
+
+
+@settings(max_examples=600, deadline=None)
+@example(["- Fact 1 <!-- id=a1 type=knowledge -->\n", "- 1. x <!-- id=a2 -->\n", "- a\xa0 \t<!-- id=a3 --> \n"])
+@example(["- a <!-- id=a1 -- x -->\n", "- a <!-- id=a1 --->\n", "- a <!-- id=a%20 seen=2 -->", "- 1 <!-- x=1 -->\n"])
+@example(["- 12) <!-- id=a1 -->\n", "- 1.x <!-- id=a1 -->\n", "- a <!-- id=a1 -->\r\n", "- a&b <!-- id=a1 -->\n"])
+@given(st.lists(st.lists(pieces, max_size=9).map(lambda p: "- " + "".join(p) + "\n"), min_size=1, max_size=4))
+def test_the_one_match_item_line_reads_what_fast_line_reads(lines) -> None:  # type: ignore[no-untyped-def]
+    from memfs.core.bodyscan import _fast_entries
+    from memfs.core.front import split_lines
+
+    lines = split_lines("".join(lines))
+    assert _fast_entries(lines) == _line_by_line(lines)
