@@ -216,8 +216,12 @@ def _indent(line: str) -> int:
 
 
 def _item_markdown(list_item: dict[str, Any]) -> str:
-    """The raw Markdown of a list item's first text block, continuation lines folded."""
-    for child in list_item.get("children", []):
-        if "text" in child:
-            return " ".join(part.strip() for part in child["text"].splitlines())
+    """The raw Markdown of a list item's own text (its first block), continuation lines folded.
+
+    An item whose first block holds no text (`- >` opens a quote, `- ```` a code block) has
+    no text of its own: a paragraph further down is not its line (taking it stamped the
+    marker line with text from another line, which then read back differently)."""
+    children = list_item.get("children", [])
+    if children and "text" in children[0]:
+        return " ".join(part.strip() for part in children[0]["text"].splitlines())
     return ""
