@@ -11,7 +11,8 @@ from datetime import date
 from memfs.core.hashing import file_hash
 from memfs.config import Config
 from memfs.core.rootfiles import approx_tokens
-from memfs.entry.incremental import FacetCache, Keywords, People, file_stats, people_in
+from memfs.entry.facetrank import FacetCache
+from memfs.entry.incremental import Keywords, People, file_stats, people_in
 from memfs.entry.indexfile import CategoryRow, render_index, resource_stats
 from memfs.entry.memoryfile import render_memory, render_skill
 from memfs.entry.pages import render_and_write

@@ -20,7 +20,6 @@ from datetime import date
 from memfs.entry.people import PageFront, Person, assignments, lead_counts, ordered, people_of
 from memfs.entry.pool import EntryItem, parse_day
 from memfs.entry.poolcache import RECOMPUTE, Pool
-from memfs.entry.profile import Line, person_facets
 from memfs.entry.ranking import Classes, stream
 
 
@@ -300,46 +299,3 @@ def counts(pool: Pool, path: str) -> tuple[int, int, int]:
         return (old[0] + a[0] - r[0], old[1] + a[1] - r[1], old[2] + a[2] - r[2])
 
     return pool.memo(path, ("counts",), count, delta)  # type: ignore[no-any-return]
-
-
-class FacetCache:
-    """profile.person_facets per person, kept while the facts it was built from (the files
-    they come from, the alias map, the names, the day and the half-life) stay the same."""
-
-    def __init__(self) -> None:
-        #: person -> [key, facets, floors of those facets or None]
-        self._by_person: dict[str, list] = {}  # type: ignore[type-arg]
-
-    def facets(self, person: Person, found: People, names: tuple[str, ...], today: date,
-               half_life: float) -> dict[str, list[Line]]:
-        # What person_facets reads: the person's facts (compared by identity first: the
-        # pool keeps unchanged items' objects), the set of names (their order does not
-        # matter to it, and changes whenever two people's scores swap), the day, the half-life.
-        names = tuple(sorted(set(names)))
-        key = (tuple(person.subject), names, today, half_life)
-        hit = self._by_person.get(person.name)
-        if hit is None or hit[0] != key:
-            hit = [key, person_facets(person, names, today, half_life), None]
-            self._by_person[person.name] = hit
-        return hit[1]  # type: ignore[no-any-return]
-
-    def floors(self, name: str, cost) -> dict[str, list[int]]:  # type: ignore[no-untyped-def]
-        """Per facet of the person's last `facets`, the least `cost` of each line or any after it."""
-        hit = self._by_person[name]
-        if hit[2] is None:
-            out: dict[str, list[int]] = {}
-            for facet, lines in hit[1].items():
-                floor = [0] * len(lines)
-                low = None
-                for i in range(len(lines) - 1, -1, -1):
-                    c = cost(lines[i])
-                    low = c if low is None else min(low, c)
-                    floor[i] = low
-                out[facet] = floor
-            hit[2] = out
-        return hit[2]  # type: ignore[no-any-return]
-
-    def keep_only(self, people: list[Person]) -> None:
-        live = {p.name for p in people}
-        for name in set(self._by_person) - live:
-            del self._by_person[name]

@@ -27,7 +27,8 @@ from memfs.entry.pagefile import PAGE_BEGIN, PAGE_END, PageParts, digest, split_
 from memfs.entry.people import PEOPLE_DIR, Person, read_page_front
 from memfs.entry.pool import EntryItem
 from memfs.entry.profile import Line, history
-from memfs.entry.incremental import FacetCache, People
+from memfs.entry.facetrank import FacetCache
+from memfs.entry.incremental import People
 from memfs.errors import MemfsError
 from memfs.fsutil import ChangedMeanwhile, atomic_write
 from memfs.workspace import Workspace
@@ -206,11 +207,13 @@ def render_and_write(ws: Workspace, found: People, by_id: Mapping[str, EntryItem
     for person in people:
         newer = tuple((it.superseded_by, by_id[it.superseded_by].path if it.superseded_by in by_id else None)
                       for it in history(person))
+        rank = cache.rank(person, names, half_life)
+        # The page's order does not depend on the day: only a plan whose day passed changes it.
         key = (person.name, person.aliases, person.rel, tuple(person.subject), tuple(person.mentions),
-               tuple(sorted(set(names))), today, half_life, newer)
+               tuple(sorted(set(names))), rank.moved_count(today), half_life, newer)
         hit = bodies_cache.get(person.rel)
         if hit is None or hit[0] != key:
-            hit = (key, render_page(person, cache.facets(person, found, names, today, half_life), by_id))
+            hit = (key, render_page(person, rank.page_facets(today), by_id))
             bodies_cache[person.rel] = hit
         bodies[person.rel] = hit[1]
         writer.write(person, hit[1], previous)
