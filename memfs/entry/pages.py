@@ -1,8 +1,10 @@
 """One page per person under people/: a generated view with room for a person's notes.
 
-A page is a view of the category files, like index.md: its generated block lists every
-current fact about the person (linked to its item line), what mentions them, and the
-history of superseded facts at the end. The category files stay the only truth, so a
+A page is a view of the category files, like index.md: its generated block lists the
+current facts about the person (linked to its item line), what mentions them, and the
+history of superseded facts at the end, at most SECTION_MAX lines a section, in an order
+the day does not change (entry/facetrank.py), so a page is rewritten only when its
+person's facts change. The category files stay the only truth, so a
 page never contradicts them. What a person owns on a page:
 
 - the front-matter (`aliases: [Mel]` makes "Mel" the same person; memfs never rewrites it),
@@ -34,8 +36,10 @@ from memfs.fsutil import ChangedMeanwhile, atomic_write
 from memfs.workspace import Workspace
 
 KEPT_HEADING = "## Kept from your edit of the generated block"
-#: At most this many lines per section; the rest are one `memfs recall` away.
-SECTION_MAX = 200
+#: At most this many lines per section (a page of 10,000 facts is not worth an agent's
+#: tokens): the first in the page's order (newest, or most seen) are kept, and the rest are
+#: one `memfs recall` away.
+SECTION_MAX = 50
 
 
 def link(item: EntryItem) -> str:
@@ -53,9 +57,12 @@ def render_page(person: Person, facets: dict[str, list[Line]], by_id: Mapping[st
     title = person.name[:1].upper() + person.name[1:]
     also = f" (also {', '.join(person.aliases)})" if person.aliases else ""
     lines = [f"# {title}", "",
-             f"Everything current memfs knows about {title}{also}, grouped; each line links to the item it "
+             f"What memfs knows about {title}{also} now, grouped; each line links to the item it "
              "comes from in its category file, which is the truth. This block is rebuilt from those files: "
-             "to change a fact, edit its line there. Notes outside the block are yours and kept.", ""]
+             "to change a fact, edit its line there. Notes outside the block are yours and kept.", "",
+             f"Newest first (plans: soonest first; people, constraints, likes, habits and other facts: "
+             f"most often seen first, then newest), at most {SECTION_MAX} lines a section; the rest are one `memfs recall` away.",
+             ""]
     said = list({ln.item.id: ln for lines_ in facets.values() for ln in lines_ if ln.filler}.values())
     any_fact = False
     for name, heading in FACETS:
