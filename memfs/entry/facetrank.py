@@ -58,6 +58,9 @@ class Base:
     movable: bool  # a plan of type event: an event once its day has passed
     filler_moved: bool
     peak: float  # salience at age 0 (reinforcement x type): the page's "most seen"
+    stamp_key: tuple[int, ...]  # neg(stamp): newest first
+    day_ord: int  # the salience day's ordinal (0: undated)
+    fixed: Line | None  # the line on every day (neither a future plan nor one that becomes an event)
 
     @staticmethod
     def of(it: EntryItem, names: tuple[str, ...], half_life: float) -> "Base":
@@ -67,15 +70,20 @@ class Base:
         quoted = is_quoted(it.text, names)
         movable = facet == "plans" and when is not None and it.type == "event"
         moved_filler = is_filler(it.text, "events", quoted, names) if movable else False
-        peak = salience(it, parse_day(it.learned or it.when) or _NO_DAY, half_life)
-        return Base(it, facet, tuple(also), is_filler(it.text, facet, quoted, names), future, when, movable,
-                    moved_filler, peak)
+        day = parse_day(it.learned or it.when)
+        peak = salience(it, day or _NO_DAY, half_life)
+        filler = is_filler(it.text, facet, quoted, names)
+        fixed = None if future or movable else Line(it, facet, filler, False, tuple(f for f in also if f != facet))
+        return Base(it, facet, tuple(also), filler, future, when, movable, moved_filler, peak,
+                    neg(stamp(it)), day.toordinal() if day else 0, fixed)
 
     def moved(self, today: date) -> bool:
         return self.movable and self.when is not None and self.when < today
 
     def line(self, today: date) -> Line:
         """classify(item, names, today), from what does not depend on the day."""
+        if self.fixed is not None:
+            return self.fixed
         moved = self.moved(today)
         facet = "events" if moved else self.facet
         upcoming = self.future and self.when is not None and self.when >= today
@@ -212,9 +220,8 @@ class PersonRank:
         work, identity and events newest first, then most seen; plans soonest first; the
         rest most seen (reinforcement and type), then newest. A plan whose day passed is an
         event, as in memory.md."""
-        def day_key(b: Base) -> tuple[float, int, tuple[str, int]]:
-            day = parse_day(b.item.learned or b.item.when)
-            return (-b.peak, -(day.toordinal() if day else 0), pos(b.item))
+        def day_key(b: Base) -> tuple[float, int, str, int]:
+            return (-b.peak, -b.day_ord, b.item.path, b.item.line)
 
         moved = set(id(b.item) for b in self.movable[: self.moved_count(today)])
         out: dict[str, list[Line]] = {}
@@ -225,7 +232,7 @@ class PersonRank:
             if f == "plans":
                 lst.sort(key=lambda b: plan_key(b.item))
             elif f in STAMP_FACETS:
-                lst.sort(key=lambda b: (neg(stamp(b.item)), -b.peak, pos(b.item)))
+                lst.sort(key=lambda b: (b.stamp_key, -b.peak, b.item.path, b.item.line))
             else:
                 lst.sort(key=day_key)
             out[f] = [b.line(today) for b in lst]

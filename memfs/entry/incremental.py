@@ -65,12 +65,24 @@ def people_in(pool: Pool, pages: list[PageFront]) -> People:
         for path, fv in pool.files.items():
             got = pool.memo(path, ("assign", signature), lambda items: assignments(items, alias_of),
                             lambda old, removed, added: _assign_delta(old, removed, added, alias_of))
+            parts = pool.memo(path, ("person-parts", signature), lambda items, got=got: _person_parts(got))
             for name, (subject, mentions) in got.items():
-                people[name].subject.extend(subject)
-                people[name].mentions.extend(mentions)
+                person = people[name]
+                person.subject.extend(subject)
+                person.mentions.extend(mentions)
+                score, old = parts[name]  # kept per file: a regeneration does not walk every fact
+                person.subject_score = (person.subject_score or 0.0) + score
+                person.superseded = (person.superseded or []) + old if old else (person.superseded or [])
                 sources.setdefault(name, []).append((path, fv.serial))
     return People(ordered(people) if people else [], signature, {k: tuple(v) for k, v in sources.items()},
                   alias_of)
+
+
+def _person_parts(got: dict[str, tuple[list[EntryItem], list[EntryItem]]]
+                  ) -> dict[str, tuple[float, list[EntryItem]]]:
+    """Per person, one file's part of Person.score and of their superseded facts."""
+    return {name: (sum(1 + math.log(it.seen) for it in subj if it.current),
+                   [it for it in subj + ment if not it.current]) for name, (subj, ment) in got.items()}
 
 
 def _lead_delta(old: tuple[dict[str, int], dict[str, int]], removed: list[EntryItem],

@@ -211,7 +211,9 @@ def render_skill(pool: Pool, budget: int, today: date, half_life: float) -> str:
     def same(old: list[SkillGroup], removed: list[EntryItem], added: list[EntryItem]) -> object:
         return RECOMPUTE if any(it.is_skill for it in removed) or any(it.is_skill for it in added) else old
 
-    groups = sorted((g for p in pool.files for g in pool.memo(p, ("skill", today, half_life),
+    # Only files with current skill items (counted per file, whatever the day): a new day
+    # re-weighs their groups, not every file of the store.
+    groups = sorted((g for p in pool.files if counts(pool, p)[2] for g in pool.memo(p, ("skill", today, half_life),
                                                                 lambda items: skill_groups(items, today, half_life),
                                                                 same)),
                     key=lambda g: g.weight)

@@ -28,8 +28,8 @@ from memfs.entry.facets import FACETS
 from memfs.entry.pagefile import PAGE_BEGIN, PAGE_END, PageParts, digest, split_page
 from memfs.entry.people import PEOPLE_DIR, Person, read_page_front
 from memfs.entry.pool import EntryItem
-from memfs.entry.profile import Line, history
-from memfs.entry.facetrank import FacetCache
+from memfs.entry.profile import Line, history, stamp
+from memfs.entry.facetrank import FacetCache, neg
 from memfs.entry.incremental import People
 from memfs.errors import MemfsError
 from memfs.fsutil import ChangedMeanwhile, atomic_write
@@ -61,7 +61,8 @@ def render_page(person: Person, facets: dict[str, list[Line]], by_id: Mapping[st
              "comes from in its category file, which is the truth. This block is rebuilt from those files: "
              "to change a fact, edit its line there. Notes outside the block are yours and kept.", "",
              f"Newest first (plans: soonest first; people, constraints, likes, habits and other facts: "
-             f"most often seen first, then newest), at most {SECTION_MAX} lines a section; the rest are one `memfs recall` away.",
+             f"most often seen first, then newest), at most {SECTION_MAX} lines a section; the rest are one "
+             "`memfs recall` away.",
              ""]
     said = list({ln.item.id: ln for lines_ in facets.values() for ln in lines_ if ln.filler}.values())
     any_fact = False
@@ -69,14 +70,14 @@ def render_page(person: Person, facets: dict[str, list[Line]], by_id: Mapping[st
         rows = [ln for ln in facets[name] if not ln.filler]
         if rows:
             any_fact = True
-            lines += [f"## {heading}", ""] + _capped([page_bullet(ln.item) for ln in rows], person, heading)
+            lines += [f"## {heading}", ""] + _capped([ln.item for ln in rows], person, heading)
     if not any_fact:
         lines += [f"memfs has no current facts about {title}.", ""]
     if said:
-        lines += ["## Also said", ""] + _capped([page_bullet(ln.item) for ln in said], person, "said")
-    mentions = sorted((it for it in person.mentions if it.current), key=lambda it: (it.path, it.line))
+        lines += ["## Also said", ""] + _capped([ln.item for ln in said], person, "said")
+    mentions = sorted((it for it in person.mentions if it.current), key=lambda it: (neg(stamp(it)), it.path, it.line))
     if mentions:
-        lines += ["## Mentioned in", ""] + _capped([page_bullet(it) for it in mentions], person, "mentions")
+        lines += ["## Mentioned in", ""] + _capped(mentions, person, "mentions")
     old = history(person)
     if old:
         lines += ["## History (superseded)", ""]
@@ -89,11 +90,12 @@ def render_page(person: Person, facets: dict[str, list[Line]], by_id: Mapping[st
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _capped(rows: list[str], person: Person, what: str) -> list[str]:
-    if len(rows) <= SECTION_MAX:
+def _capped(items: list[EntryItem], person: Person, what: str) -> list[str]:
+    rows = [page_bullet(it) for it in items[:SECTION_MAX]]  # only the lines shown are formatted
+    if len(items) <= SECTION_MAX:
         return rows + [""]
-    more = len(rows) - SECTION_MAX
-    return rows[:SECTION_MAX] + [f"- … {more} more: `memfs recall \"{person.name} {what}\"`", ""]
+    more = len(items) - SECTION_MAX
+    return rows + [f"- … {more} more: `memfs recall \"{person.name} {what}\"`", ""]
 
 
 def assemble(parts: PageParts, body: str) -> str:

@@ -96,5 +96,6 @@ def person_facets(person: Person, all_names: tuple[str, ...], today: date,
 
 def history(person: Person) -> list[EntryItem]:
     """Superseded facts about (or mentioning) a person, most recently ended first."""
-    old = [it for it in person.subject + person.mentions if not it.current]
+    old = person.superseded if person.superseded is not None else [
+        it for it in person.subject + person.mentions if not it.current]
     return sorted(old, key=lambda it: (_neg(it.until or ""), it.path, it.line))
