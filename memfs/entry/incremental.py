@@ -184,7 +184,7 @@ class Keywords:
         out: dict[str, list[str]] = {}
         for p, (c, _) in fresh.items():
             hit = self.top.get(p)
-            if hit is None or hit[0] != n or hit[1] != frozen or any(w in c for w in dirty):
+            if hit is None or hit[0] != n or hit[1] != frozen or self._may_change(hit[2], c, dirty, names, n, top):
                 usable = [w for w in c if w not in names]
                 scored = sorted(usable, key=lambda w: (-(c[w] * math.log(1 + n / self.df[w])), w))
                 hit = (n, frozen, scored[:top])
@@ -193,6 +193,22 @@ class Keywords:
         for p in set(self.top) - set(fresh):
             del self.top[p]
         return out
+
+    def _may_change(self, best: list[str], c: Counter[str], dirty: set[str], names: set[str], n: int,
+                    top: int) -> bool:
+        """Could the df changes of `dirty` change this file's top words? Only if one of its
+        top words changed df, or a changed word of the file now scores past the last of
+        them (the others' scores are unchanged): then it is re-scored, else a common word
+        in the new input does not re-sort every file of the store."""
+        touched = [w for w in dirty if w in c and w not in names] if len(dirty) < len(c) else [
+            w for w in c if w in dirty and w not in names]
+        if not touched:
+            return False
+        if len(best) < top or any(w in best for w in touched):
+            return True
+        last = best[-1]
+        bar = (-(c[last] * math.log(1 + n / self.df[last])), last)
+        return any((-(c[w] * math.log(1 + n / self.df[w])), w) < bar for w in touched)
 
     def _add(self, part: tuple[Counter[str], dict[str, Counter[str]]], sign: int) -> None:
         c, surf = part
