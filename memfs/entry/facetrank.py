@@ -171,6 +171,11 @@ class PersonRank:
         self._cost_of: dict[int, int] = {}
         self._day: tuple[date, dict[str, LazyFacet]] | None = None
 
+    def release(self) -> None:
+        """Drop the day's lazy facets: their generators refer back to this object (a cycle
+        that reference counting alone would not free; see entry/heapfreeze.py)."""
+        self._day = None
+
     def moved_count(self, today: date) -> int:
         """How many plans have become events by `today` (the only way the day changes a page)."""
         return bisect.bisect_left([b.when for b in self.movable], today)
@@ -179,6 +184,7 @@ class PersonRank:
         """{facet: lines in profile.order's order} for `today`, produced as far as read."""
         if self._day is not None and self._day[0] == today:
             return self._day[1]
+        self.release()
         if self._costs is None:
             self._cost_of = {k: cost(b.line(_NO_DAY)) for k, b in self.bases.items()}  # the day never changes a cost
             self._costs = {f: sorted((self._cost_of[id(b.item)], pos(b.item), id(b.item)) for b in lst)
@@ -251,7 +257,9 @@ class FacetCache:
         key = (tuple(person.subject), names, half_life)
         hit = self._by_person.get(person.name)
         if hit is None or hit.key != key:
-            hit = PersonRank(key[0], names, half_life, hit)
+            old, hit = hit, PersonRank(key[0], names, half_life, hit)
+            if old is not None:
+                old.release()
             self._by_person[person.name] = hit
         return hit
 
@@ -262,4 +270,4 @@ class FacetCache:
     def keep_only(self, people: list[Person]) -> None:
         live = {p.name for p in people}
         for name in set(self._by_person) - live:
-            del self._by_person[name]
+            self._by_person.pop(name).release()
