@@ -157,12 +157,14 @@ class PersonRank:
         self.members = members
         self.plans = sorted(members["plans"], key=lambda b: plan_key(b.item))
         # Per stamp facet: its stamps newest first, each with the salience classes of its facts.
-        self.stamped: dict[str, list[tuple[tuple[int, ...], Classes]]] = {}
+        # (a stamp alone on its day needs no classes: most do, and a person has thousands)
+        self.stamped: dict[str, list[tuple[tuple[int, ...], EntryItem, Classes | None]]] = {}
         for f in STAMP_FACETS:
-            by_stamp: dict[str, list[EntryItem]] = {}
+            by_stamp: dict[tuple[int, ...], list[EntryItem]] = {}
             for b in members[f]:
-                by_stamp.setdefault(stamp(b.item), []).append(b.item)
-            self.stamped[f] = sorted((neg(s), Classes.of(v, salience, half_life)) for s, v in by_stamp.items())
+                by_stamp.setdefault(b.stamp_key, []).append(b.item)
+            self.stamped[f] = sorted((k, v[0], Classes.of(v, salience, half_life) if len(v) > 1 else None)
+                                     for k, v in by_stamp.items())
         self.classes = {f: Classes.of([b.item for b in members[f]], salience, half_life)
                         for f, _ in FACETS if f not in STAMP_FACETS and f != "plans"}
         self.movable = sorted((b for b in members["plans"] if b.movable and b.facet == "plans"),
@@ -209,7 +211,10 @@ class PersonRank:
     def _stamped(self, facet: str, today: date, moved: list[Base]) -> Iterator[Line]:
         """Newest stamp first; within a stamp, the day's salience (its classes, walked lazily)."""
         def groups() -> Iterator[tuple[tuple, EntryItem]]:  # type: ignore[type-arg]
-            for key, cls in self.stamped[facet]:
+            for key, first, cls in self.stamped[facet]:
+                if cls is None:
+                    yield (key, -salience(first, today, self.half_life), pos(first)), first
+                    continue
                 for score, it in stream(cls, today, self.half_life, salience):
                     yield (key, score, pos(it)), it
 

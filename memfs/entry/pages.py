@@ -29,7 +29,7 @@ from memfs.entry.pagefile import PAGE_BEGIN, PAGE_END, PageParts, digest, split_
 from memfs.entry.people import PEOPLE_DIR, Person, read_page_front
 from memfs.entry.pool import EntryItem
 from memfs.entry.profile import Line, history, stamp
-from memfs.entry.facetrank import FacetCache, neg
+from memfs.entry.facetrank import FacetCache
 from memfs.entry.incremental import People
 from memfs.errors import MemfsError
 from memfs.fsutil import ChangedMeanwhile, atomic_write
@@ -75,7 +75,8 @@ def render_page(person: Person, facets: dict[str, list[Line]], by_id: Mapping[st
         lines += [f"memfs has no current facts about {title}.", ""]
     if said:
         lines += ["## Also said", ""] + _capped([ln.item for ln in said], person, "said")
-    mentions = sorted((it for it in person.mentions if it.current), key=lambda it: (neg(stamp(it)), it.path, it.line))
+    mentions = sorted((it for it in person.mentions if it.current), key=lambda it: (it.path, it.line))
+    mentions.sort(key=stamp, reverse=True)  # newest first; a stable sort keeps file order among equals
     if mentions:
         lines += ["## Mentioned in", ""] + _capped(mentions, person, "mentions")
     old = history(person)
