@@ -169,6 +169,7 @@ class PersonRank:
                         for f, _ in FACETS if f not in STAMP_FACETS and f != "plans"}
         self.movable = sorted((b for b in members["plans"] if b.movable and b.facet == "plans"),
                               key=lambda b: (b.when, pos(b.item)))
+        self._moves_on = [b.when for b in self.movable]
         self._costs: dict[str, list[tuple[int, tuple[str, int], int]]] | None = None
         self._cost_of: dict[int, int] = {}
         self._day: tuple[date, dict[str, LazyFacet]] | None = None
@@ -180,7 +181,7 @@ class PersonRank:
 
     def moved_count(self, today: date) -> int:
         """How many plans have become events by `today` (the only way the day changes a page)."""
-        return bisect.bisect_left([b.when for b in self.movable], today)
+        return bisect.bisect_left(self._moves_on, today)
 
     def facets(self, today: date, cost: Cost) -> dict[str, LazyFacet]:
         """{facet: lines in profile.order's order} for `today`, produced as far as read."""
