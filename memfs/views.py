@@ -11,7 +11,9 @@ from datetime import date
 from memfs.core.hashing import file_hash
 from memfs.config import Config
 from memfs.core.rootfiles import approx_tokens
-from memfs.entry.incremental import FacetCache, Keywords, People, file_stats, people_in
+from memfs.entry import heapfreeze
+from memfs.entry.facetrank import FacetCache
+from memfs.entry.incremental import Keywords, People, file_stats, people_in
 from memfs.entry.indexfile import CategoryRow, render_index, resource_stats
 from memfs.entry.memoryfile import render_memory, render_skill
 from memfs.entry.pages import render_and_write
@@ -154,6 +156,7 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
     pages, page_bodies = render_and_write(ws, found, _superseding(db, found), ref, half_life, previous,
                                           state.facets, state.page_bodies)
     written += pages.written
+    heapfreeze.after_first_regeneration(sum(len(fv.rows) for fv in pool.files.values()))
     for warning in pages.warnings:
         log.warning("%s", warning)
     with db.transaction():

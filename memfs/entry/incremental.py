@@ -20,7 +20,6 @@ from datetime import date
 from memfs.entry.people import PageFront, Person, assignments, lead_counts, ordered, people_of
 from memfs.entry.pool import EntryItem, parse_day
 from memfs.entry.poolcache import RECOMPUTE, Pool
-from memfs.entry.profile import Line, person_facets
 from memfs.entry.ranking import Classes, stream
 
 
@@ -66,12 +65,24 @@ def people_in(pool: Pool, pages: list[PageFront]) -> People:
         for path, fv in pool.files.items():
             got = pool.memo(path, ("assign", signature), lambda items: assignments(items, alias_of),
                             lambda old, removed, added: _assign_delta(old, removed, added, alias_of))
+            parts = pool.memo(path, ("person-parts", signature), lambda items, got=got: _person_parts(got))
             for name, (subject, mentions) in got.items():
-                people[name].subject.extend(subject)
-                people[name].mentions.extend(mentions)
+                person = people[name]
+                person.subject.extend(subject)
+                person.mentions.extend(mentions)
+                score, old = parts[name]  # kept per file: a regeneration does not walk every fact
+                person.subject_score = (person.subject_score or 0.0) + score
+                person.superseded = (person.superseded or []) + old if old else (person.superseded or [])
                 sources.setdefault(name, []).append((path, fv.serial))
     return People(ordered(people) if people else [], signature, {k: tuple(v) for k, v in sources.items()},
                   alias_of)
+
+
+def _person_parts(got: dict[str, tuple[list[EntryItem], list[EntryItem]]]
+                  ) -> dict[str, tuple[float, list[EntryItem]]]:
+    """Per person, one file's part of Person.score and of their superseded facts."""
+    return {name: (sum(1 + math.log(it.seen) for it in subj if it.current),
+                   [it for it in subj + ment if not it.current]) for name, (subj, ment) in got.items()}
 
 
 def _lead_delta(old: tuple[dict[str, int], dict[str, int]], removed: list[EntryItem],
@@ -173,7 +184,7 @@ class Keywords:
         out: dict[str, list[str]] = {}
         for p, (c, _) in fresh.items():
             hit = self.top.get(p)
-            if hit is None or hit[0] != n or hit[1] != frozen or any(w in c for w in dirty):
+            if hit is None or hit[0] != n or hit[1] != frozen or self._may_change(hit[2], c, dirty, names, n, top):
                 usable = [w for w in c if w not in names]
                 scored = sorted(usable, key=lambda w: (-(c[w] * math.log(1 + n / self.df[w])), w))
                 hit = (n, frozen, scored[:top])
@@ -182,6 +193,22 @@ class Keywords:
         for p in set(self.top) - set(fresh):
             del self.top[p]
         return out
+
+    def _may_change(self, best: list[str], c: Counter[str], dirty: set[str], names: set[str], n: int,
+                    top: int) -> bool:
+        """Could the df changes of `dirty` change this file's top words? Only if one of its
+        top words changed df, or a changed word of the file now scores past the last of
+        them (the others' scores are unchanged): then it is re-scored, else a common word
+        in the new input does not re-sort every file of the store."""
+        touched = [w for w in dirty if w in c and w not in names] if len(dirty) < len(c) else [
+            w for w in c if w in dirty and w not in names]
+        if not touched:
+            return False
+        if len(best) < top or any(w in best for w in touched):
+            return True
+        last = best[-1]
+        bar = (-(c[last] * math.log(1 + n / self.df[last])), last)
+        return any((-(c[w] * math.log(1 + n / self.df[w])), w) < bar for w in touched)
 
     def _add(self, part: tuple[Counter[str], dict[str, Counter[str]]], sign: int) -> None:
         c, surf = part
@@ -300,46 +327,3 @@ def counts(pool: Pool, path: str) -> tuple[int, int, int]:
         return (old[0] + a[0] - r[0], old[1] + a[1] - r[1], old[2] + a[2] - r[2])
 
     return pool.memo(path, ("counts",), count, delta)  # type: ignore[no-any-return]
-
-
-class FacetCache:
-    """profile.person_facets per person, kept while the facts it was built from (the files
-    they come from, the alias map, the names, the day and the half-life) stay the same."""
-
-    def __init__(self) -> None:
-        #: person -> [key, facets, floors of those facets or None]
-        self._by_person: dict[str, list] = {}  # type: ignore[type-arg]
-
-    def facets(self, person: Person, found: People, names: tuple[str, ...], today: date,
-               half_life: float) -> dict[str, list[Line]]:
-        # What person_facets reads: the person's facts (compared by identity first: the
-        # pool keeps unchanged items' objects), the set of names (their order does not
-        # matter to it, and changes whenever two people's scores swap), the day, the half-life.
-        names = tuple(sorted(set(names)))
-        key = (tuple(person.subject), names, today, half_life)
-        hit = self._by_person.get(person.name)
-        if hit is None or hit[0] != key:
-            hit = [key, person_facets(person, names, today, half_life), None]
-            self._by_person[person.name] = hit
-        return hit[1]  # type: ignore[no-any-return]
-
-    def floors(self, name: str, cost) -> dict[str, list[int]]:  # type: ignore[no-untyped-def]
-        """Per facet of the person's last `facets`, the least `cost` of each line or any after it."""
-        hit = self._by_person[name]
-        if hit[2] is None:
-            out: dict[str, list[int]] = {}
-            for facet, lines in hit[1].items():
-                floor = [0] * len(lines)
-                low = None
-                for i in range(len(lines) - 1, -1, -1):
-                    c = cost(lines[i])
-                    low = c if low is None else min(low, c)
-                    floor[i] = low
-                out[facet] = floor
-            hit[2] = out
-        return hit[2]  # type: ignore[no-any-return]
-
-    def keep_only(self, people: list[Person]) -> None:
-        live = {p.name for p in people}
-        for name in set(self._by_person) - live:
-            del self._by_person[name]

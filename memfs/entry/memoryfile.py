@@ -17,7 +17,8 @@ from datetime import date
 from memfs.core.rootfiles import approx_tokens
 from collections.abc import Iterable, Iterator
 
-from memfs.entry.incremental import FacetCache, People, counts, ranked
+from memfs.entry.facetrank import FacetCache
+from memfs.entry.incremental import People, counts, ranked
 from memfs.entry.people import Person
 from memfs.entry.pool import EntryItem
 from memfs.entry.poolcache import RECOMPUTE, Pool
@@ -88,17 +89,17 @@ def render_memory(pool: Pool, found: People, budget: int, today: date, half_life
     budget_left = _Budget(budget - approx_tokens("\n".join(head)) - 20)
     names = tuple(n for p in people for n in p.names)
     cache = cache if cache is not None else FacetCache()
-    facets = {p.name: cache.facets(p, found, names, today, half_life) for p in people}
-    floors = {p.name: cache.floors(p.name, _line_cost) for p in people}
+    # Lazy per facet (entry/facetrank.py): a new day costs the lines read, not every fact.
+    facets = {p.name: cache.facets(p, names, today, half_life, _line_cost) for p in people}
     chosen: dict[str, dict[str, list[Line]]] = {p.name: {} for p in people}
     headed: set[str] = set()
     for tier in TIERS:
         for p in people:
             for facet, cap in tier:
                 have = chosen[p.name].setdefault(facet, [])
-                floor = floors[p.name][facet]
-                for at, line in enumerate(facets[p.name][facet]):
-                    if len(have) >= cap or budget_left.left < floor[at]:
+                lazy = facets[p.name][facet]
+                for at, line in enumerate(lazy):
+                    if len(have) >= cap or budget_left.left < lazy.floor(at):
                         break  # the cap is reached, or no line from here on fits the budget
                     if line.filler or line.item.id in budget_left.shown:
                         continue
@@ -210,7 +211,9 @@ def render_skill(pool: Pool, budget: int, today: date, half_life: float) -> str:
     def same(old: list[SkillGroup], removed: list[EntryItem], added: list[EntryItem]) -> object:
         return RECOMPUTE if any(it.is_skill for it in removed) or any(it.is_skill for it in added) else old
 
-    groups = sorted((g for p in pool.files for g in pool.memo(p, ("skill", today, half_life),
+    # Only files with current skill items (counted per file, whatever the day): a new day
+    # re-weighs their groups, not every file of the store.
+    groups = sorted((g for p in pool.files if counts(pool, p)[2] for g in pool.memo(p, ("skill", today, half_life),
                                                                 lambda items: skill_groups(items, today, half_life),
                                                                 same)),
                     key=lambda g: g.weight)

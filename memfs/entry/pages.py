@@ -1,8 +1,10 @@
 """One page per person under people/: a generated view with room for a person's notes.
 
-A page is a view of the category files, like index.md: its generated block lists every
-current fact about the person (linked to its item line), what mentions them, and the
-history of superseded facts at the end. The category files stay the only truth, so a
+A page is a view of the category files, like index.md: its generated block lists the
+current facts about the person (linked to its item line), what mentions them, and the
+history of superseded facts at the end, at most SECTION_MAX lines a section, in an order
+the day does not change (entry/facetrank.py), so a page is rewritten only when its
+person's facts change. The category files stay the only truth, so a
 page never contradicts them. What a person owns on a page:
 
 - the front-matter (`aliases: [Mel]` makes "Mel" the same person; memfs never rewrites it),
@@ -26,15 +28,18 @@ from memfs.entry.facets import FACETS
 from memfs.entry.pagefile import PAGE_BEGIN, PAGE_END, PageParts, digest, split_page
 from memfs.entry.people import PEOPLE_DIR, Person, read_page_front
 from memfs.entry.pool import EntryItem
-from memfs.entry.profile import Line, history
-from memfs.entry.incremental import FacetCache, People
+from memfs.entry.profile import Line, history, stamp
+from memfs.entry.facetrank import FacetCache
+from memfs.entry.incremental import People
 from memfs.errors import MemfsError
 from memfs.fsutil import ChangedMeanwhile, atomic_write
 from memfs.workspace import Workspace
 
 KEPT_HEADING = "## Kept from your edit of the generated block"
-#: At most this many lines per section; the rest are one `memfs recall` away.
-SECTION_MAX = 200
+#: At most this many lines per section (a page of 10,000 facts is not worth an agent's
+#: tokens): the first in the page's order (newest, or most seen) are kept, and the rest are
+#: one `memfs recall` away.
+SECTION_MAX = 50
 
 
 def link(item: EntryItem) -> str:
@@ -52,23 +57,28 @@ def render_page(person: Person, facets: dict[str, list[Line]], by_id: Mapping[st
     title = person.name[:1].upper() + person.name[1:]
     also = f" (also {', '.join(person.aliases)})" if person.aliases else ""
     lines = [f"# {title}", "",
-             f"Everything current memfs knows about {title}{also}, grouped; each line links to the item it "
+             f"What memfs knows about {title}{also} now, grouped; each line links to the item it "
              "comes from in its category file, which is the truth. This block is rebuilt from those files: "
-             "to change a fact, edit its line there. Notes outside the block are yours and kept.", ""]
+             "to change a fact, edit its line there. Notes outside the block are yours and kept.", "",
+             f"Newest first (plans: soonest first; people, constraints, likes, habits and other facts: "
+             f"most often seen first, then newest), at most {SECTION_MAX} lines a section; the rest are one "
+             "`memfs recall` away.",
+             ""]
     said = list({ln.item.id: ln for lines_ in facets.values() for ln in lines_ if ln.filler}.values())
     any_fact = False
     for name, heading in FACETS:
         rows = [ln for ln in facets[name] if not ln.filler]
         if rows:
             any_fact = True
-            lines += [f"## {heading}", ""] + _capped([page_bullet(ln.item) for ln in rows], person, heading)
+            lines += [f"## {heading}", ""] + _capped([ln.item for ln in rows], person, heading)
     if not any_fact:
         lines += [f"memfs has no current facts about {title}.", ""]
     if said:
-        lines += ["## Also said", ""] + _capped([page_bullet(ln.item) for ln in said], person, "said")
+        lines += ["## Also said", ""] + _capped([ln.item for ln in said], person, "said")
     mentions = sorted((it for it in person.mentions if it.current), key=lambda it: (it.path, it.line))
+    mentions.sort(key=stamp, reverse=True)  # newest first; a stable sort keeps file order among equals
     if mentions:
-        lines += ["## Mentioned in", ""] + _capped([page_bullet(it) for it in mentions], person, "mentions")
+        lines += ["## Mentioned in", ""] + _capped(mentions, person, "mentions")
     old = history(person)
     if old:
         lines += ["## History (superseded)", ""]
@@ -81,11 +91,12 @@ def render_page(person: Person, facets: dict[str, list[Line]], by_id: Mapping[st
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _capped(rows: list[str], person: Person, what: str) -> list[str]:
-    if len(rows) <= SECTION_MAX:
+def _capped(items: list[EntryItem], person: Person, what: str) -> list[str]:
+    rows = [page_bullet(it) for it in items[:SECTION_MAX]]  # only the lines shown are formatted
+    if len(items) <= SECTION_MAX:
         return rows + [""]
-    more = len(rows) - SECTION_MAX
-    return rows[:SECTION_MAX] + [f"- … {more} more: `memfs recall \"{person.name} {what}\"`", ""]
+    more = len(items) - SECTION_MAX
+    return rows + [f"- … {more} more: `memfs recall \"{person.name} {what}\"`", ""]
 
 
 def assemble(parts: PageParts, body: str) -> str:
@@ -206,11 +217,13 @@ def render_and_write(ws: Workspace, found: People, by_id: Mapping[str, EntryItem
     for person in people:
         newer = tuple((it.superseded_by, by_id[it.superseded_by].path if it.superseded_by in by_id else None)
                       for it in history(person))
+        rank = cache.rank(person, names, half_life)
+        # The page's order does not depend on the day: only a plan whose day passed changes it.
         key = (person.name, person.aliases, person.rel, tuple(person.subject), tuple(person.mentions),
-               tuple(sorted(set(names))), today, half_life, newer)
+               tuple(sorted(set(names))), rank.moved_count(today), half_life, newer)
         hit = bodies_cache.get(person.rel)
         if hit is None or hit[0] != key:
-            hit = (key, render_page(person, cache.facets(person, found, names, today, half_life), by_id))
+            hit = (key, render_page(person, rank.page_facets(today), by_id))
             bodies_cache[person.rel] = hit
         bodies[person.rel] = hit[1]
         writer.write(person, hit[1], previous)

@@ -54,6 +54,9 @@ class Person:
     subject: list[EntryItem] = field(default_factory=list)
     mentions: list[EntryItem] = field(default_factory=list)
     page: str | None = None
+    #: Set by incremental.people_in from per-file parts (None: computed from the lists).
+    subject_score: float | None = None
+    superseded: list[EntryItem] | None = None
 
     @property
     def slug(self) -> str:
@@ -69,7 +72,9 @@ class Person:
 
     @property
     def score(self) -> float:
-        return sum(1 + math.log(it.seen) for it in self.subject if it.current) + 0.3 * len(self.mentions)
+        subject = (self.subject_score if self.subject_score is not None
+                   else sum(1 + math.log(it.seen) for it in self.subject if it.current))
+        return subject + 0.3 * len(self.mentions)
 
 
 def read_pages(ws: Workspace) -> list[PageFront]:

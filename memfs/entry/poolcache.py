@@ -59,6 +59,7 @@ class FileView:
         days = [d for b in set(self.base) if (d := parse_day(b)) is not None]
         self.base_max: date | None = max(days) if days else None
         self._items_for: date | None = None
+        self._said: list[date] | None = None  # rows' own dates after their base day, sorted (_same_for)
         self._items: list[EntryItem] = []
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._prev_memo: dict[tuple[Any, ...], Any] | None = None
@@ -70,6 +71,8 @@ class FileView:
         The items of the previous view (or of this one at another horizon) are reused where
         the row, its supersession marks and its learned date are the same; the rest are
         offered to the memos as removed and added."""
+        if self._items_for != horizon and self._items_for is not None and self._same_for(self._items_for, horizon):
+            return self._moved_horizon(horizon)
         if self._items_for != horizon:
             if self._items_for is not None:  # the store's horizon moved: this view again
                 old_items, old_memo, old_marks = self._items, self._memo, self.marks
@@ -95,16 +98,7 @@ class FileView:
                 out.append(it)
                 added.append(it)
             if self._items_for is not None and not added and len(kept) == len(old_items):
-                # The horizon moved (a newer day) but no item's learned date did: the same
-                # items, so the same memos (and serial). Only keys naming the day recompute;
-                # the rest stay the very objects they were, so whatever is combined from
-                # them across files is not redone for every file of the store (issue #18 item 4).
-                self._items_for = horizon
-                self._prev_memo, self.delta, self._prev, self._reuse = None, None, None, []
-                # Values for another day are not needed again: a daemon running for months
-                # must not keep one per day per file.
-                self._memo = {k: v for k, v in self._memo.items() if not any(isinstance(x, date) for x in k)}
-                return self._items
+                return self._moved_horizon(horizon)
             self._items, self._items_for = out, horizon
             self._memo = {}
             self._prev_memo, self.delta = None, None
@@ -114,6 +108,36 @@ class FileView:
             self._prev, self._reuse = None, []
             self.serial = next(_SERIALS)
         return self._items
+
+    def _moved_horizon(self, horizon: date) -> list[EntryItem]:
+        """The horizon moved (a newer day) but no item's learned date did: the same items,
+        so the same memos (and serial). Only keys naming the day recompute; the rest stay
+        the very objects they were, so whatever is combined from them across files is not
+        redone for every file of the store (issue #18 item 4)."""
+        self._items_for = horizon
+        self._prev_memo, self.delta, self._prev, self._reuse = None, None, None, []
+        # Values for another day are not needed again: a daemon running for months must
+        # not keep one per day per file.
+        self._memo = {k: v for k, v in self._memo.items() if not any(isinstance(x, date) for x in k)}
+        return self._items
+
+    def _same_for(self, a: date, b: date) -> bool:
+        """True if `_learned` gives every row the same date at horizons `a` and `b`: no
+        row's base day past the earlier one (min() clamps none) and no row's own date
+        between them (so `day < said <= horizon` holds at both or neither). Decided from
+        two per-file facts, not a pass over the rows, so a new day costs nothing per file."""
+        lo, hi = min(a, b), max(a, b)
+        if self.base_max is not None and self.base_max > lo:
+            return False
+        if self._said is None:
+            said = []
+            for r, base in zip(self.rows, self.base):
+                day, when = parse_day(base), parse_day(r[3])
+                if day is not None and when is not None and day < when:
+                    said.append(when)
+            self._said = sorted(said)
+        at = bisect.bisect_right(self._said, lo)
+        return at == len(self._said) or self._said[at] > hi
 
     def memo(self, key: tuple[Any, ...], compute: Callable[[], Any],
              delta: Callable[[Any, list[EntryItem], list[EntryItem]], Any] | None = None) -> Any:

@@ -1,8 +1,11 @@
 """A person's current facts, grouped by facet and ordered the way an agent reads them.
 
-Shared by memory.md (a budgeted digest) and the person pages (everything), so the two
-never disagree: both show exactly the current items of the category files, grouped the
-same way. Superseded items are history; filler is left out of memory.md only.
+The reference for memory.md (a budgeted digest) and the person pages (bounded sections),
+which never disagree: both show current items of the category files, grouped the same way
+(memory.md by the day's salience, a page in a day-independent order). entry/facetrank.py
+computes the same lines without classifying and sorting every fact on every day; this
+module's person_facets is what it is tested against. Superseded items are history; filler
+is left out of memory.md only.
 """
 
 from __future__ import annotations
@@ -93,5 +96,6 @@ def person_facets(person: Person, all_names: tuple[str, ...], today: date,
 
 def history(person: Person) -> list[EntryItem]:
     """Superseded facts about (or mentioning) a person, most recently ended first."""
-    old = [it for it in person.subject + person.mentions if not it.current]
+    old = person.superseded if person.superseded is not None else [
+        it for it in person.subject + person.mentions if not it.current]
     return sorted(old, key=lambda it: (_neg(it.until or ""), it.path, it.line))

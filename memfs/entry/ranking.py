@@ -36,6 +36,13 @@ Salience = Callable[[EntryItem, date, float], float]
 _SLACK = 1e-9
 
 
+def pos(it: EntryItem) -> tuple[str, int]:
+    """Where an item is: its file, then its line (one file's items: line order). A class's
+    members are kept in this order, so the classes of items from many files (a person's
+    facts, entry/facetrank.py) give out the order of sorting by (-salience, path, line)."""
+    return (it.path, it.line)
+
+
 def class_of(it: EntryItem) -> ClassKey:
     return (it.seen, it.type, parse_day(it.learned or it.when))
 
@@ -50,7 +57,7 @@ def _day_order(key: ClassKey) -> tuple[int, int, int, str]:
 class Classes:
     """The day-independent part of one file's ranking (never changed once built)."""
 
-    members: dict[ClassKey, list[EntryItem]]  # each in line order
+    members: dict[ClassKey, list[EntryItem]]  # each in (path, line) order
     peak: dict[ClassKey, float]  # A: the class's score at age 0
     by_peak: list[tuple[float, tuple[int, int, int, str], ClassKey]]  # (-A, day order, key), ascending
     by_day: list[tuple[tuple[int, int, int, str], ClassKey]]  # newest first
@@ -61,7 +68,7 @@ class Classes:
         for it in items:
             members.setdefault(class_of(it), []).append(it)
         for lst in members.values():
-            lst.sort(key=lambda it: it.line)
+            lst.sort(key=pos)
         peak = {k: _peak(v[0], salience, half_life) for k, v in members.items()}
         return Classes(members, peak, sorted((-a, _day_order(k), k) for k, a in peak.items()),
                        sorted((_day_order(k), k) for k in members))
@@ -75,7 +82,7 @@ class Classes:
         for it in removed:
             k = class_of(it)
             lst = members.get(k)
-            at = -1 if lst is None else bisect.bisect_left(lst, it.line, key=lambda x: x.line)
+            at = -1 if lst is None else bisect.bisect_left(lst, pos(it), key=pos)
             if lst is None or at >= len(lst) or lst[at] is not it:
                 return None
             if k not in copied:
@@ -87,7 +94,7 @@ class Classes:
             lst = members.get(k, [])
             if k not in copied:
                 lst, copied = list(lst), copied | {k}
-            bisect.insort(lst, it, key=lambda x: x.line)
+            bisect.insort(lst, it, key=pos)
             members[k] = lst
         gone = [k for k in copied if not members[k]]
         new = [k for k in copied if members[k] and k not in peak]
@@ -141,7 +148,7 @@ def stream(cls: Classes, today: date, half_life: float, salience: Salience) -> I
             group = []
             while heap and heap[0][0] == top:
                 group.append(cls.members[heapq.heappop(heap)[2]])
-            for it in (heapq.merge(*group, key=lambda x: x.line) if len(group) > 1 else group[0]):
+            for it in (heapq.merge(*group, key=pos) if len(group) > 1 else group[0]):
                 yield top, it
             continue
         if bound is None:

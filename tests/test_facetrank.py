@@ -1,0 +1,102 @@
+"""A person's facets ranked from day-independent parts (entry/facetrank.py) are exactly
+profile.person_facets (classify every fact, sort by the day's salience) on every day, and
+after the person's facts change (issue #18 item 4)."""
+
+from __future__ import annotations
+
+import random
+from datetime import date, timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memfs.entry.facetrank import FacetCache, PersonRank
+from memfs.entry.people import Person
+from memfs.entry.pool import EntryItem
+from memfs.entry.profile import Line, person_facets
+
+TEXTS = ["Priya lives in Leeds with her partner Tom.", "Priya works as a nurse at the hospital.",
+         "Priya is vegan.", "Priya loves jazz and prefers tea.", "Priya goes running every morning.",
+         "Priya plans to visit Rome next spring.", "Priya: Great, that saves us a sprint.",
+         "Priya went to the concert.", "Priya is a designer.", "Priya has a dog called Bo.",
+         "Priya ok.", "Priya will present the launch.", "Priya bought a bike."]
+TYPES = ["profile", "event", "knowledge", "preference", "plan", "behavior"]
+NAMES = ("Priya", "Tom")
+DAY0 = date(2024, 1, 1)
+
+
+def _day(rng: random.Random) -> date | None:
+    return None if rng.random() < 0.15 else DAY0 + timedelta(days=rng.choice([0, 0, 1, 3, 40, 400]))
+
+
+def _items(rng: random.Random, n: int, start: int = 0) -> list[EntryItem]:
+    out = []
+    for k in range(n):
+        learned = _day(rng)
+        when = _day(rng) if rng.random() < 0.6 else None
+        out.append(EntryItem(id=f"i{start + k:05d}", text=rng.choice(TEXTS), type=rng.choice(TYPES),
+                             when=when.isoformat() if when else None, src=None, seen=rng.choice([1, 1, 2, 5]),
+                             updated=None, path=rng.choice(["memory/a.md", "memory/b.md", "index/c.md"]),
+                             line=start + k, learned=learned.isoformat() if learned else None,
+                             superseded_by="x" if rng.random() < 0.1 else None))
+    return out
+
+
+def _cost(line: Line) -> int:
+    return len(line.item.text) // 4 + len(line.also)
+
+
+def _rows(lines: object) -> list[tuple[str, str, bool, bool, tuple[str, ...]]]:
+    return [(ln.item.id, ln.facet, ln.filler, ln.upcoming, ln.also) for ln in lines]  # type: ignore[attr-defined]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 50), st.integers(0, 10**6), st.sampled_from([30.0, 365.0]))
+def test_lazy_facets_are_the_full_sort_on_any_day_and_after_changes(n: int, seed: int, half_life: float) -> None:
+    rng = random.Random(seed)
+    items = _items(rng, n)
+    cache = FacetCache()
+    for step in range(4):
+        person = Person("Priya", subject=list(items))
+        for _ in range(3):
+            today = DAY0 + timedelta(days=rng.choice([0, 2, 41, 500, 3000]))
+            want = person_facets(person, NAMES, today, half_life)
+            got = cache.facets(person, NAMES, today, half_life, _cost)
+            for facet, lines in want.items():
+                lazy = got[facet]
+                assert _rows(lazy) == _rows(lines), facet
+                for at in range(len(lines) + 1):
+                    exact = min((_cost(ln) for ln in lines[at:]), default=1 << 62)
+                    assert lazy.floor(at) <= exact  # a lower bound: memory.md stops only when nothing fits
+                    if facet not in ("plans", "events"):
+                        assert lazy.floor(at) == exact
+            page = cache.rank(person, NAMES, half_life).page_facets(today)
+            for facet, lines in want.items():  # the page shows the same lines, in its own order
+                assert sorted(_rows(page[facet])) == sorted(_rows(lines)), facet
+        kept = rng.sample(items, len(items) - min(len(items), rng.randrange(4)))
+        items = sorted(kept + _items(rng, rng.randrange(4), start=1000 * (step + 1)), key=lambda it: it.line)
+
+
+def test_unchanged_facts_are_classified_once() -> None:
+    rng = random.Random(3)
+    items = _items(rng, 40)
+    cache = FacetCache()
+    first = cache.rank(Person("Priya", subject=list(items)), NAMES, 365.0)
+    assert cache.rank(Person("Priya", subject=list(items)), NAMES, 365.0) is first  # same facts: kept
+    extra = _items(rng, 1, start=500)
+    second = cache.rank(Person("Priya", subject=items + extra), NAMES, 365.0)
+    assert second is not first
+    for key, base in first.bases.items():
+        assert second.bases[key] is base  # not classified again
+    third = cache.rank(Person("Priya", subject=items + extra), ("Priya",), 365.0)
+    assert all(third.bases[k] is not b for k, b in first.bases.items())  # other names: filler may differ
+
+
+def test_the_page_order_does_not_move_with_the_day() -> None:
+    rng = random.Random(5)
+    items = [it for it in _items(rng, 80)]
+    rank = PersonRank(tuple(items), NAMES, 365.0)
+    days = [DAY0 + timedelta(days=d) for d in (500, 900, 4000)]  # past every plan: none moves between them
+    assert len({rank.moved_count(d) for d in days}) == 1
+    pages = [_rows(ln for lines in rank.page_facets(d).values() for ln in lines if not ln.upcoming) for d in days]
+    assert pages[0] == pages[1] == pages[2]
