@@ -1,0 +1,115 @@
+"""Writers opening one index at the same moment (real processes, released together): a
+damaged file is moved aside once, an older layout is rebuilt or converted once, and every
+process ends on the same sound file (issue 10, damaged caches)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from memfs.index import ptext
+from memfs.index.db import SCHEMA_VERSION, IndexDB
+from tests.support.cli import env
+
+_OPENER = r"""
+import os, sys, time
+from pathlib import Path
+from memfs.index.db import IndexDB
+path, go = Path(sys.argv[1]), Path(sys.argv[2])
+while not go.exists():
+    time.sleep(0.001)
+db = IndexDB(path)
+with db.transaction() as c:
+    c.execute("INSERT INTO meta(key, value) VALUES(?, '1')", (f"opened-{os.getpid()}",))
+print(db.get_meta("schema"), os.stat(path).st_ino, flush=True)
+time.sleep(0.5)  # keep it open while the others finish theirs
+db.close()
+"""
+
+
+def _open_together(path: Path, n: int = 4) -> tuple[list[str], str]:
+    """`n` processes open `path` as writers at once; (their stdout lines, all their stderr)."""
+    go = path.parent / "go"
+    procs = [subprocess.Popen([sys.executable, "-c", _OPENER, str(path), str(go)], env=env(),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(n)]
+    time.sleep(1.5)  # every interpreter started and polling
+    go.touch()
+    outs = [p.communicate(timeout=60) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [e for _, e in outs]
+    return [o.strip() for o, _ in outs], "".join(e for _, e in outs)
+
+
+def _damaged(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = IndexDB(path)
+    with db.transaction():
+        db.set_meta("embedder", "hashing:3")
+    db.close()
+    data = path.read_bytes()
+    path.write_bytes(data[:100] + os.urandom(len(data) - 100))  # header kept, schema page garbage
+
+
+def _sound_and_opened_by_all(path: Path, outs: list[str], n: int) -> None:
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    opened = conn.execute("SELECT count(*) FROM meta WHERE key LIKE 'opened-%'").fetchone()[0]
+    conn.close()
+    assert opened == n  # nobody's writes went into a file another process moved aside
+    assert {o.split()[0] for o in outs} == {SCHEMA_VERSION}
+    assert len({o.split()[1] for o in outs}) == 1  # all on one file
+
+
+def test_a_damaged_index_is_moved_aside_once_when_writers_open_it_together(tmp_path: Path) -> None:
+    path = tmp_path / ".memfs" / "index.sqlite3"
+    _damaged(path)
+    outs, err = _open_together(path)
+    assert err.count("moved it to") == 1, err
+    assert len(list((tmp_path / ".memfs" / "damaged").iterdir())) == 1
+    _sound_and_opened_by_all(path, outs, 4)
+
+
+def test_an_older_layout_is_rebuilt_once_when_writers_open_it_together(tmp_path: Path) -> None:
+    path = tmp_path / ".memfs" / "index.sqlite3"
+    path.parent.mkdir(parents=True)
+    db = IndexDB(path)
+    with db.transaction():
+        db.store_vectors([("h1", np.ones(3, dtype=np.float32))])
+        db.set_meta("embedder", "hashing:3")
+        db.set_meta("embedder_dim", "3")
+        db.set_meta("schema", "0")  # as an older memfs left it
+    db.close()
+    outs, err = _open_together(path)
+    assert err.count("built by another memfs version") == 1, err
+    _sound_and_opened_by_all(path, outs, 4)
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT count(*) FROM embeddings").fetchone()[0] == 1  # the cache kept
+    conn.close()
+
+
+def test_plain_passage_text_is_converted_once_when_writers_open_it_together(tmp_path: Path) -> None:
+    path = tmp_path / ".memfs" / "index.sqlite3"
+    path.parent.mkdir(parents=True)
+    db = IndexDB(path)
+    with db.transaction() as c:
+        ptext.insert(c, [(f"p{i}", "memory/a.md", "a", "memory", "H", f"Paragraph {i} about otters.", i, i, f"h{i}")
+                         for i in range(50)])
+        c.execute("DROP TABLE passages_fts")  # the schema-5 layout: external content, triggers
+        c.execute("CREATE VIRTUAL TABLE passages_fts USING fts5(text, heading, content='passages', "
+                  "content_rowid='label', tokenize='porter unicode61 remove_diacritics 2')")
+        c.execute("UPDATE passages SET text=CAST(? AS TEXT) || label", ("Paragraph about otters ",))
+        c.execute("INSERT INTO passages_fts(passages_fts) VALUES('rebuild')")
+        c.execute("UPDATE meta SET value='5' WHERE key='schema'")
+    db.close()
+    outs, _ = _open_together(path)
+    _sound_and_opened_by_all(path, outs, 4)
+    conn = sqlite3.connect(path)
+    assert "content=''" in conn.execute("SELECT sql FROM sqlite_master WHERE name='passages_fts'").fetchone()[0]
+    assert conn.execute("SELECT count(*) FROM passages_fts WHERE passages_fts MATCH 'otters'").fetchone()[0] == 50
+    assert conn.execute("SELECT count(*) FROM passages WHERE typeof(text) = 'text'").fetchone()[0] == 0
+    conn.close()
