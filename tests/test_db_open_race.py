@@ -113,3 +113,52 @@ def test_plain_passage_text_is_converted_once_when_writers_open_it_together(tmp_
     assert conn.execute("SELECT count(*) FROM passages_fts WHERE passages_fts MATCH 'otters'").fetchone()[0] == 50
     assert conn.execute("SELECT count(*) FROM passages WHERE typeof(text) = 'text'").fetchone()[0] == 0
     conn.close()
+
+
+_OPENING = r"""
+import sys
+from pathlib import Path
+from memfs.index.heal import heal_lock
+with heal_lock(Path(sys.argv[1])):  # what an open holds until its connection has its files
+    print("opening", flush=True)
+    sys.stdin.read()
+"""
+
+
+def _old_pages(path: Path) -> IndexDB:
+    """An index file made with 4 KiB pages (as before memfs moved to 8 KiB), with some rows."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA page_size=4096")
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+    conn.commit()
+    conn.close()
+    db = IndexDB(path)
+    with db.transaction():
+        db.store_vectors([(f"h{i:04d}", np.ones(8, dtype=np.float32) * i) for i in range(300)])
+    assert db.conn.execute("PRAGMA page_size").fetchone()[0] == 4096
+    return db
+
+
+def test_the_page_size_waits_while_another_process_is_opening_the_index(tmp_path: Path) -> None:
+    from memfs.index.compact import compact
+
+    path = tmp_path / ".memfs" / "index.sqlite3"
+    db = _old_pages(path)
+    opener = subprocess.Popen([sys.executable, "-c", _OPENING, str(path.parent)], env=env(),
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert opener.stdout is not None and opener.stdout.readline().strip() == "opening"
+        assert compact(db)  # repacked, but not out of WAL mode: the other process may be mid-open
+        assert db.conn.execute("PRAGMA page_size").fetchone()[0] == 4096
+        assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        opener.communicate("", timeout=30)
+    db.conn.execute("DELETE FROM meta WHERE key='compacted'")
+    assert compact(db)  # alone now: into 8 KiB pages
+    assert db.conn.execute("PRAGMA page_size").fetchone()[0] == 8192
+    assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert len(db.cached_vectors([f"h{i:04d}" for i in range(300)])) == 300
+    db.close()

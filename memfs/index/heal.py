@@ -101,8 +101,9 @@ def file_id(path: Path) -> FileId | None:
 
 
 @contextmanager
-def heal_lock(folder: Path, exclusive: bool = False) -> Iterator[None]:
-    """Shared while a connection is being opened, exclusive while the file is moved aside.
+def heal_lock(folder: Path, exclusive: bool = False, wait: bool = True) -> Iterator[bool]:
+    """Shared while a connection is being opened, exclusive while the file is moved aside
+    or out of WAL mode. Yields whether it is held (`wait=False`: False if it is not free now).
 
     Reentrant within a process (an exclusive holder's own opens pass). Where the lock file
     cannot be opened (a read-only `.memfs/`) nothing can heal there either: no lock."""
@@ -112,35 +113,40 @@ def heal_lock(folder: Path, exclusive: bool = False) -> Iterator[None]:
             fd, depth = _held[key]
             _held[key] = (fd, depth + 1)
             try:
-                yield
+                yield True
             finally:
                 _held[key] = (fd, depth)
             return
         try:
             fd = os.open(key, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError:
-            yield
+            yield True
             return
         try:
-            _flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            if not _flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH, _LOCK_WAIT if wait else 0.0):
+                if not wait:
+                    yield False
+                    return
             _held[key] = (fd, 1)
             try:
-                yield
+                yield True
             finally:
                 del _held[key]
         finally:
             os.close(fd)  # drops the flock
 
 
-def _flock(fd: int, mode: int) -> None:
-    deadline = time.monotonic() + _LOCK_WAIT
+def _flock(fd: int, mode: int, patience: float) -> bool:
+    """True once locked; False after `patience` seconds (the caller goes ahead unlocked
+    rather than hang behind a stuck process, or, not waiting, does something else)."""
+    deadline = time.monotonic() + patience
     while True:
         try:
             fcntl.flock(fd, mode | fcntl.LOCK_NB)
-            return
+            return True
         except BlockingIOError:
-            if time.monotonic() > deadline:
-                return
+            if time.monotonic() >= deadline:
+                return False
             time.sleep(0.005)
 
 
