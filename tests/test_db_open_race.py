@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from memfs.index import ptext
 from memfs.index.db import SCHEMA_VERSION, IndexDB
@@ -162,3 +163,47 @@ def test_the_page_size_waits_while_another_process_is_opening_the_index(tmp_path
     assert db.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert len(db.cached_vectors([f"h{i:04d}" for i in range(300)])) == 300
     db.close()
+
+
+_SLOW_CONVERSION = r"""
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN IMMEDIATE")  # the write lock a conversion holds, for as long as a big one takes
+c.execute("SELECT count(*) FROM passages").fetchone()
+print("converting", flush=True)
+time.sleep(2.0)
+c.execute("COMMIT")
+"""
+
+
+@pytest.mark.slow  # four CLI processes: ~10 s on a quiet machine
+def test_recall_during_another_processes_conversion_waits_and_answers(tmp_path: Path) -> None:
+    """`memfs recall` on a schema-5 index while another process holds the conversion's write
+    lock: it waits, converts once, answers; no error, no heal, a sound file after."""
+    from tests.support.cli import init, run
+    from tests.support.oldlayout import to_schema5
+
+    root = init(tmp_path / "w")
+    (root / "memory" / "harbour.md").write_text(
+        "# Harbour\n\nThe zanzibar crew paints the lighthouse every spring, rain or shine.\n", encoding="utf-8")
+    run(["add", "Ines keeps otters at the harbour.", "--category", "harbour"], cwd=root)
+    db_path = root / ".memfs" / "index.sqlite3"
+    to_schema5(db_path)
+    slow = subprocess.Popen([sys.executable, "-c", _SLOW_CONVERSION, str(db_path)], env=env(),
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert slow.stdout is not None and slow.stdout.readline().strip() == "converting"
+        t0 = time.monotonic()
+        out = run(["recall", "zanzibar lighthouse", "--json"], cwd=root)
+        waited = time.monotonic() - t0
+    finally:
+        slow.wait(timeout=30)
+    assert "zanzibar" in out.stdout and "damaged" not in out.stderr and "malformed" not in out.stderr, out
+    assert waited > 0.5  # it did meet the other process's write lock
+    assert "otters" in run(["recall", "otters", "--json"], cwd=root).stdout
+    conn = sqlite3.connect(db_path)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == SCHEMA_VERSION
+    assert "content=''" in conn.execute("SELECT sql FROM sqlite_master WHERE name='passages_fts'").fetchone()[0]
+    conn.close()
+    assert not (root / ".memfs" / "damaged").exists()

@@ -154,8 +154,8 @@ class IndexDB:
         """A writer creates, migrates and heals the file; a reader (`readonly`) opens it
         with `mode=ro` and never runs DDL, so recall works on a read-only `.memfs/`.
 
-        A damaged file raises IndexDamaged for a reader; a writer (which holds the writer
-        lock) moves it aside and starts a fresh one (memfs.index.heal)."""
+        A damaged file raises IndexDamaged for a reader; a writer moves it aside and starts
+        a fresh one (memfs.index.heal), once however many processes open it together."""
         self.path = path
         self.readonly = readonly
         if readonly:
