@@ -32,6 +32,12 @@ class CategorySpec:
 FALLBACK = {"memory": "profile", "index": "knowledge", "skill": "procedures"}
 
 
+def spec_texts(specs: list[CategorySpec]) -> list[str]:
+    """What is embedded for each category ("name: description"): kept in the embedding
+    cache by content hash, so forgetting must not drop these (nothing else references them)."""
+    return [f"{s.name.replace('-', ' ')}: {s.description}" for s in specs]
+
+
 class Categorizer:
     def __init__(self, embedder: Embedder, specs: list[CategorySpec],
                  embed: Callable[[list[str]], np.ndarray] | None = None) -> None:
@@ -44,7 +50,7 @@ class Categorizer:
 
     def _spec_vectors(self) -> np.ndarray:
         if self._vectors is None:
-            texts = [f"{s.name.replace('-', ' ')}: {s.description}" for s in self.specs]
+            texts = spec_texts(self.specs)
             self._vectors = self._embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
         return self._vectors
 

@@ -31,6 +31,7 @@ from memfs.errors import LockedError
 from memfs.fsutil import WriterLock, has_writer
 from memfs.inbox import is_candidate, pending
 from memfs.walk import is_note_rel
+from memfs.workspace import folder_id, folder_is
 from memfs.warm_write import WriteQueue
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ class Daemon:
         self._vectors_due, self._vectors_after = True, 0.0  # vectors owed (a crash's too); no retry before
         self._inputs_waiting = False  # a ripe input other than a large one's next batch
         self._lost = False  # another daemon took the workspace over (after `.memfs/` was deleted)
+        self._root_id = folder_id(self.ws.root)  # a moved workspace is told from a deleted `.memfs/`
         self.writes = WriteQueue(self.stopping, str(self.ws.root))  # `memfs add` over the socket
 
     # -- events (watchdog thread) -----------------------------------------------------
@@ -265,10 +267,15 @@ class Daemon:
                 return self._refresh_root_files()
 
     def _state_lost(self, lock: WriterLock, warm):  # type: ignore[no-untyped-def]
-        """`.memfs/` went away with our lock file in it: take the lock again on the new
-        file (or stop, if a second daemon already did), drop every handle on the deleted
-        index and rebuild it from the Markdown. Writes stay exclusive meanwhile: the writer
-        lock is anchored on the workspace folder itself (WriterLock)."""
+        """`.memfs/` went away with our lock file in it: take the lock again on the new file
+        (or stop, if a second daemon already did, or the folder itself moved), drop every handle
+        on the deleted index and rebuild it from the Markdown. Writes stay exclusive meanwhile:
+        the writer lock is anchored on the workspace folder itself (WriterLock)."""
+        if not folder_is(self.ws.root, self._root_id):  # moved or deleted, `.memfs/` with it
+            self.log(f"memfs daemon: {self.ws.root} was moved or deleted; stopping (nothing written there)")
+            self._lost = True  # its old path is not ours to recreate
+            self.stopping.set()
+            return warm
         lock.release()
         try:
             lock.acquire()
@@ -291,15 +298,9 @@ class Daemon:
         return self._start_warm()
 
     def _start_warm(self):  # type: ignore[no-untyped-def]
-        try:
-            from memfs.warm import WarmServer
+        from memfs.warm import start_warm
 
-            warm = WarmServer(self.memory, self.writes)
-            warm.start()
-            return warm
-        except OSError as err:  # e.g. a path too long for a Unix socket: recall works cold
-            self.log(f"memfs daemon: warm recall unavailable ({err.strerror or err})")
-            return None
+        return start_warm(self.memory, self.writes, self.log)
 
     def _refresh_root_files(self) -> None:
         """Bring index.md / memory.md / skill.md in line with the index (hardening fix).
@@ -318,8 +319,7 @@ class Daemon:
             self.log(f"memfs daemon: could not refresh root files: {type(err).__name__}: {err}")
 
     def _warm_up(self) -> None:
-        """Load the embedder and the category vectors now, so the first input dropped in
-        the inbox is as quick to become recallable as the rest (~0.5 s saved)."""
+        """Load the embedder and category vectors now: the first input is as quick as the rest."""
         try:
             self.memory.warm_up()
         except Exception as err:  # noqa: BLE001 - warming up is an optimisation only

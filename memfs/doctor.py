@@ -144,7 +144,7 @@ def _index(ws: Workspace) -> Check:
         on_disk[rel] = (st.st_size, st.st_mtime_ns)
     missing = sorted(set(on_disk) - set(files))
     gone = sorted(set(files) - set(on_disk))
-    stale = sorted(r for r in set(on_disk) & set(files) if on_disk[r] != files[r])
+    stale = sorted(r for r in set(on_disk) & set(files) if _changed(ws.root / r, on_disk[r], files[r]))
     problems = [f"{len(missing)} not indexed ({_names(missing)})" if missing else "",
                 f"{len(gone)} indexed but gone ({_names(gone)})" if gone else "",
                 f"{len(stale)} changed since indexed ({_names(stale)})" if stale else "",
@@ -154,6 +154,22 @@ def _index(ws: Workspace) -> Check:
         return Check(name="index", level="warn", fixable=True,
                      detail="; ".join(problems) + " — `memfs sync` (or `doctor --fix`) brings it in line")
     return Check(name="index", level="ok", detail=f"{indexed} items in {len(files)} files, in line with the Markdown")
+
+
+def _changed(path: Path, stat: tuple[int, int], indexed: tuple[int, int, str]) -> bool:
+    """Differs from what was indexed. A stat recorded within its mtime tick has mtime 0
+    (index/statstamp.py): the bytes' hash decides."""
+    if stat[0] != indexed[0]:
+        return True
+    if indexed[1] != 0:
+        return stat[1] != indexed[1]
+    from memfs.core.hashing import file_hash
+    from memfs.fsutil import read_regular
+
+    try:
+        return file_hash(read_regular(path)) != indexed[2]
+    except OSError:
+        return True
 
 
 def _names(rels: list[str], limit: int = 3) -> str:

@@ -114,7 +114,7 @@ class CategoryStore:
                 text = doc.render()
                 # The ids the file had (a slot's `origin` is its item as read, whatever the change
                 # did). A splice proves this line by line instead (categoryedit._reads_back).
-                had = {(s.origin or s.item).id for s in slots_read}
+                had = {s.origin_id() for s in slots_read}
                 got, back = _check_reads_back(doc, text, rel)
                 _check_keeps_ids(had - {s.item.id for s in doc.slots if s.removed}, got, rel)
             if not unchanged_since(path, before):
@@ -157,7 +157,8 @@ class CategoryStore:
         cached = _PARSED.pop((str(path), rel), None)
         # The file is still exactly what memfs last wrote: its parse (and hash) are already known.
         hit = cached is not None and cached[0] == data
-        doc = cached[1] if hit else decode_category(data, rel)  # type: ignore[index]
+        # Lazily: a write into a 50,000-item file builds the Items of the slots it touches.
+        doc = cached[1] if hit else decode_category(data, rel, lazy=True)  # type: ignore[index]
         self._read_digest = cached[2] if hit else None  # type: ignore[index]
         if doc.front_error:
             raise MemfsError(f"refusing to rewrite {doc.front_error}")
@@ -179,12 +180,13 @@ def _remember_parse(path: Path, rel: str, data: bytes, doc: CategoryDoc, digest:
     _PARSED[key] = (data, doc, digest)
 
 
-def decode_category(data: bytes, rel: str) -> CategoryDoc:
-    """Parse bytes already read (as `index.sync.read_category` does for a path)."""
+def decode_category(data: bytes, rel: str, lazy: bool = False) -> CategoryDoc:
+    """Parse bytes already read (as `index.sync.read_category` does for a path); `lazy`:
+    build each stamped line's Item only when a change asks for it (core/slot.py)."""
     try:
-        return parse_category(data.decode("utf-8"), rel)
+        return parse_category(data.decode("utf-8"), rel, lazy)
     except UnicodeDecodeError as err:
-        doc = parse_category(data.decode("utf-8", errors="replace"), rel)
+        doc = parse_category(data.decode("utf-8", errors="replace"), rel, lazy)
         doc.front_error = f"{rel}: not valid UTF-8 at byte {err.start}; never rewritten"
         return doc
 

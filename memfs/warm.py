@@ -19,9 +19,12 @@ from memfs.addwire import VERB as ADD_VERB
 from memfs.warm_client import MAX_REQUEST, SOCKET_NAME, ping, socket_path, try_warm_recall
 
 if TYPE_CHECKING:
-    from memfs.api import Memory
+    from collections.abc import Callable
 
-__all__ = ["MAX_REQUEST", "SOCKET_NAME", "WarmServer", "ping", "socket_path", "try_warm_recall"]
+    from memfs.api import Memory
+    from memfs.warm_write import WriteQueue
+
+__all__ = ["MAX_REQUEST", "SOCKET_NAME", "WarmServer", "ping", "socket_path", "start_warm", "try_warm_recall"]
 
 
 #: The daemon's GIL switch interval while it serves recall (seconds; Python's default 0.005).
@@ -174,3 +177,14 @@ class WarmServer:
         except FileNotFoundError:
             pass
         self.server.memory.close()  # type: ignore[attr-defined]
+
+
+def start_warm(memory: "Memory", writes: "WriteQueue", log: "Callable[[str], None]") -> "WarmServer | None":
+    """The daemon's socket server, or None (recall then works cold) if it cannot listen."""
+    try:
+        warm = WarmServer(memory, writes)
+        warm.start()
+        return warm
+    except OSError as err:  # e.g. a path too long for a Unix socket
+        log(f"memfs daemon: warm recall unavailable ({err.strerror or err})")
+        return None

@@ -179,3 +179,16 @@ def _first_commit(target: Path) -> str:
         reason = (done.stderr.strip().splitlines() or ["unknown error"])[-1]
         return f"git: repository created, template not committed: {reason}"
     return "git: repository created with a first commit of the template"
+
+def folder_id(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of a folder, None if it is not there."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def folder_is(path: Path, ident: tuple[int, int] | None) -> bool:
+    """`path` still names the folder `ident` was taken of (not moved away, deleted or replaced)."""
+    return ident is not None and folder_id(path) == ident

@@ -129,6 +129,7 @@ def test_fix_converts_an_older_index_in_place_and_keeps_its_vectors(ws: Path) ->
     syncs (before: reported as a failure and moved aside, every vector embedded again)."""
     import sqlite3
 
+    from memfs.index.db import SCHEMA_VERSION
     from tests.support.oldlayout import to_schema5
 
     db = ws / ".memfs" / "index.sqlite3"
@@ -141,7 +142,7 @@ def test_fix_converts_an_older_index_in_place_and_keeps_its_vectors(ws: Path) ->
     code, checks = _checks(ws, "--fix")
     assert code == 0 and checks["index"]["level"] == "ok", checks
     conn = sqlite3.connect(db)
-    assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == "6"
+    assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("SELECT count(*) FROM embeddings").fetchone()[0] == vectors
     conn.close()
     assert not list((ws / ".memfs").glob("index.sqlite3.damaged-*"))

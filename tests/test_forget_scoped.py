@@ -237,3 +237,28 @@ def test_the_hnsw_sidecar_is_rebuilt_without_forgotten_vectors(ws_path: Path) ->
         assert sidecar.load() and victim not in sidecar.labels and len(sidecar.labels) == 3
         assert [h.id for h in mem.recall("orchard pear trees", k=10)] and items[0].id not in {
             h.id for h in mem.recall("orchard pear trees", k=10)}
+
+
+def test_forget_keeps_the_category_descriptions_vectors(tmp_path: Path) -> None:
+    """Forgetting drops the cached vectors of what it removed, but not those of the category
+    descriptions (no item or passage names them): they used to go too, so the next start or
+    input embedded every description again (10,000 of them over 10,000 notes)."""
+    from memfs.categorize import spec_texts
+    from memfs.core.hashing import text_hash
+
+    ws, e = _workspace(tmp_path)
+    with hashing_memory(ws) as mem:
+        mem.warm_up()
+        wanted = {text_hash(t) for t in spec_texts(mem.runtime.category_specs())}
+        db = mem.indexer.db
+
+        def cached() -> set[str]:
+            return {h for (h,) in db.conn.execute("SELECT text_hash FROM embeddings")}
+
+        assert wanted and wanted <= cached()
+    run(["forget", "--source", "zorb-chat.json", "--yes"], ws, e)
+    with hashing_memory(ws) as mem:
+        db = mem.indexer.db
+        left = {h for (h,) in db.conn.execute("SELECT text_hash FROM embeddings")}
+        assert wanted <= left
+        assert not any(w in _all_text(ws).lower() for w in ("quixotrix", "glassblower"))

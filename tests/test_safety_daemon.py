@@ -192,3 +192,36 @@ def test_a_large_input_goes_in_batches_small_inputs_do_not_wait_and_sigterm_is_h
     figure("large input, SIGTERM", f"stopped {took:.2f}s after the signal (batch of 40 turns); small input "
            f"dropped during batch {at_drop + 1}, waited {waited} batch(es); resumed and "
            f"equal to a clean run ({len(expected)} items)")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["moved", "deleted"])
+def test_a_workspace_moved_or_deleted_under_its_daemon_is_not_recreated(tmp_path: Path, how: str) -> None:
+    """`mv` of the whole workspace (or `rm -rf` of it) takes `.memfs/` with it. The daemon used
+    to take that for a deleted `.memfs/`, recreate the old folder with root files in it, then die
+    with "not in a memfs workspace". It stops cleanly instead and writes nothing at the old path."""
+    e = env()
+    ws = init(tmp_path / "w", e)
+    run(["add", "Olga keeps three cats named after planets.", "-c", "pets"], ws, e)
+    with Daemon(ws, e, tmp_path / "d.log") as d:
+        d.wait_ready()
+        (ws / "inbox" / "note.md").write_text("Olga's tortoise is called Pluto and eats dandelions.\n")
+        wait(lambda: "note.md: +" in d.log(), 60, "the daemon to ingest")
+        wait(lambda: settled(ws, e), 60, "the daemon to settle")
+        moved = tmp_path / "elsewhere"
+        if how == "moved":
+            ws.rename(moved)
+        else:
+            for _ in range(5):  # like `rm -rf` re-run: a file the daemon writes meanwhile
+                shutil.rmtree(ws, ignore_errors=True)
+                if not ws.exists():
+                    break
+                time.sleep(0.2)
+        assert d.proc.wait(timeout=60) == 0, d.log()
+        assert "was moved or deleted; stopping" in d.log()
+        assert "error" not in d.log().lower(), d.log()
+    time.sleep(1.0)
+    assert not ws.exists()  # nothing recreated at the old path
+    if how == "moved":
+        hits = json.loads(run(["recall", "tortoise Pluto", "--json"], moved, e).stdout)
+        assert hits and "Pluto" in hits[0]["text"]

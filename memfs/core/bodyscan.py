@@ -113,12 +113,30 @@ def fast_line(line: str, prev_item: bool) -> "_Entry | bool | None":
     return True
 
 
+#: The line memfs writes, `- text <!-- meta -->`, in one match: a line it matches is one
+#: `fast_line` reads as an item with this text (stripped) and comment, since the text
+#: starts with an ASCII letter or digit, is no ordered marker and holds none of
+#: _FAST_RISKY's characters (so the first `<` opens the comment, which ends at its first
+#: `--`; the blanks before it are stripped off the text, as fast_line strips them). A line it does not match, or whose comment is not metadata, takes `fast_line`.
+_FAST_ITEM = re.compile(r"- ((?!\d{1,9}[.)](?:[ \t]|\Z))[A-Za-z0-9]"
+                        r"[^`<>\\&\r\n\x00-\x08\x0b-\x1f\x7f\u0085\u2028\u2029]*)"
+                        r"(<!--(?:(?!--)[^<>])*-->)[ \t]*\n?\Z").match
+
+
 def _fast_entries(lines: list[str]) -> list[_Entry] | None:
     """Items of a body made only of blank lines, ATX headings, plain paragraphs and flat
     `- text <!-- meta -->` lines — what memfs writes; None for anything else."""
     out: list[_Entry] = []
     prev_item = False
+    item_line = _FAST_ITEM
     for i, line in enumerate(lines):
+        m = item_line(line)
+        if m is not None:
+            meta = parse_meta(m.group(2))
+            if meta is not None:
+                out.append((i, i + 1, 1, "- ", m.group(1).strip(), meta))
+                prev_item = True
+                continue
         got = fast_line(line, prev_item)
         if got is None:
             return None
@@ -198,8 +216,12 @@ def _indent(line: str) -> int:
 
 
 def _item_markdown(list_item: dict[str, Any]) -> str:
-    """The raw Markdown of a list item's first text block, continuation lines folded."""
-    for child in list_item.get("children", []):
-        if "text" in child:
-            return " ".join(part.strip() for part in child["text"].splitlines())
+    """The raw Markdown of a list item's own text (its first block), continuation lines folded.
+
+    An item whose first block holds no text (`- >` opens a quote, `- ```` a code block) has
+    no text of its own: a paragraph further down is not its line (taking it stamped the
+    marker line with text from another line, which then read back differently)."""
+    children = list_item.get("children", [])
+    if children and "text" in children[0]:
+        return " ".join(part.strip() for part in children[0]["text"].splitlines())
     return ""

@@ -73,8 +73,9 @@ def plan_splice(doc: CategoryDoc) -> Splice | None:
     # Every slot of a fast-path body is one "- " line (bodyscan._fast_entries; commit_splice
     # keeps it so), so only slots that may have changed need a look: new, removed, unstamped,
     # or whose item was replaced (a change replaces `slot.item`, never mutates it in place:
-    # see `clone`). This filter runs at C speed over 50k slots; the full walk did not.
-    maybe = [s for s in slots if s.item is not s.origin or s.removed or not s.stamped or s.parsed is None]
+    # see `clone`). This filter is one cheap test per slot; the full walk was not. (A LazySlot
+    # whose item was never built is the line as read: `replaced()` is False, nothing built.)
+    maybe = [s for s in slots if s.removed or not s.stamped or s.replaced()]
     for slot in reversed(slots):  # slots are in file order, new ones (no line yet) last
         if slot.start is not None:
             last, insert_at = slot, slot.start + 1

@@ -14,7 +14,6 @@ holds the document model, its full render, and the parse that ties them together
 from __future__ import annotations
 
 import copy
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,40 +25,11 @@ from memfs.core.front import (  # noqa: F401  (re-exported: the names this modul
 )
 from memfs.core.itemline import item_from_meta, render_item_line, text_id
 from memfs.core.model import DEFAULT_TYPE_OF_KIND, Item
+from memfs.core.slot import LazySlot, Slot, lazy_ok
 from memfs.fsutil import read_regular
 
-__all__ = ["CategoryDoc", "Slot", "clone", "dump_front", "hand_off", "parse_category", "split_lines",
+__all__ = ["CategoryDoc", "LazySlot", "Slot", "clone", "dump_front", "hand_off", "parse_category", "split_lines",
            "_fast_entries", "_mistune_entries", "FRONT_KEYS"]
-
-
-@dataclass
-class Slot:
-    """Where an item sits in the body: lines [start, end), and the bytes it had."""
-
-    item: Item
-    start: int | None
-    end: int | None
-    raw: str = ""
-    stamped: bool = False
-    parsed: Item | None = None
-    removed: bool = False
-    #: How many lines the item's own text spans; the lines after them up to `end`
-    #: (sub-bullets, continuation paragraphs, code) are a person's and kept verbatim.
-    head: int = 1
-    #: The marker as written (indent, `-`/`*`/`1.`, spacing), kept when the line is rewritten.
-    prefix: str = "- "
-
-    #: The Item object as read (its id is the one the file had, whatever a change did).
-    origin: Item | None = None
-
-    @property
-    def changed(self) -> bool:
-        if self.parsed is None or not self.stamped:
-            return True
-        # Field by field, as pydantic's == does for Item, but at C speed (50k slots per
-        # write); an item changed in place is caught too, since `parsed` is a copy.
-        item, parsed = self.item, self.parsed
-        return type(item) is not type(parsed) or item.__dict__ != parsed.__dict__
 
 
 @dataclass
@@ -93,7 +63,7 @@ class CategoryDoc:
     def ids(self) -> set[str]:
         """Every item id the file holds as read (cached: an edit checks new ids against it)."""
         if self._ids is None:
-            self._ids = {(s.origin or s.item).id for s in self.slots if s.start is not None}
+            self._ids = {s.origin_id() for s in self.slots if s.start is not None}
         return self._ids
 
     @property
@@ -110,7 +80,7 @@ class CategoryDoc:
 
     def find(self, item_id: str) -> Slot | None:
         for slot in self.slots:
-            if not slot.removed and slot.item.id == item_id:
+            if not slot.removed and slot.item_id() == item_id:  # (a LazySlot's item stays unbuilt)
                 return slot
         return None
 
@@ -207,7 +177,7 @@ def clone(doc: CategoryDoc) -> CategoryDoc:
     `slot.item` (model_copy) and never mutates an Item in place."""
     return CategoryDoc(
         path=doc.path, front=copy.deepcopy(doc.front), front_raw=doc.front_raw, lines=list(doc.lines),
-        slots=[dataclasses.replace(s) for s in doc.slots], warnings=list(doc.warnings), front_error=doc.front_error,
+        slots=[s.copy() for s in doc.slots], warnings=list(doc.warnings), front_error=doc.front_error,
         _front_parsed=copy.deepcopy(doc._front_parsed), bom=doc.bom, newline=doc.newline,
         front_format=doc.front_format, fast=doc.fast)
 
@@ -219,8 +189,11 @@ def hand_off(doc: CategoryDoc, text: str) -> None:
 
 
 
-def parse_category(text: str, path: str) -> CategoryDoc:
-    """Parse a category file's text. Never raises for bad content: problems become warnings."""
+def parse_category(text: str, path: str, lazy: bool = False) -> CategoryDoc:
+    """Parse a category file's text. Never raises for bad content: problems become warnings.
+
+    `lazy`: stamped lines become LazySlots (core/slot.py), their Items built on first use;
+    the store's parse, where a write touches a few slots of many."""
     if _HANDOFF:
         ready = _HANDOFF.pop((path, text), None)
         if ready is not None:
@@ -236,7 +209,7 @@ def parse_category(text: str, path: str) -> CategoryDoc:
     kind = path.split("/", 1)[0]
     default_type = DEFAULT_TYPE_OF_KIND.get(kind, "profile")
     lines = split_lines(body)
-    slots, fast = _parse_slots(body, lines, path, default_type, warnings)
+    slots, fast = _parse_slots(body, lines, path, default_type, warnings, lazy)
     first_end = text.find("\n")
     doc = CategoryDoc(
         path=path, front=front, front_raw=front_raw, lines=lines, slots=slots,
@@ -270,7 +243,7 @@ def item_of_entry(text: str, meta: dict[str, str] | None, default_type: str, see
 
 
 def _parse_slots(body: str, lines: list[str], path: str, default_type: str,
-                 warnings: list[str]) -> tuple[list[Slot], bool]:
+                 warnings: list[str], lazy: bool = False) -> tuple[list[Slot], bool]:
     entries = _fast_entries(lines)
     fast = entries is not None
     if entries is None:
@@ -278,6 +251,15 @@ def _parse_slots(body: str, lines: list[str], path: str, default_type: str,
     slots: list[Slot] = []
     seen_ids: set[str] = set()
     for start, end, head, prefix, text, meta in entries:
+        if lazy and meta is not None and lazy_ok(meta):
+            item_id = meta["id"]  # what item_from_meta gives it
+            if item_id in seen_ids:
+                warnings.append(f"{path}:{start + 1}: item id {item_id} appears twice in the file; second copy ignored")
+                continue
+            seen_ids.add(item_id)
+            slots.append(LazySlot(item_id, text, meta, default_type, start, end,
+                                  lines[start] if end == start + 1 else "".join(lines[start:end]), head, prefix))
+            continue
         item, stamped = item_of_entry(text, meta, default_type, seen_ids, f"{path}:{start + 1}", warnings, path)
         if item is None:
             continue

@@ -61,7 +61,7 @@ def parse_meta(comment: str) -> dict[str, str] | None:
         key, sep, value = part.partition("=")
         if not sep or not key or not key.replace("_", "").replace("-", "").isalnum():
             return None
-        fields[key] = unquote(value)
+        fields[key] = unquote(value) if "%" in value else value
     return fields if "id" in fields else None
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memfs.core.categoryfile import Slot
-from memfs.core.derived import SUMMARY_CHARS, extractive_summary, newest_stamp
+from memfs.core.derived import SUMMARY_CHARS, extractive_summary
 
 #: How many slots the head keeps: the summary reads at most SUMMARY_CHARS // 2 + 2 of
 #: them; the rest is slack, so removals from the head seldom force a fresh ranking.
@@ -24,11 +24,16 @@ DEPTH = 4 * NEED
 
 
 def _current(slot: Slot) -> bool:
-    return not slot.removed and not slot.item.extra.get("superseded_by")
+    return not slot.removed and not slot.rank_fields()[2]  # (a LazySlot's item stays unbuilt)
 
 
 def _key(slot: Slot) -> tuple[int, int]:
-    return (-slot.item.seen, slot.start if slot.start is not None else 1 << 60)
+    return (-slot.rank_fields()[0], slot.start if slot.start is not None else 1 << 60)
+
+
+def _newest(slots: list[Slot]) -> str | None:
+    """derived.newest_stamp of the slots' items, read without building a LazySlot's item."""
+    return max((u for s in slots if not s.removed and (u := s.rank_fields()[1])), default=None)
 
 
 @dataclass
@@ -43,7 +48,7 @@ class Ranked:
     def of(slots: list[Slot]) -> "Ranked":
         current = [s for s in slots if _current(s)]
         head = sorted(current, key=_key)[:DEPTH] if len(current) <= 4 * DEPTH else _nsmallest(current)
-        return Ranked(head, len(current) <= DEPTH, newest_stamp([s.item for s in slots if not s.removed]))
+        return Ranked(head, len(current) <= DEPTH, _newest(slots))
 
     def after(self, slots: list[Slot], written: list[Slot], removed: list[Slot],
               before: dict[int, str | None]) -> "Ranked":
@@ -54,7 +59,7 @@ class Ranked:
         new = [u for s in written if (u := s.item.updated)]
         newest = self.newest
         if newest is not None and newest in gone and not any(u >= newest for u in new):
-            newest = newest_stamp([s.item for s in slots if not s.removed])  # its item changed: afresh
+            newest = _newest(slots)  # its item changed: afresh
         elif new:
             newest = max([*new, *([newest] if newest else [])])
         touched = {id(s) for s in written} | {id(s) for s in removed}

@@ -24,8 +24,9 @@ from memfs.index.readonly import connect_readonly  # also imported from here by 
 
 #: 6: passage text compressed, passages_fts contentless and fed by the sync (memfs.index.ptext).
 #: A new number, so an older memfs rebuilds such an index instead of writing its triggers into it.
-SCHEMA_VERSION = "6"
-_IN_PLACE = ("5",)  # layouts this code converts in place (memfs.index.layout) rather than rebuilds
+#: 7: no items_recent index, items_seen on `seen` alone (memfs.index.seenindex).
+SCHEMA_VERSION = "7"
+_IN_PLACE = ("5", "6")  # layouts converted in place (memfs.index.layout: ptext, seenindex) rather than rebuilt
 WAL_LIMIT = 8 << 20  # bytes of WAL kept after a checkpoint
 #: 8 KiB pages hold 19 cached vectors (int8 + scale + key) where 4 KiB pages hold 9: 5 % of
 #: the embedding cache and 2.7 % of the whole index at 10,000 notes (bench/README.md).
@@ -51,8 +52,8 @@ CREATE TABLE IF NOT EXISTS items (
 CREATE INDEX IF NOT EXISTS items_path ON items(path);
 -- Exact-duplicate lookups (ingest's dedupe, `add`): one probe, not a scan of every item.
 CREATE INDEX IF NOT EXISTS items_text_hash ON items(text_hash);
-CREATE INDEX IF NOT EXISTS items_seen ON items(seen DESC, id);
-CREATE INDEX IF NOT EXISTS items_recent ON items(COALESCE(updated, "when", '') DESC, id);
+-- search's max(seen) per recall (memfs.index.seenindex: schema 7 dropped items_recent).
+CREATE INDEX IF NOT EXISTS items_seen_max ON items(seen);
 CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(
     text, category, context, content='items', content_rowid='label',
     tokenize='porter unicode61 remove_diacritics 2'

@@ -30,6 +30,7 @@ from memfs.fsutil import read_regular
 from memfs.index.context import ContextResolver
 from memfs.index.db import text_hash
 from memfs.index.itemrows import write_file_row, write_item_rows
+from memfs.index.statstamp import recorded_mtime
 
 if TYPE_CHECKING:
     from memfs.index.sync import Indexer, SyncReport
@@ -75,7 +76,7 @@ class FileDelta:
                   if isinstance(doc._ranked, Ranked) else Ranked.of(doc.slots))
         doc._ranked = ranked
         summary = _s(front.get("summary")) or ranked.summary()
-        files_row = (rel, st.st_size, st.st_mtime_ns, _digest(after), doc.kind, _s(front.get("title")),
+        files_row = (rel, st.st_size, recorded_mtime(st), _digest(after), doc.kind, _s(front.get("title")),
                      _s(front.get("description")), summary, ranked.newest or _s(front.get("updated")),
                      len([s for s in doc.slots if not s.removed]), "\n".join(doc.warnings))
         return FileDelta(str(path), rel, before_digest or _digest(before), files_row[3], st.st_size, st.st_mtime_ns, doc.name,

@@ -20,12 +20,16 @@ from collections.abc import Callable
 
 import numpy as np
 
+from memfs.index import graphpack
 from memfs.index.quant import dequantize, quantize
 
 HNSW_FILE = "vectors.hnsw"
 HNSW_META = "vectors.json"
 HNSW_GEN = "vectors.gen"  # the generation alone: read on every sync, so kept tiny
-FORMAT = "graph/3"
+#: graph/4: graph/3's arrays narrowed (memfs.index.graphpack); graph/3 is still read, and
+#: an older memfs does not load a graph/4 file (its sync rebuilds the graph it knows).
+FORMAT = "graph/4"
+READ_FORMATS = (FORMAT, "graph/3")
 LEGACY_FORMAT = "graph+int8/2"
 #: (labels, float32 matrix) of every vector the sidecar may index: IndexDB.labeled_vectors.
 VectorSource = Callable[[], tuple[np.ndarray, np.ndarray]]
@@ -33,7 +37,10 @@ VectorSource = Callable[[], tuple[np.ndarray, np.ndarray]]
 #: which of them were found
 Fill = Callable[[np.ndarray, np.ndarray], np.ndarray]
 _OWN = ("params", "graph0", "live", "orphan_at", "orphan_codes", "orphan_scales", "levels_n",
-        "slot_ids", "slot_prints", "member_labels", "member_at", "next_slot")
+        "slot_ids", "slot_prints", "member_labels", "member_at", "next_slot",
+        graphpack.HEAD, graphpack.LINKS, graphpack.LABEL)
+#: int64 arrays saved narrowed (graphpack.narrow) and read back as int64 (graphpack.Widened).
+NARROWED = ("live", "orphan_at", "slot_ids", "member_labels", "member_at")
 _LEGACY_OWN = ("params", "graph0", "vectors", "which", "live")
 _WEIGHTS: dict[int, np.ndarray] = {}
 
@@ -82,7 +89,7 @@ def freeze(index: object, dim: int, labels: set[int]) -> dict[str, np.ndarray]:
     if levels is not None:  # sized to the capacity; only the first n are used
         arrays["element_levels"] = levels[:n]
     return {**arrays, "params": np.array(json.dumps(params)), "levels_n": np.array(len(levels) if levels is not None else 0),
-            "graph0": np.delete(rows, np.s_[off : off + 4 * dim], 1), "live": live,
+            **graphpack.pack_level0(np.delete(rows, np.s_[off : off + 4 * dim], 1), off), "live": live,
             "orphan_at": orphan_at, "orphan_codes": codes, "orphan_scales": scales}
 
 
@@ -100,7 +107,7 @@ def thaw(saved: "np.lib.npyio.NpzFile", dim: int, fill: Fill | None) -> tuple[ob
     if fill is None:
         raise ValueError("this sidecar needs the index's vectors")
     n, size, off, label_off = _layout(params)
-    graph0 = saved["graph0"]
+    graph0 = saved["graph0"] if "graph0" in saved.files else graphpack.unpack_level0(saved, n, off)
     if graph0.shape != (n, size - 4 * dim) or label_off != off + 4 * dim:
         raise ValueError("sidecar arrays do not match its parameters")
     rows = _rows(graph0, n, size, off, dim)

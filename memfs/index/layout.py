@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from memfs.index import ptext, quant
+from memfs.index import ptext, quant, seenindex
 
 
 def statements(script: str) -> list[str]:
@@ -55,6 +55,7 @@ def bring_up_to_date(conn: sqlite3.Connection, schema_sql: str, version: str, in
     keep = (version, *in_place)
     if _older(conn, keep):  # its own transaction, and a no-op once done
         quant.migrate_cache(conn, int(_meta(conn, "embedder_dim") or 0))
+    seenindex.migrate(conn)  # schema 5/6 -> 7: indexes dropped; its own transaction, a no-op once done
     conn.execute("BEGIN IMMEDIATE")
     try:
         rebuilt = _older(conn, keep)  # again, under the write lock: another process may have done it

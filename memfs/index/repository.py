@@ -8,6 +8,7 @@ the index file, a rebuildable cache like everything else in it.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from pathlib import Path
@@ -129,11 +130,13 @@ def current_matches(db: IndexDB, fts: str, limit: int) -> list[tuple[str, str, s
         "WHERE items_fts MATCH ? AND i.superseded_by IS NULL LIMIT ?", (fts, limit)).fetchall()
 
 
-def drop_unused_embeddings(db: IndexDB) -> int:
-    """Delete cached vectors no item or passage uses; the number deleted."""
+def drop_unused_embeddings(db: IndexDB, keep: frozenset[str] = frozenset()) -> int:
+    """Delete cached vectors no item or passage uses and whose hash is not in `keep` (the
+    category descriptions); the number deleted."""
     with db.transaction() as c:
         cur = c.execute("DELETE FROM embeddings WHERE text_hash NOT IN "
-                        "(SELECT text_hash FROM items UNION SELECT text_hash FROM passages)")
+                        "(SELECT text_hash FROM items UNION SELECT text_hash FROM passages) "
+                        "AND text_hash NOT IN (SELECT value FROM json_each(?))", (json.dumps(sorted(keep)),))
         return cur.rowcount or 0
 
 
@@ -259,7 +262,7 @@ class IndexUnreadable(MemfsError):
 
 class IndexFacts(NamedTuple):
     meta: dict[str, str]
-    files: dict[str, tuple[int, int]]  # path -> (size, mtime_ns) when indexed
+    files: dict[str, tuple[int, int, str]]  # path -> (size, mtime_ns, hash) when indexed; mtime 0: hash it
     indexed: int  # item rows
     declared: int  # items the file rows say they hold
 
@@ -273,7 +276,7 @@ def inspect(db_path: Path) -> IndexFacts:
             if verdict != "ok":
                 raise sqlite3.DatabaseError(str(verdict).splitlines()[0])
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-            files = {p: (s, m) for p, s, m in conn.execute("SELECT path, size, mtime_ns FROM files")}
+            files = {p: (s, m, h) for p, s, m, h in conn.execute("SELECT path, size, mtime_ns, hash FROM files")}
             indexed = int(conn.execute("SELECT count(*) FROM items").fetchone()[0])
             declared = int(conn.execute("SELECT COALESCE(sum(items), 0) FROM files").fetchone()[0])
         finally:

@@ -31,8 +31,9 @@ import numpy as np
 
 from memfs.errors import MemfsError
 from memfs.fsutil import atomic_write
-from memfs.index.hnswfile import (FORMAT, HNSW_FILE, HNSW_GEN, HNSW_META, LEGACY_FORMAT, VectorSource, fingerprints,
-                                  freeze, thaw)
+from memfs.index.graphpack import Widened, narrow
+from memfs.index.hnswfile import (FORMAT, HNSW_FILE, HNSW_GEN, HNSW_META, LEGACY_FORMAT, NARROWED, READ_FORMATS,
+                                  VectorSource, fingerprints, freeze, thaw)
 from memfs.index.quant import quantize
 from memfs.index.sidecar_source import CachedCodes
 
@@ -93,14 +94,14 @@ class HnswSidecar:
             return False
         data_path = self.folder / HNSW_FILE
         if (meta.get("space") != self.space_name or meta.get("dim") != self.dim
-                or meta.get("format") not in (FORMAT, LEGACY_FORMAT) or not data_path.exists()):
+                or meta.get("format") not in (*READ_FORMATS, LEGACY_FORMAT) or not data_path.exists()):
             return False
         try:
             with np.load(data_path, allow_pickle=False) as saved:
                 if meta.get("format") == LEGACY_FORMAT:
                     self._load_legacy(saved)
                 else:
-                    self._load_slots(saved, self._codes(vectors))
+                    self._load_slots(Widened(saved, NARROWED), self._codes(vectors))  # type: ignore[arg-type]
         except _DAMAGE:  # absent, damaged or foreign: rebuilt by the next sync
             self.index = None
             return False
@@ -308,6 +309,7 @@ class HnswSidecar:
                                                count=sum(len(g) for g in groups)),
                   "member_at": np.concatenate([[0], np.cumsum([len(g) for g in groups], dtype=np.int64)]),
                   "next_slot": np.array(self._next_slot, dtype=np.int64)}
+        arrays = narrow(arrays, NARROWED)
         tmp = self.folder / f".{HNSW_FILE}.{os.getpid()}.tmp"
         with open(tmp, "wb") as fh:
             np.savez(fh, **arrays)

@@ -24,11 +24,14 @@ from memfs.index import quant
 from memfs.index import heal
 from memfs.index.heal import quick_check
 from memfs.index.itemrows import write_file_row, write_item_rows
+from memfs.index.statstamp import recorded_mtime
+from memfs.fsutil import read_regular
 from memfs.index.passage_sync import all_passage_texts, apply_passages, category_of, pending_labels, plan_passages
 from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.syncplan import SyncReport, _Parsed, _Plan
 from memfs.index.compact import compact, compact_due
 from memfs.index.vectors import LEGACY_FORMAT as OLD_SIDECAR
+from memfs.index.vectors import FORMAT as SIDECAR_FORMAT
 from memfs.index.vectors import HnswSidecar, sidecar_format, sidecar_generation
 from memfs.providers.embedding import Embedder
 from memfs.workspace import Workspace
@@ -174,15 +177,19 @@ class Indexer:
                 continue
             path = self.ws.root / rel
             try:
+                if old and file_digest(read_regular(path)) == old[2]:
+                    # Unchanged bytes (a touch, or a stat recorded in its tick): no parse.
+                    stat_only.append((rel, st.st_size, recorded_mtime(st)))
+                    continue
                 doc, data = read_category(path, rel)
             except OSError as err:
                 report.warnings.append(f"{rel}: cannot read ({err.strerror})")
                 continue
             digest = file_digest(data)
             if old and old[2] == digest:
-                stat_only.append((rel, st.st_size, st.st_mtime_ns))
+                stat_only.append((rel, st.st_size, recorded_mtime(st)))
                 continue
-            parsed.append(_Parsed(rel, st.st_size, st.st_mtime_ns, digest, doc, doc.front_raw.count("\n")))
+            parsed.append(_Parsed(rel, st.st_size, recorded_mtime(st), digest, doc, doc.front_raw.count("\n")))
             report.warnings.extend(doc.warnings)
         if progress:
             progress(len(rels), len(rels))
@@ -324,7 +331,8 @@ class Indexer:
                     c.executemany("INSERT OR IGNORE INTO vec_pending(label) VALUES(?)",
                                   [(r.label,) for r in rows.values()] + [(lab,) for lab in plan.passage_labels])
             pending = int(self.db.conn.execute("SELECT count(*) FROM vec_pending").fetchone()[0])
-            if pending <= PENDING_MAX:
+            # graph/3 (arrays not narrowed) is loaded and saved again once: same graph, smaller file.
+            if pending <= PENDING_MAX and sidecar_format(self.ws.state) == SIDECAR_FORMAT:
                 return
         sidecar = self._sidecar if (self._sidecar is not None and self._sidecar_gen == generation) else None
         if sidecar is None and current and not rebuild_all:
