@@ -117,6 +117,7 @@ def _category_files(ws: Workspace) -> Check:
 
 def _index(ws: Workspace) -> Check:
     from memfs.index import repository
+    from memfs.index.db import _IN_PLACE as IN_PLACE
     from memfs.index.db import SCHEMA_VERSION
 
     path = ws.state / INDEX_NAME
@@ -127,6 +128,10 @@ def _index(ws: Workspace) -> Check:
     except repository.IndexUnreadable as err:
         return Check(name="index", level="fail", fixable=True,
                      detail=f"{ws.rel(path)} is damaged ({err}); it is a cache: `memfs doctor --fix` rebuilds it")
+    if meta.get("schema") in IN_PLACE:  # converted in place by the next writer (memfs.index.layout)
+        return Check(name="index", level="warn", fixable=True,
+                     detail=f"{ws.rel(path)} has layout {meta.get('schema')!r}; the next `memfs sync` (or "
+                     f"`doctor --fix`) converts it to {SCHEMA_VERSION!r} in place, vectors kept")
     if meta.get("schema") != SCHEMA_VERSION:
         return Check(name="index", level="fail", fixable=True,
                      detail=f"{ws.rel(path)} has layout {meta.get('schema')!r}, this memfs uses {SCHEMA_VERSION!r}")
@@ -320,12 +325,15 @@ def _fix(ws: Workspace, checks: list[Check]) -> dict[str, str]:
 
 def _move_aside(ws: Workspace) -> str:
     """Rename the index and its WAL files to `*.damaged-<time>`; it is a cache, never deleted blind."""
+    from memfs.index.heal import heal_lock
+
     stamp = time.strftime("%Y%m%d-%H%M%S")
     first = ""
-    for suffix in ("", "-wal", "-shm"):
-        src = ws.state / f"{INDEX_NAME}{suffix}"
-        if src.exists():
-            dest = ws.state / f"{INDEX_NAME}{suffix}.damaged-{stamp}"
-            os.replace(src, dest)
-            first = first or ws.rel(dest)
+    with heal_lock(ws.state, exclusive=True):  # no other process is opening it meanwhile
+        for suffix in ("", "-wal", "-shm"):
+            src = ws.state / f"{INDEX_NAME}{suffix}"
+            if src.exists():
+                dest = ws.state / f"{INDEX_NAME}{suffix}.damaged-{stamp}"
+                os.replace(src, dest)
+                first = first or ws.rel(dest)
     return first

@@ -122,3 +122,29 @@ def test_invalid_config_is_a_failed_check_not_a_crash(ws: Path) -> None:
     proc = _run(["doctor"], ws)
     assert proc.returncode == 1
     assert "recall.top_kk: unknown key" in proc.stdout and "Traceback" not in proc.stderr
+
+
+def test_fix_converts_an_older_index_in_place_and_keeps_its_vectors(ws: Path) -> None:
+    """Schema 5 is converted by the next writer, not a damaged file: `doctor` warns, `--fix`
+    syncs (before: reported as a failure and moved aside, every vector embedded again)."""
+    import sqlite3
+
+    from memfs.index.db import SCHEMA_VERSION
+    from tests.support.oldlayout import to_schema5
+
+    db = ws / ".memfs" / "index.sqlite3"
+    (ws / "memory" / "notes.md").write_text("# Notes\n\nThe zanzibar crew paints the lighthouse.\n", encoding="utf-8")
+    _run(["sync"], ws)
+    vectors = sqlite3.connect(db).execute("SELECT count(*) FROM embeddings").fetchone()[0]
+    to_schema5(db)
+    code, checks = _checks(ws)
+    assert code == 0 and checks["index"]["level"] == "warn" and "'5'" in checks["index"]["detail"]
+    code, checks = _checks(ws, "--fix")
+    assert code == 0 and checks["index"]["level"] == "ok", checks
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == SCHEMA_VERSION
+    assert conn.execute("SELECT count(*) FROM embeddings").fetchone()[0] == vectors
+    conn.close()
+    assert not list((ws / ".memfs").glob("index.sqlite3.damaged-*"))
+    hits = json.loads(_run(["recall", "zanzibar lighthouse", "--json"], ws).stdout)
+    assert hits and "zanzibar" in hits[0]["text"]

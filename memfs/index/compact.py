@@ -5,7 +5,9 @@ pages split as they fill and end up about 70 % full (533 bytes per 392-byte vect
 10,000 notes, bench/README.md "Size of .memfs/"), and rows deleted by a rebuild leave free
 pages. `VACUUM` rewrites the file densely once (0.8-3 s at 10,000 notes, after a build of
 many minutes), and an index made with 4 KiB pages moves to `db.PAGE_SIZE` on the way when
-no other connection is open. Small builds (tests, a new workspace) skip it; an index no
+no other connection is open or being opened (SQLite refuses to leave WAL mode under an open
+connection; the exclusive heal lock keeps out one being opened, for the seconds the file
+spends in rollback mode). Small builds (tests, a new workspace) skip it; an index no
 memfs has repacked yet (made before this) is repacked by its next sync, once.
 """
 
@@ -16,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from memfs.index.db import PAGE_SIZE, IndexDB
+from memfs.index.heal import heal_lock
 
 #: Rows (items + passages) an index must hold before it is worth repacking the file.
 COMPACT_MIN_ROWS = 2000
@@ -42,7 +45,8 @@ def compact(db: IndexDB) -> bool:
         return False
     try:
         if int(conn.execute("PRAGMA page_size").fetchone()[0]) != PAGE_SIZE:
-            _vacuum_to_page_size(conn)
+            with heal_lock(db.path.parent, exclusive=True, wait=False) as alone:
+                _vacuum_to_page_size(conn) if alone else conn.execute("VACUUM")
         else:
             conn.execute("VACUUM")
         with _no_wait(conn):

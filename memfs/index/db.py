@@ -7,7 +7,6 @@ Everything here is derived from the Markdown and can be thrown away (invariant 1
 
 from __future__ import annotations
 
-import os
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator
@@ -18,20 +17,22 @@ from pathlib import Path
 import numpy as np
 
 from memfs.core.hashing import text_hash  # noqa: F401 - importable from here, as before
-from memfs.index import ptext, quant, seenindex
+from memfs.index import layout, ptext, quant
 from memfs.index.passages import PASSAGE_LABEL_BASE
-from memfs.index.heal import IndexDamaged, is_damage, move_aside, notice, probe
+from memfs.index.heal import IndexDamaged, file_id, heal_lock, is_damage, move_aside, notice, probe
+from memfs.index.readonly import connect_readonly  # also imported from here by others
 
 #: 6: passage text compressed, passages_fts contentless and fed by the sync (memfs.index.ptext).
 #: A new number, so an older memfs rebuilds such an index instead of writing its triggers into it.
 #: 7: no items_recent index, items_seen on `seen` alone (memfs.index.seenindex).
 SCHEMA_VERSION = "7"
-_IN_PLACE = ("5", "6")  # layouts this code converts in place (ptext/seenindex.migrate) rather than rebuilds
+_IN_PLACE = ("5", "6")  # layouts converted in place (memfs.index.layout: ptext, seenindex) rather than rebuilt
 WAL_LIMIT = 8 << 20  # bytes of WAL kept after a checkpoint
 #: 8 KiB pages hold 19 cached vectors (int8 + scale + key) where 4 KiB pages hold 9: 5 % of
 #: the embedding cache and 2.7 % of the whole index at 10,000 notes (bench/README.md).
 PAGE_SIZE = 8192
 _FOREIGN = "it holds tables but no memfs metadata"
+_OPEN_TRIES = 3  # opens of a file another process is healing meanwhile
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -99,37 +100,6 @@ _STOP = frozenset(
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
-def connect_readonly(path: Path) -> sqlite3.Connection:
-    """`mode=ro`: no file is created, no journal mode is set, nothing is written. If even
-    that cannot open (the -shm of a WAL file cannot be created in a folder we may not
-    write), `immutable=1`: SQLite then takes no locks, so a writer with more rights
-    changing the file meanwhile could give this reader an error or a stale answer
-    (docs/reliability.md, windows that stay open), never a write."""
-    uri = path.absolute().as_uri()
-    conn: sqlite3.Connection | None = None
-    try:
-        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=30.0, isolation_level=None,
-                               check_same_thread=False)
-        conn.execute("PRAGMA busy_timeout=30000")
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        return conn
-    except sqlite3.OperationalError as err:
-        if conn is not None:
-            conn.close()
-        if is_damage(err):
-            raise IndexDamaged(str(err)) from None
-        if not path.exists() or os.access(path.parent, os.W_OK):
-            raise
-    except sqlite3.DatabaseError as err:
-        if conn is not None:
-            conn.close()
-        if is_damage(err):
-            raise IndexDamaged(str(err)) from None
-        raise
-    return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, timeout=30.0, isolation_level=None,
-                           check_same_thread=False)
-
-
 def fts_query(text: str) -> str | None:
     """A safe FTS5 query: each content word quoted, OR-ed (BM25 ranks by how many match)."""
     words = [w.lower() for w in _TOKEN.findall(text)]
@@ -185,25 +155,57 @@ class IndexDB:
         """A writer creates, migrates and heals the file; a reader (`readonly`) opens it
         with `mode=ro` and never runs DDL, so recall works on a read-only `.memfs/`.
 
-        A damaged file raises IndexDamaged for a reader; a writer (which holds the writer
-        lock) moves it aside and starts a fresh one (memfs.index.heal)."""
+        A damaged file raises IndexDamaged for a reader; a writer moves it aside and starts
+        a fresh one (memfs.index.heal), once however many processes open it together."""
         self.path = path
         self.readonly = readonly
         if readonly:
-            self.conn = connect_readonly(path)
-            try:
-                probe(self.conn)
-            except BaseException:
-                self.conn.close()
-                raise
+            self._open_reader()
             return
         path.parent.mkdir(parents=True, exist_ok=True)
-        try:
+        for _ in range(_OPEN_TRIES):
+            seen = file_id(path)
+            try:
+                with heal_lock(path.parent):  # no heal renames the files while we open them
+                    self._open_writer()
+                return
+            except IndexDamaged as err:
+                self._close_failed()
+                what = "is not an index of this memfs" if err.reason == _FOREIGN else "was damaged"
+                with heal_lock(path.parent, exclusive=True):
+                    if move_aside(path, err.reason, what, seen=seen) is not None:
+                        self._open_writer()  # the fresh file, before anyone else opens it
+                        return
+                # another process healed it since we looked: open that one
+            except sqlite3.DatabaseError:
+                self._close_failed()
+                if file_id(path) == seen:
+                    raise
+                # replaced under us (another process healed it): open the new one
+        with heal_lock(path.parent):
             self._open_writer()
-        except IndexDamaged as err:
+
+    def _close_failed(self) -> None:
+        if getattr(self, "conn", None) is not None:
             self.conn.close()
-            move_aside(path, err.reason, "is not an index of this memfs" if err.reason == _FOREIGN else "was damaged")
-            self._open_writer()
+
+    def _open_reader(self) -> None:
+        """`mode=ro`, under the shared heal lock; a file replaced while we opened it
+        (another process healed it) is opened again."""
+        for attempt in range(_OPEN_TRIES):
+            seen = file_id(self.path)
+            try:
+                with heal_lock(self.path.parent):
+                    self.conn = connect_readonly(self.path)
+                    try:
+                        probe(self.conn)
+                    except BaseException:
+                        self.conn.close()
+                        raise
+                return
+            except (sqlite3.DatabaseError, IndexDamaged):
+                if attempt == _OPEN_TRIES - 1 or file_id(self.path) == seen:
+                    raise
 
     def _open_writer(self) -> None:
         self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
@@ -220,40 +222,15 @@ class IndexDB:
             tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if tables and "meta" not in tables:
                 raise IndexDamaged(_FOREIGN)
-            if self._old_schema():
-                notice(f"memfs: note: {self.path.parent.name}/{self.path.name} was built by another memfs version "
-                       f"(index schema {self.get_meta('schema')!r}, this one uses {SCHEMA_VERSION!r}); "
-                       "rebuilding it from the Markdown")
-                self._drop_all()  # a cache of an older layout: rebuilt from the Markdown
-                quant.migrate_cache(self.conn, int(self.get_meta("embedder_dim") or 0))
-                self.conn.execute("VACUUM")  # give back the dropped tables' pages
-            self.conn.executescript(_SCHEMA)
-            ptext.migrate(self.conn)  # plain passage text + external-content FTS -> this layout
-            seenindex.migrate(self.conn)  # indexes schema 7 dropped
-            if self.get_meta("schema") != SCHEMA_VERSION:
-                self.set_meta("schema", SCHEMA_VERSION)
+            layout.bring_up_to_date(self.conn, _SCHEMA, SCHEMA_VERSION, _IN_PLACE, self._note_rebuild)
         except sqlite3.DatabaseError as err:
             if is_damage(err):
                 raise IndexDamaged(str(err)) from None
             raise
 
-    def _old_schema(self) -> bool:
-        has_meta = self.conn.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone()
-        return bool(has_meta) and self.get_meta("schema") not in (SCHEMA_VERSION, *_IN_PLACE)
-
-    def _drop_all(self) -> None:
-        """Drop an older layout, but keep the embedding cache (and which embedder made it):
-        re-embedding 10^5 items costs minutes, re-parsing the Markdown seconds."""
-        self.conn.execute("DELETE FROM meta WHERE key NOT IN ('embedder', 'embedder_dim')")
-        names = [r[0] for r in self.conn.execute(
-            "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger') AND name NOT LIKE 'sqlite_%' "
-            "AND name NOT LIKE 'items_fts_%' AND name NOT LIKE 'passages_fts_%' "
-            "AND name NOT IN ('meta', 'embeddings')")]
-        fts = [n for n in ("items_fts", "passages_fts") if n in names]
-        for name in (*fts, *[n for n in names if n not in fts]):
-            kind = self.conn.execute("SELECT type FROM sqlite_master WHERE name=?", (name,)).fetchone()
-            if kind:
-                self.conn.execute(f'DROP {kind[0].upper()} IF EXISTS "{name}"')
+    def _note_rebuild(self, old: str) -> None:
+        notice(f"memfs: note: {self.path.parent.name}/{self.path.name} was built by another memfs version "
+               f"(index schema {old!r}, this one uses {SCHEMA_VERSION!r}); rebuilding it from the Markdown")
 
     def close(self) -> None:
         self.conn.close()

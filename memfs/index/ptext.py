@@ -56,27 +56,22 @@ def delete(c: sqlite3.Connection, ids: list[str]) -> None:
         c.executemany("DELETE FROM passages WHERE label=?", [(label,) for label, _, _ in rows])
 
 
-def migrate(c: sqlite3.Connection) -> bool:
+def convert(c: sqlite3.Connection) -> bool:
     """An index whose passages_fts is external content (text stored plain, kept in step by
     triggers) moves to this layout in place: same rows, same labels, so no vector and no
-    hnsw slot changes. True if it did (the caller repacks the file once to give back pages)."""
+    hnsw slot changes. Run inside the caller's write transaction (memfs.index.layout), which
+    made the check too. True if it did (the next sync repacks the file once)."""
     row = c.execute("SELECT sql FROM sqlite_master WHERE name='passages_fts'").fetchone()
     if row is None or "content=''" in row[0]:
         return False
-    c.execute("BEGIN IMMEDIATE")
-    try:
-        c.execute("DROP TRIGGER IF EXISTS passages_ai")
-        c.execute("DROP TRIGGER IF EXISTS passages_ad")
-        c.execute("DROP TABLE passages_fts")
-        c.execute(FTS_SQL)
-        rows = c.execute("SELECT label, heading, text FROM passages").fetchall()
-        c.executemany("UPDATE passages SET text=? WHERE label=?",
-                      [(pack(t), label) for label, _, t in rows if isinstance(t, str)])
-        c.executemany("INSERT INTO passages_fts(rowid, text, heading) VALUES(?,?,?)",
-                      [(label, unpack(t), h) for label, h, t in rows])
-        c.execute("DELETE FROM meta WHERE key='compacted'")
-    except BaseException:
-        c.execute("ROLLBACK")
-        raise
-    c.execute("COMMIT")
+    c.execute("DROP TRIGGER IF EXISTS passages_ai")
+    c.execute("DROP TRIGGER IF EXISTS passages_ad")
+    c.execute("DROP TABLE passages_fts")
+    c.execute(FTS_SQL)
+    rows = c.execute("SELECT label, heading, text FROM passages").fetchall()
+    c.executemany("UPDATE passages SET text=? WHERE label=?",
+                  [(pack(t), label) for label, _, t in rows if isinstance(t, str)])
+    c.executemany("INSERT INTO passages_fts(rowid, text, heading) VALUES(?,?,?)",
+                  [(label, unpack(t), h) for label, h, t in rows])
+    c.execute("DELETE FROM meta WHERE key='compacted'")
     return True
