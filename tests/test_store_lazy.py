@@ -181,3 +181,21 @@ def test_the_one_match_item_line_reads_what_fast_line_reads(lines) -> None:  # t
 
     lines = split_lines("".join(lines))
     assert _fast_entries(lines) == _line_by_line(lines)
+
+
+def test_a_one_shot_add_does_not_load_the_extractor(ws_path: Path) -> None:
+    """`memfs add` files a fact it is given: the offline extractor (~0.1-0.2 s of imports)
+    must not load with the API or the entry files (memfs/extract/__init__.py is lazy)."""
+    import subprocess
+    import sys
+
+    from tests.support.cli import env
+
+    probe = ("import sys; from memfs.api import Memory\n"
+             "m = Memory('.')\n"
+             "m.add('Ana keeps bees on the roof.'); m.close()\n"
+             "print('memfs.extract.offline' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ws_path, env=env(), capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
