@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -113,3 +114,135 @@ def test_a_date_that_decodes_to_end_in_a_newline_never_splits_the_line_on_a_rewr
         assert out.count("\n") == text.count("\n") and "%0A" in out
         back = parse_category(out, "index/t.md")
         assert back.fast and not back.warnings and [it.seen for it in back.items] == [2, 2]
+
+
+doc_op = st.tuples(st.sampled_from(["add", "bump", "supersede", "forget", "redate"]), st.integers(0, 50))
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(line, max_size=10), st.lists(st.lists(doc_op, min_size=1, max_size=3), min_size=1, max_size=4))
+def test_the_summary_head_followed_through_lazy_splices_equals_a_full_reparse(lines, rounds) -> None:  # type: ignore[no-untyped-def]
+    """Ranked.after on a lazily parsed doc (unbuilt slots ranked from their metadata) gives,
+    after every committed splice, what a fresh eager parse of the written text gives."""
+    docs = [parse_category(_text(lines), "index/t.md"), parse_category(_text(lines), "index/t.md", lazy=True)]
+    ranked = [Ranked.of(d.slots) for d in docs]
+    for rnd, ops in enumerate(rounds):
+        texts = []
+        for j, doc in enumerate(docs):
+            for n, (kind, k) in enumerate(ops):
+                live = [s for s in doc.slots if not s.removed]
+                slot = live[k % len(live)] if live else None
+                new = Item(id=f"n{rnd}{n}", text=f"New fact {rnd} {n}", type="knowledge", seen=1 + k % 3,
+                           updated="2024-09-0%d" % (k % 9 + 1))
+                if kind == "add" or slot is None:
+                    doc.add(new)
+                elif kind == "bump":
+                    slot.item = slot.item.model_copy(update={"seen": slot.item.seen + k % 4 + 1})
+                elif kind == "redate":
+                    slot.item = slot.item.model_copy(update={"updated": None if k % 2 else "2023-01-01"})
+                elif kind == "supersede" and not slot.item.extra.get("superseded_by"):
+                    slot.item = slot.item.model_copy(update={"extra": {**slot.item.extra, "superseded_by": new.id}})
+                    doc.add(new)
+                elif kind == "forget":
+                    doc.remove(slot.item_id())
+            sp = plan_splice(doc) if doc.dirty else None
+            if sp is None:  # not spliceable (mistune body, warnings): the store renders in full
+                text = doc.render()
+                docs[j] = parse_category(text, "index/t.md", lazy=bool(j))
+                ranked[j] = Ranked.of(docs[j].slots)
+            else:
+                text = sp.text
+                commit_splice(doc, sp)
+                ranked[j] = ranked[j].after(doc.slots, sp.written, sp.removed, sp.updated_before)
+            texts.append(text)
+        assert texts[0] == texts[1]
+        fresh = parse_category(texts[0], "index/t.md")
+        want = Ranked.of(fresh.slots)
+        for doc, r in zip(docs, ranked):
+            assert (r.summary(), r.newest) == (want.summary(), want.newest)
+            assert [s.item_id() for s in doc.slots if not s.removed] == [s.item.id for s in fresh.slots]
+            assert doc.ids() == fresh.ids()
+
+
+op = st.tuples(st.sampled_from(["add", "bump", "supersede", "forget", "meddle", "person_text", "person_meta"]),
+               st.integers(0, 50))
+
+
+def _apply(store, rel: str, path: Path, kind: str, k: int, rnd: int):  # type: ignore[no-untyped-def]
+    """One store operation, as services/writer.py and pipeline/persist.py make them."""
+    new = Item(id=f"n{rnd:02d}", text=f"New fact {rnd}", type="knowledge", updated="2024-09-09")
+    if kind in ("person_text", "person_meta"):
+        # A person edits one stamped line between memfs's writes: only its text, or only its metadata.
+        lines = path.read_text().splitlines(keepends=True)
+        stamped = [i for i, ln in enumerate(lines) if "<!-- id=" in ln]
+        if stamped:
+            i = stamped[k % len(stamped)]
+            lines[i] = lines[i].replace("- ", "- Edited ", 1) if kind == "person_text" else \
+                lines[i].replace(" -->", " seen=7 -->", 1)
+            path.write_text("".join(lines))
+        return None
+
+    def change(doc) -> None:  # type: ignore[no-untyped-def]
+        live = [s for s in doc.slots if not s.removed]
+        slot = live[k % len(live)] if live else None
+        if kind == "add" or slot is None:
+            doc.add(new)
+        elif kind == "bump":
+            slot.item = slot.item.model_copy(update={"seen": slot.item.seen + 1, "updated": "2025-01-0%d" % (k % 9 + 1)})
+        elif kind == "supersede":
+            if not slot.item.extra.get("superseded_by"):
+                slot.item = slot.item.model_copy(update={"extra": {**slot.item.extra, "until": "2024-09",
+                                                                   "superseded_by": new.id}})
+                doc.add(new)
+        elif kind == "forget":
+            doc.remove(slot.item_id())
+        elif kind == "meddle":
+            # A person saves the file while memfs applies its change: the store must re-apply
+            # it to their version (read-verify-write), whichever parse it made.
+            if not path.read_text().endswith("- Saved meanwhile <!-- id=zz type=knowledge -->\n"):
+                path.write_text(path.read_text() + "- Saved meanwhile <!-- id=zz type=knowledge -->\n")
+            doc.add(new)
+
+    return store.edit(rel, change)
+
+
+@pytest.mark.slow  # ~30 s: two workspaces and real store writes per example (400 examples passed by hand)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(line, max_size=8), st.lists(op, min_size=1, max_size=6), st.booleans())
+def test_store_operations_write_the_same_bytes_from_a_lazy_and_an_eager_parse(tmp_path_factory, lines, ops, crlf) -> None:  # type: ignore[no-untyped-def]
+    import memfs.store as store_mod
+    from memfs.config import load_config
+    from memfs.errors import MemfsError
+    from memfs.store import CategoryStore, decode_category
+    from memfs.workspace import Workspace, init_workspace
+
+    text = _text(lines, crlf)
+    stores, paths = [], []
+    for name in ("eager", "lazy"):
+        root = init_workspace(tmp_path_factory.mktemp(name) / "w", git=False).root
+        (root / "index" / "t.md").write_bytes(text.encode())
+        stores.append(CategoryStore(Workspace(root), load_config(root, environ={})))
+        paths.append(root / "index" / "t.md")
+    real = store_mod.decode_category
+    for rnd, (kind, k) in enumerate(ops):
+        results = []
+        for idx, (store, path) in enumerate(zip(stores, paths)):
+            store_mod.decode_category = real if idx else (lambda data, rel, lazy=False: decode_category(data, rel))
+            try:
+                doc = _apply(store, "index/t.md", path, kind, k, rnd)
+                results.append(None)
+            except MemfsError as err:  # a refusal must be the same refusal (any other error fails)
+                doc = None
+                results.append(str(err))
+            finally:
+                store_mod.decode_category = real
+            if doc is not None and not doc.warnings:
+                # The doc the next edit starts from (store._PARSED) is the file as written.
+                fresh = parse_category(path.read_text(), "index/t.md")
+                assert [s.item_id() for s in doc.slots if not s.removed] == [s.item.id for s in fresh.slots]
+                got, want = Ranked.of(doc.slots), Ranked.of(fresh.slots)
+                assert (got.summary(), got.newest) == (want.summary(), want.newest)
+        assert results[0] == results[1]
+        assert paths[0].read_bytes() == paths[1].read_bytes(), (kind, k)
+    _same_parse(parse_category(paths[0].read_text(), "index/t.md"),
+                parse_category(paths[1].read_text(), "index/t.md", lazy=True))
