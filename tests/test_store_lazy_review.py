@@ -246,3 +246,27 @@ def test_store_operations_write_the_same_bytes_from_a_lazy_and_an_eager_parse(tm
         assert paths[0].read_bytes() == paths[1].read_bytes(), (kind, k)
     _same_parse(parse_category(paths[0].read_text(), "index/t.md"),
                 parse_category(paths[1].read_text(), "index/t.md", lazy=True))
+
+
+def test_the_cli_adds_and_forgets_through_hostile_lines_without_a_traceback(tmp_path: Path) -> None:
+    """End to end (`python -m memfs.cli`): an add and a forget into a file a person left odd
+    (an id and a date that decode to end in a newline, a nested child, a duplicate id)."""
+    from tests.support.cli import init, run
+
+    ws = init(tmp_path / "w")
+    path = ws / "index" / "tea.md"
+    body = ("- Priya likes green tea <!-- id=abc%0A type=knowledge -->\n"
+            "- Sam likes coffee <!-- id=k2 type=knowledge updated=2024-05-01%0A -->\n"
+            "- Ana brews pu-erh <!-- id=k3 type=knowledge seen=2 -->\n"
+            "  - a note a person nested under it\n"
+            "- Ana brews pu-erh again <!-- id=k3 type=knowledge -->\n")
+    path.write_text("---\ntitle: Tea\nkind: index\n---\n# Tea\n\n" + body)
+    added = run(["add", "Lee drinks oolong every morning", "--category", "tea", "--type", "knowledge"], ws)
+    gone = run(["forget", "k2", "--yes"], ws)
+    for proc in (added, gone):
+        assert "Traceback" not in proc.stderr and "validation error" not in proc.stderr
+    text = path.read_text()
+    assert "  - a note a person nested under it\n" in text and "- Ana brews pu-erh again <!-- id=k3" in text
+    back = parse_category(text, "index/tea.md")
+    assert [it.text for it in back.items] == ["Priya likes green tea", "Ana brews pu-erh",
+                                               "Lee drinks oolong every morning"]
