@@ -270,3 +270,45 @@ def test_the_cli_adds_and_forgets_through_hostile_lines_without_a_traceback(tmp_
     back = parse_category(text, "index/tea.md")
     assert [it.text for it in back.items] == ["Priya likes green tea", "Ana brews pu-erh",
                                                "Lee drinks oolong every morning"]
+
+
+def test_the_index_after_lazy_writes_equals_a_rebuild_from_the_files(tmp_path: Path) -> None:
+    """Adds (new and reinforcing), forgets and a vector fill through `Memory` on a file of odd
+    lines: the files rows (summary, item count) the index keeps from the lazy docs' deltas
+    equal those of a fresh workspace rebuilt from the same Markdown."""
+    import random
+    import shutil
+
+    from memfs.workspace import init_workspace
+    from tests.support.workspace import hashing_memory
+
+    rng = random.Random(7)
+    root = init_workspace(tmp_path / "w", git=False).root
+    odd = ["seen=3", "seen=0", "seen=\u00b2", "updated=2024-05-01", "updated=2024%0A", "x-note=a%3Db",
+           "superseded_by=f000003 until=2024", "type=nonsense", "when=2025-02"]
+    lines = []
+    for i in range(150):
+        lines.append(f"- Fact {i} about tea {i % 13} <!-- id={'abc%0A' if i == 40 else f'f{i:06d}'} type=knowledge "
+                     f"{' '.join(rng.sample(odd, rng.randrange(3)))} -->\n" + ("  - nested note\n" if i % 50 == 7 else ""))
+    (root / "index" / "tea.md").write_text("---\ntitle: Tea\nkind: index\n---\n# Tea\n\n" + "".join(lines))
+    mem = hashing_memory(root)
+    try:
+        mem.sync()
+        for step, what in enumerate(["new", "again", "forget", "new"]):
+            if what == "forget":
+                mem.forget(f"f{rng.randrange(150):06d}")
+            else:
+                mem.add(f"Brand new tea fact {step}" if what == "new" else f"Fact {rng.randrange(150)} about tea 1",
+                        category="tea", type="knowledge")
+            mem.fill_vectors()
+        copy = tmp_path / "copy"
+        shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".memfs"))
+        fresh = hashing_memory(copy)
+        try:
+            fresh.sync(rebuild=True)
+            assert [tuple(r) if r else None for _, r in mem.category_rows()] == \
+                [tuple(r) if r else None for _, r in fresh.category_rows()]
+        finally:
+            fresh.close()
+    finally:
+        mem.close()
