@@ -17,7 +17,9 @@ from memfs.core.model import _WHEN, MEMORY_TYPES, Item, normalize_text
 
 META_KEYS: tuple[str, ...] = ("id", "type", "when", "src", "seen", "updated")
 _SAFE = "/:#.,@+_~()[]!*$&;"
-_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+#: `\Z`, not `$`: a value may be percent-decoded to end in a newline, which `$` lets through
+#: (and the model's own pattern, matched by pydantic, does not: the build raised later).
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 
 _inline = mistune.create_markdown(renderer=None).inline
 
@@ -81,6 +83,12 @@ def split_item_text(raw: str) -> tuple[str, dict[str, str] | None]:
     return raw, None
 
 
+def when_ok(value: str) -> bool:
+    """A `when`/`updated` value read from a file is a date: all of it (`%0A` decodes to a
+    newline that `_WHEN`'s `$` accepts; written back unencoded it split the item line)."""
+    return _WHEN.fullmatch(value) is not None
+
+
 def text_id(text: str, salt: str = "") -> str:
     """A deterministic 8-hex id for a line that has none yet (derived from its text)."""
     digest = hashlib.sha1(f"{salt}\x00{normalize_text(text).casefold()}".encode()).hexdigest()
@@ -100,7 +108,7 @@ def item_from_meta(text: str, meta: dict[str, str], default_type: str) -> Item:
     for key in ("when", "updated"):
         if key in meta:
             value = meta[key]
-            if _WHEN.match(value):
+            if when_ok(value):
                 fields[key] = value
             else:
                 extra[key] = value

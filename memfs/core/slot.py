@@ -14,8 +14,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from memfs.core.itemline import _ID, item_from_meta
-from memfs.core.model import _WHEN, Item
+from memfs.core.itemline import _ID, item_from_meta, when_ok
+from memfs.core.model import Item
 
 
 @dataclass
@@ -148,7 +148,7 @@ class LazySlot(Slot):
         meta = self._meta  # as item_from_meta reads it (lazy_ok: `seen` is ASCII digits)
         seen = int(meta["seen"]) if "seen" in meta and int(meta["seen"]) >= 1 else 1
         updated = meta.get("updated")
-        return seen, updated if updated is not None and _WHEN.match(updated) else None, \
+        return seen, updated if updated is not None and when_ok(updated) else None, \
             bool(meta.get("superseded_by"))
 
     def copy(self) -> "Slot":
