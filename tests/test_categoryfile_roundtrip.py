@@ -19,7 +19,7 @@ markdown_noise = st.lists(st.sampled_from(list("#>-+*=_`~<|[]()!:\\ \n\t.1234567
     max_size=40).map("".join)
 item_text = st.one_of(st.text(max_size=200), markdown_noise, st.text(min_size=2000, max_size=5000,
                       alphabet=string.ascii_letters + " "))
-dates = st.one_of(st.none(), st.from_regex(r"\A(19|20)\d\d(-(0[1-9]|1[0-2])(-(0[1-9]|1\d|2[0-8]))?)?\Z"))
+dates = st.one_of(st.none(), st.from_regex(r"\A(19|20)[0-9][0-9](-(0[1-9]|1[0-2])(-(0[1-9]|1[0-9]|2[0-8]))?)?\Z"))
 meta_values = st.text(max_size=30).filter(lambda s: s.strip() == s and s != "")
 
 

@@ -312,3 +312,29 @@ def test_the_index_after_lazy_writes_equals_a_rebuild_from_the_files(tmp_path: P
             fresh.close()
     finally:
         mem.close()
+
+
+def test_a_date_in_other_digits_is_not_a_date() -> None:
+    """`updated=２０２６-01-01` (fullwidth digits) matched `\\d` and sorted after every ASCII
+    date, so it stayed the file's newest stamp for good. Dates are ASCII digits only: such a
+    value is kept as the person's own metadata, not read as a date."""
+    from memfs.core.itemline import when_ok
+    from memfs.core.model import parse_when
+
+    assert when_ok("2026-01-01") and not when_ok("２０２６-01-01") and not when_ok("٢٠٢٦")
+    with pytest.raises(ValueError):
+        parse_when("２０２６-01-01")
+
+
+def test_memfs_setting_a_field_a_person_wrote_badly_is_not_undone_on_the_next_read() -> None:
+    """`updated=a1` (not a date) is kept as the person's metadata. When memfs then dates the
+    item, the line held `updated=2023-01-01 updated=a1` and the next read took the later,
+    bad one: memfs' date was lost (found by the summary-head hypothesis test)."""
+    from memfs.core.categoryfile import parse_category
+
+    doc = parse_category("- A fact <!-- id=a1 updated=a1 -->\n", "index/t.md")
+    assert doc.slots[0].item.updated is None and doc.slots[0].item.extra == {"updated": "a1"}
+    slot = doc.slots[0]
+    slot.item = slot.item.model_copy(update={"updated": "2023-01-01"})
+    again = parse_category(doc.render(), "index/t.md").slots[0].item
+    assert again.updated == "2023-01-01" and "updated" not in again.extra

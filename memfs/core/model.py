@@ -28,7 +28,8 @@ DEFAULT_TYPE_OF_KIND: dict[str, str] = {"memory": "profile", "index": "knowledge
 _WS = re.compile(r"\s+")
 #: NUL and the other control characters except tab, newline and carriage return.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_WHEN = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+#: ASCII digits only (`\d` takes any script's: a "２０２６" date sorted after every real one), all of it.
+_WHEN = re.compile(r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?\Z")
 
 
 def parse_when(value: str) -> str:
