@@ -44,10 +44,12 @@ class TermStats:
         self._rows: int | None = None
         self._df: dict[str, int] = {}
         self._ub: dict[str, float] = {}
+        #: Queries split-checked in this version: exact bounds only from the second on.
+        self.asked = 0
 
     def at(self, version: object) -> "TermStats":
         if version != self.version:
-            self.version, self._df, self._ub, self._rows = version, {}, {}, None
+            self.version, self._df, self._ub, self._rows, self.asked = version, {}, {}, None, 0
         return self
 
     def rows(self, db: IndexDB) -> int:
@@ -92,29 +94,41 @@ def idf(rows: int, n: int) -> float:
 
 
 def split(db: IndexDB, phrases: list[str], stats: TermStats) -> tuple[list[str], list[str], float] | None:
-    """(rest, common, ceiling): the most frequent words, while their bounds add up to less
-    than what a row with the rarest word scores at best (the real threshold, the
-    `limit`-th score of the rest, is checked after); None when no split is worth trying."""
+    """(rest, common, ceiling): the fewest most frequent words that match SAVING times the
+    rows the rest match, if their bounds add up to less than the rarest word's best score
+    (about what the `limit`-th row of the rest scores; the real threshold is checked
+    after); None when no split is worth trying. Only word counts are read unless a split
+    may pay; a word's analytic bound idf * (k1 + 1) is used when small enough (a word in
+    half the rows: 2.2e-6), its exact one (a pass over its rows) otherwise."""
     if len(phrases) < 2:
         return None  # one word: nothing to split, nothing to count
     dfs = {p: stats.df(db, p) for p in phrases}
     present = sorted((p for p in phrases if dfs[p]), key=lambda p: -dfs[p])
-    if len(present) < 2:
-        return None
-    target = stats.bound(db, present[-1])
-    common: list[str] = []
-    ceiling = 0.0
-    for p in present[:-1]:
-        bound = stats.bound(db, p)
-        if ceiling + bound >= target:
-            break
-        common.append(p)
-        ceiling += bound
-    # Worth a second query only if the common words match far more rows than the rest
-    # (whose rows are scored twice at worst: alone, then with the common words).
-    rest_rows = sum(dfs[p] for p in present if p not in common)
-    if not common or sum(dfs[p] for p in common) < SAVING * rest_rows:
-        return None
+    total = sum(dfs[p] for p in present)
+    taken_rows, j = 0, 0
+    while j < len(present) - 1 and taken_rows < SAVING * (total - taken_rows):
+        taken_rows += dfs[present[j]]
+        j += 1
+    if taken_rows < SAVING * (total - taken_rows):
+        return None  # the rest would match most rows anyway: no saving worth a second query
+    rows = stats.rows(db)
+    # A word's exact bound is a pass over its rows: worth it only when kept for later
+    # queries. The first query of a version (all a one-shot `memfs recall` asks) uses the
+    # analytic bounds alone, which prune the words in half the rows or more.
+    exact = stats.asked > 0
+    stats.asked += 1
+    target = stats.bound(db, present[-1]) if exact else idf(rows, dfs[present[-1]])
+    common, ceiling = present[:j], 0.0
+    for p in common:
+        analytic = idf(rows, dfs[p]) * (K1 + 1.0)
+        if ceiling + analytic < target:
+            ceiling += analytic
+        elif exact:
+            ceiling += stats.bound(db, p)
+        else:
+            return None
+        if ceiling >= target:
+            return None
     taken = set(common)
     return [p for p in phrases if p not in taken], [p for p in phrases if p in taken], ceiling
 
