@@ -121,6 +121,14 @@ def test_the_split_path_runs_and_agrees_across_corpora_and_limits(tmp_path: Path
     assert stats._ub  # noqa: SLF001 - and exact bounds were used
 
 
+def test_words_the_index_lacks_change_nothing(tmp_path: Path) -> None:
+    db = _db(tmp_path / "i.sqlite3", _corpus(random.Random(6), 300))
+    stats = TermStats().at(1)
+    for query in ("zebra quokka", "zebra kestrel", "zebra Ines went", "Ines went"):
+        for _ in range(2):
+            _same(db.bm25(query, 10), bm25_items(db, query, 10, stats))
+
+
 def test_counts_and_bounds_are_kept_per_data_version(tmp_path: Path) -> None:
     db = _db(tmp_path / "i.sqlite3", _corpus(random.Random(5), 200))
     stats = TermStats().at(1)

@@ -104,6 +104,8 @@ def split(db: IndexDB, phrases: list[str], stats: TermStats) -> tuple[list[str],
         return None  # one word: nothing to split, nothing to count
     dfs = {p: stats.df(db, p) for p in phrases}
     present = sorted((p for p in phrases if dfs[p]), key=lambda p: -dfs[p])
+    if len(present) < 2:
+        return None  # at most one word in the index: the full query is that word's
     total = sum(dfs[p] for p in present)
     taken_rows, j = 0, 0
     while j < len(present) - 1 and taken_rows < SAVING * (total - taken_rows):
