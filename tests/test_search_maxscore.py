@@ -88,7 +88,7 @@ def test_too_few_rare_rows_fall_back_to_the_full_query(tmp_path: Path) -> None:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10_000), n=st.integers(30, 400), limit=st.integers(1, 60),
-       words=st.lists(st.sampled_from(RARE + ["went", "ines", "home", "day", "stayed", "said"]),
+       words=st.lists(st.sampled_from(RARE + ["went", "ines", "home", "day", "stayed", "said", "zebra"]),
                       min_size=1, max_size=5, unique=True))
 def test_the_pruned_ranking_is_the_full_ranking(tmp_path_factory: pytest.TempPathFactory, seed: int, n: int,
                                                   limit: int, words: list[str]) -> None:
