@@ -12,9 +12,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import memfs.index.bm25prune as bm25prune
 from memfs.index.bm25prune import TermStats, bm25_items, split
 from memfs.index.db import IndexDB, fts_query, text_hash
 from memfs.index.itemrows import write_item_rows
+
+@pytest.fixture(autouse=True)
+def _small_corpora_split_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These corpora are small (fast); the size below which no split is tried is not the point."""
+    monkeypatch.setattr(bm25prune, "MIN_ROWS", 0)
+
 
 RARE = ["kestrel", "osprey", "marten", "heron", "puffin", "wren", "ibis", "vole", "lynx", "otter"]
 _ids = itertools.count()
@@ -127,6 +134,14 @@ def test_words_the_index_lacks_change_nothing(tmp_path: Path) -> None:
     for query in ("zebra quokka", "zebra kestrel", "zebra Ines went", "Ines went"):
         for _ in range(2):
             _same(db.bm25(query, 10), bm25_items(db, query, 10, stats))
+
+
+def test_a_small_index_runs_the_full_query_without_counting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bm25prune, "MIN_ROWS", 1000)
+    db = _db(tmp_path / "i.sqlite3", _corpus(random.Random(7), 300))
+    stats = TermStats().at(1)
+    assert bm25_items(db, "Ines went home", 5, stats) == db.bm25("Ines went home", 5)
+    assert stats._df == {}  # noqa: SLF001
 
 
 def test_counts_and_bounds_are_kept_per_data_version(tmp_path: Path) -> None:

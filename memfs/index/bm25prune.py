@@ -31,6 +31,9 @@ K1 = 1.2
 #: A split is tried only when the common words match this many times the rows the
 #: rest match (below that, scoring the rest's rows twice costs what it saves).
 SAVING = 2.0
+#: Below this many items BM25 costs about a millisecond and the counts would be most of
+#: it: the full query runs (bench/README.md, notes.py at 4.5k items).
+MIN_ROWS = 20_000
 #: Words whose counts one TermStats keeps (per data version).
 MAX_TERMS = 4096
 _SCORE = f"bm25(items_fts, 1.0, 0.3, {CONTEXT_WEIGHT})"
@@ -102,6 +105,9 @@ def split(db: IndexDB, phrases: list[str], stats: TermStats) -> tuple[list[str],
     half the rows: 2.2e-6), its exact one (a pass over its rows) otherwise."""
     if len(phrases) < 2:
         return None  # one word: nothing to split, nothing to count
+    rows = stats.rows(db)
+    if rows < MIN_ROWS:
+        return None
     dfs = {p: stats.df(db, p) for p in phrases}
     present = sorted((p for p in phrases if dfs[p]), key=lambda p: -dfs[p])
     if len(present) < 2:
@@ -113,7 +119,6 @@ def split(db: IndexDB, phrases: list[str], stats: TermStats) -> tuple[list[str],
         j += 1
     if taken_rows < SAVING * (total - taken_rows):
         return None  # the rest would match most rows anyway: no saving worth a second query
-    rows = stats.rows(db)
     # A word's exact bound is a pass over its rows: worth it only when kept for later
     # queries. The first query of a version (all a one-shot `memfs recall` asks) uses the
     # analytic bounds alone, which prune the words in half the rows or more.
