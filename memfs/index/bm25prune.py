@@ -7,14 +7,17 @@ words, and a common word can add little: FTS5 scores a phrase `idf * f (k1+1) / 
 (1 - b + b D/avgdl))`, below `idf * (k1 + 1)` whatever its frequency f, with idf =
 `log((N - n + 0.5) / (n + 0.5))` (1e-6 when that is not positive: a word in half the rows).
 
-So the words are split by that bound: the common ones (most rows, least idf), whose
-bounds add up to `ceiling`, and the rest. A row matching only common words scores below
-`ceiling`. One query scores the rows the rest match (with the rest's phrases; the common
-ones would add 0 to a row without them); if the `limit`-th of them already scores above
-`ceiling`, no row outside them can be among the top `limit`, and a second query (`rest
-AND common`) scores the rows that have both with every phrase. Those rows' scores are
-the full query's, summed in another order (so equal within ~1e-15, which can only swap
-rows whose scores are equal to that precision); otherwise the full query runs as before.
+So the words are split: the common ones (most rows, least weight), whose bounds add up
+to `ceiling`, and the rest. A word's bound is its own best score (`bm25()` of the word
+alone, best row: the same idf, row length and column weights as inside the full query,
+so exact and ~2x below idf * (k1 + 1)), or that analytic bound when it is small enough.
+A row matching only common words scores below `ceiling`. One query scores the rows the
+rest match (with the rest's phrases; the common ones would add 0 to a row without them);
+if the `limit`-th of them already scores above `ceiling`, no row outside them can be
+among the top `limit`, and a second query (`rest AND common`) scores the rows that have
+both with every phrase. Those rows' scores are the full query's, summed in another order
+(so equal within ~1e-15, which can only swap rows whose scores are equal to that
+precision); otherwise the full query runs as before.
 
 Document counts come from the index (a count per word and data version, cached in the
 caller's `TermStats`), so N and n are FTS5's own.
@@ -137,7 +140,8 @@ def split(db: IndexDB, phrases: list[str], stats: TermStats) -> tuple[list[str],
         if ceiling >= target:
             return None
     taken = set(common)
-    return [p for p in phrases if p not in taken], [p for p in phrases if p in taken], ceiling
+    # A hair above the sum, so float rounding of the bounds' sum never makes it an underestimate.
+    return [p for p in phrases if p not in taken], [p for p in phrases if p in taken], ceiling * (1 + 1e-9) + 1e-12
 
 
 def bm25_items(db: IndexDB, query: str, limit: int, stats: TermStats) -> list[tuple[int, float]]:
