@@ -104,7 +104,7 @@ def test_the_pruned_ranking_is_the_full_ranking(tmp_path_factory: pytest.TempPat
         query = " ".join(words)
         stats = TermStats().at(1)
         old = db.bm25(query, limit)
-        for _ in range(2):  # the first query of a version with analytic bounds, the next with exact ones
+        for _ in range(bm25prune.EXACT_AFTER):  # analytic bounds first, exact ones once the words recur
             _same(old, bm25_items(db, query, limit, stats))
     finally:
         db.close()
@@ -115,7 +115,7 @@ def test_the_split_path_runs_and_agrees_across_corpora_and_limits(tmp_path: Path
     for seed in range(6):
         db = _db(tmp_path / f"i{seed}.sqlite3", _corpus(random.Random(seed), 600))
         full = db.bm25
-        stats = TermStats().at(1)  # kept across queries: exact bounds from the second on
+        stats = TermStats().at(1)  # kept across queries: exact bounds once a word recurs
         for query in ("Ines went home", "the kestrel Ines saw", "osprey and heron went home with Ines", "day home"):
             for limit in (1, 5, 40):
                 calls: list[str] = []

@@ -37,6 +37,10 @@ SAVING = 2.0
 #: Below this many items BM25 costs about a millisecond and the counts would be most of
 #: it: the full query runs (bench/README.md, notes.py at 4.5k items).
 MIN_ROWS = 20_000
+#: A word's exact bound is computed from its this-many-th query in a data version on
+#: (before, its analytic bound only): 60 distinct questions at 10^6 items paid a pass
+#: over each common word's rows and BM25's p50 went 86 -> 165 ms (bench/README.md).
+EXACT_AFTER = 3
 #: Words whose counts one TermStats keeps (per data version).
 MAX_TERMS = 4096
 _SCORE = f"bm25(items_fts, 1.0, 0.3, {CONTEXT_WEIGHT})"
@@ -50,12 +54,13 @@ class TermStats:
         self._rows: int | None = None
         self._df: dict[str, int] = {}
         self._ub: dict[str, float] = {}
-        #: Queries split-checked in this version: exact bounds only from the second on.
-        self.asked = 0
+        #: How often each word was split-checked in this version: its exact bound (a pass
+        #: over its rows) is paid only for a word that keeps coming back (EXACT_AFTER).
+        self.asked: dict[str, int] = {}
 
     def at(self, version: object) -> "TermStats":
         if version != self.version:
-            self.version, self._df, self._ub, self._rows, self.asked = version, {}, {}, None, 0
+            self.version, self._df, self._ub, self._rows, self.asked = version, {}, {}, None, {}
         return self
 
     def rows(self, db: IndexDB) -> int:
@@ -122,18 +127,25 @@ def split(db: IndexDB, phrases: list[str], stats: TermStats) -> tuple[list[str],
         j += 1
     if taken_rows < SAVING * (total - taken_rows):
         return None  # the rest would match most rows anyway: no saving worth a second query
-    # A word's exact bound is a pass over its rows: worth it only when kept for later
-    # queries. The first query of a version (all a one-shot `memfs recall` asks) uses the
-    # analytic bounds alone, which prune the words in half the rows or more.
-    exact = stats.asked > 0
-    stats.asked += 1
-    target = stats.bound(db, present[-1]) if exact else idf(rows, dfs[present[-1]])
+    # A word's exact bound is a pass over its rows: paid only for words that keep coming
+    # back in this version (a one-shot `memfs recall` never pays it); until then the
+    # analytic bounds alone prune the words in half the rows or more.
+    for p in present:
+        stats.asked[p] = stats.asked.get(p, 0) + 1
+    if len(stats.asked) >= MAX_TERMS:
+        stats.asked.clear()
+
+    def exact(p: str) -> bool:
+        return p in stats._ub or stats.asked.get(p, 0) >= EXACT_AFTER  # noqa: SLF001
+
+    rarest = present[-1]
+    target = stats.bound(db, rarest) if exact(rarest) else idf(rows, dfs[rarest])
     common, ceiling = present[:j], 0.0
     for p in common:
         analytic = idf(rows, dfs[p]) * (K1 + 1.0)
         if ceiling + analytic < target:
             ceiling += analytic
-        elif exact:
+        elif exact(p):
             ceiling += stats.bound(db, p)
         else:
             return None
