@@ -18,6 +18,7 @@ import numpy as np
 
 from memfs.core.salience import salience
 from memfs.core.stamps import age_days
+from memfs.index.bm25prune import TermStats, bm25_items
 from memfs.index.db import IndexDB, ItemRow, fts_query
 from memfs.index.fusion import fuse, rrf  # noqa: F401  (rrf: imported from here by callers)
 from memfs.index.qcache import CachingEmbedder
@@ -99,6 +100,7 @@ class Searcher:
         self._bm_version: tuple[int, int, int] | None = None
         self._bm_cache: dict[tuple[str, int], list[tuple[int, float]]] = {}
         self._count_cache = 0
+        self._terms = TermStats()  # row counts of the query's words, per data version
         #: Read every fused candidate's row (the reference the early stop is tested against).
         self.full_fuse = False
 
@@ -165,7 +167,8 @@ class Searcher:
         key = (fts_query(query) or "", limit)
         found = self._bm_cache.get(key)
         if found is None:
-            found = with_passages_bm25(self.db, query, limit, self.db.bm25(query, limit))
+            found = with_passages_bm25(self.db, query, limit,
+                                       bm25_items(self.db, query, limit, self._terms.at(version)))
             if len(self._bm_cache) >= BM25_CACHE_SIZE:
                 self._bm_cache.pop(next(iter(self._bm_cache)))
             self._bm_cache[key] = found

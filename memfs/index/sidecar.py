@@ -187,8 +187,9 @@ class HnswSidecar:
         self._csr = None
 
     # -- changes ------------------------------------------------------------------
-    def rebuild(self, labels: np.ndarray, matrix: np.ndarray) -> None:
-        self._new(int(len(labels) * 1.3) + 1024)
+    def rebuild(self, labels: np.ndarray, matrix: np.ndarray, capacity: int | None = None) -> None:
+        """A new graph of these labels; `capacity` sizes it for more added after (a streamed build)."""
+        self._new(int(max(len(labels), capacity or 0) * 1.3) + 1024)
         if len(labels):
             self.upsert([int(x) for x in labels], matrix)
 

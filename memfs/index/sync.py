@@ -28,6 +28,7 @@ from memfs.index.statstamp import recorded_mtime
 from memfs.fsutil import read_regular
 from memfs.index.passage_sync import all_passage_texts, apply_passages, category_of, pending_labels, plan_passages
 from memfs.index.passages import PASSAGE_LABEL_BASE
+from memfs.index.sidecar_build import embed_into_cache, rebuild_streaming, uncached
 from memfs.index.syncplan import SyncReport, _Parsed, _Plan
 from memfs.index.compact import compact, compact_due
 from memfs.index.vectors import LEGACY_FORMAT as OLD_SIDECAR
@@ -209,8 +210,7 @@ class Indexer:
                 plan.need_vectors.setdefault(text_hash(row.text), row.text)
             for h, text in all_passage_texts(self.db).items():
                 plan.need_vectors.setdefault(h, text)
-        vectors, fresh = self.embed_texts(plan.need_vectors, progress) if plan.need_vectors else ({}, [])
-        report.embedded = len(fresh)
+        vectors, fresh = self._embed_for_sync(plan.need_vectors, report, progress)
 
         with self.db.transaction() as c:
             if fresh:
@@ -240,11 +240,34 @@ class Indexer:
                 self.db.set_meta("index_version", str(int(self.db.get_meta("index_version") or 0) + 1))
         if prose.inserts:
             plan.passage_labels = pending_labels(self.db, prose)
+        # What was parsed is written: dropped before the graph is built, so a cold build's
+        # peak is the larger of the two phases, not their sum (memfs.index.sidecar_build).
+        del parsed, prose, fresh
+        plan.inserts, plan.updates, plan.need_vectors = [], [], {}
         self._update_sidecar(plan, vectors, rebuild_all=reembed or rebuild)
         if compact_due(self.db, report.items_added + report.passages_added, cold=rebuild or not stats):
             compact(self.db)  # a cold build leaves b-tree pages ~70 % full (memfs.index.compact)
         report.seconds = time.perf_counter() - t0
         return report
+
+    def _embed_for_sync(self, by_hash: dict[str, str], report: SyncReport, progress: Callable[..., None] | None,
+                        ) -> tuple[dict[str, np.ndarray], list[tuple[str, np.ndarray]]]:
+        """`embed_texts`, except that a big run (past SAVE_CHUNK texts to embed, outside a
+        transaction) is streamed into the cache and nothing is kept: ({}, [])."""
+        if not by_hash:
+            return {}, []
+        if len(by_hash) > SAVE_CHUNK and not self.db.conn.in_transaction:
+            if not self._embedder_checked:
+                self._pending_reembed = self._embedder_changed() or self._pending_reembed
+                self._embedder_checked = True
+            missing = [h for h in uncached(self.db, list(by_hash)) if h not in self.deferred]
+            if len(missing) > SAVE_CHUNK:
+                report.embedded = embed_into_cache(self.db, self.embedder.embed, by_hash, missing,
+                                                   EMBED_CHUNK if progress else SAVE_CHUNK, progress)
+                return {}, []
+        vectors, fresh = self.embed_texts(by_hash, progress)
+        report.embedded = len(fresh)
+        return vectors, fresh
 
     def _plan(self, parsed: list[_Parsed], removed_files: list[str], report: SyncReport,
               rebuild: bool = False) -> _Plan:
@@ -345,8 +368,7 @@ class Indexer:
         if sidecar is None or rebuild_all:
             sidecar = HnswSidecar(self.ws.state, self.embedder.dim, self.embedder.name,
                                   self.config.recall.hnsw_m, self.config.recall.hnsw_ef_construction)
-            labels, mat = self.db.labeled_vectors()
-            sidecar.rebuild(labels, mat)
+            rebuild_streaming(sidecar, self.db)  # chunk by chunk from the cache, not one matrix
         else:  # fold the pending delta into the sidecar
             labels, mat = self.db.labeled_vectors(pending_only=True)
             if len(labels):
