@@ -2,17 +2,13 @@
 
 - A new inbox file is taken once it is complete: renamed in (an atomic hand-over), or
   its size and mtime unchanged for `ingest.settle_seconds`.
-- Edits under memory/, index/, skill/ trigger a debounced `sync`; memfs' own writes
-  trigger one too, which finds nothing to do (the index already has their stat).
-- One daemon per workspace (`.memfs/daemon.lock`, held for its lifetime and checked on
-  every loop: if `.memfs/` is deleted the daemon takes it again or, if a second daemon
-  got there first, stops); each write burst takes the shared writer lock, so `memfs add`
-  from another shell waits its turn.
-- An input's items are written and keyword-recallable before most of them have a
-  vector; between inputs the loop embeds them in chunks and makes their near-duplicate
-  check (pipeline/vecfill.py). New inputs go first; pending vectors wait.
-- SIGINT/SIGTERM: finish the current file (or batch of a large one) and the vectors and
-  near-duplicate checks of what was taken, exit 0. One bad file never stops the loop.
+- Edits under memory/, index/, skill/ trigger a debounced `sync` (memfs' own writes too).
+- One daemon per workspace (`.memfs/daemon.lock`, checked every loop: a deleted `.memfs/`
+  is taken again, or the daemon stops if another got there first); writes take the writer lock.
+- An input's items are keyword-recallable before they have a vector; between inputs the
+  loop embeds them and makes their near-duplicate checks (pipeline/vecfill.py).
+- SIGINT/SIGTERM: finish the current file (or batch of a large one), its vectors and
+  checks, exit 0. One bad file never stops the loop; a moved workspace stops it.
 """
 
 from __future__ import annotations
@@ -267,35 +263,39 @@ class Daemon:
                 return self._refresh_root_files()
 
     def _state_lost(self, lock: WriterLock, warm):  # type: ignore[no-untyped-def]
-        """`.memfs/` went away with our lock file in it: take the lock again on the new file
-        (or stop, if a second daemon already did, or the folder itself moved), drop every handle
-        on the deleted index and rebuild it from the Markdown. Writes stay exclusive meanwhile:
-        the writer lock is anchored on the workspace folder itself (WriterLock)."""
-        if not folder_is(self.ws.root, self._root_id):  # moved or deleted, `.memfs/` with it
-            self.log(f"memfs daemon: {self.ws.root} was moved or deleted; stopping (nothing written there)")
-            self._lost = True  # its old path is not ours to recreate
-            self.stopping.set()
+        """`.memfs/` went away with our lock file: take the lock again (or stop: another daemon has
+        it, or the folder moved) and rebuild the index; the writer lock is anchored on the folder."""
+        if self._gone():
             return warm
         lock.release()
         try:
             lock.acquire()
         except LockedError:
-            self.log("memfs daemon: .memfs/ was deleted and another memfs daemon now runs on this workspace; "
-                     "stopping")
+            self.log("memfs daemon: .memfs/ was deleted and another memfs daemon now runs here; stopping")
             self._lost = True  # its index is the other daemon's now: leave it alone
             self.stopping.set()
             return warm
         self.log("memfs daemon: .memfs/ was deleted or replaced; rebuilding the index from the Markdown")
-        if warm is not None:
-            warm.stop()
+        warm.stop() if warm is not None else None
         try:
             with self.memory.lock("sync"):
                 self.memory.reset_index()
             self.memory.sync(vectors=False)  # the loop fills pending vectors, in chunks
             self._refresh_root_files()
         except Exception as err:  # noqa: BLE001 - the next loop (or input) tries again
+            if self._gone():  # `rm -rf` of the workspace takes `.memfs/` first, then the rest
+                return None
             self.log(f"memfs daemon: rebuild after .memfs/ was deleted failed: {type(err).__name__}: {err}")
         return self._start_warm()
+
+    def _gone(self) -> bool:
+        """The workspace folder was moved or deleted, `.memfs/` with it: stop, writing nothing."""
+        if folder_is(self.ws.root, self._root_id) and (self.ws.root / "memfs.toml").is_file():
+            return False
+        self.log(f"memfs daemon: {self.ws.root} was moved or deleted; stopping (nothing written there)")
+        self._lost = True  # its old path is not ours to recreate
+        self.stopping.set()
+        return True
 
     def _start_warm(self):  # type: ignore[no-untyped-def]
         from memfs.warm import start_warm
