@@ -13,6 +13,7 @@ from memfs.index.ptext import pack, unpack
 from tests.conftest import hashing_memory
 from tests.support.cli import MEMFS
 from tests.support.cli import env as support_env
+from tests.support.oldlayout import to_schema5
 
 NOTE = """# Harbour
 
@@ -80,28 +81,6 @@ def test_an_edited_or_removed_paragraph_leaves_the_keyword_index(ws_path: Path) 
         mem.close()
 
 
-def _to_old_layout(db_path: Path) -> None:
-    """What an index built before this change looks like: plain text, external-content FTS
-    kept by triggers."""
-    c = sqlite3.connect(db_path, isolation_level=None)
-    rows = c.execute("SELECT label, heading, text FROM passages").fetchall()
-    c.execute("DROP TABLE passages_fts")
-    c.executescript("""
-CREATE VIRTUAL TABLE passages_fts USING fts5(text, heading, content='passages', content_rowid='label',
-    tokenize='porter unicode61 remove_diacritics 2');
-CREATE TRIGGER passages_ai AFTER INSERT ON passages BEGIN
-  INSERT INTO passages_fts(rowid, text, heading) VALUES (new.label, new.text, new.heading);
-END;
-CREATE TRIGGER passages_ad AFTER DELETE ON passages BEGIN
-  INSERT INTO passages_fts(passages_fts, rowid, text, heading) VALUES ('delete', old.label, old.text, old.heading);
-END;""")
-    c.executemany("UPDATE passages SET text=? WHERE label=?", [(unpack(t), label) for label, _, t in rows])
-    c.execute("INSERT INTO passages_fts(passages_fts) VALUES('rebuild')")
-    c.execute("UPDATE meta SET value='5' WHERE key='schema'")  # the layout's number then
-    c.execute("INSERT INTO meta(key, value) VALUES('compacted', '1') ON CONFLICT(key) DO UPDATE SET value='1'")
-    c.close()
-
-
 def test_an_index_with_plain_passage_text_migrates_in_place(ws_path: Path) -> None:
     _write(ws_path, NOTE)
     mem = hashing_memory(ws_path)
@@ -112,7 +91,7 @@ def test_an_index_with_plain_passage_text_migrates_in_place(ws_path: Path) -> No
     finally:
         mem.close()
     db_path = ws_path / ".memfs" / "index.sqlite3"
-    _to_old_layout(db_path)
+    to_schema5(db_path, compacted=True)
     old = sqlite3.connect(db_path)
     assert {r[0] for r in old.execute("SELECT typeof(text) FROM passages")} == {"text"}
     old.close()

@@ -8,8 +8,9 @@ from pathlib import Path
 from memfs.index.ptext import unpack
 
 
-def to_schema5(db_path: Path) -> None:
-    """Schema 5: passage text plain, passages_fts external content kept by triggers."""
+def to_schema5(db_path: Path, compacted: bool = False) -> None:
+    """Schema 5: passage text plain, passages_fts external content kept by triggers.
+    `compacted`: mark it repacked already (no VACUUM by the next sync)."""
     c = sqlite3.connect(db_path, isolation_level=None)
     rows = c.execute("SELECT label, heading, text FROM passages").fetchall()
     c.execute("DROP TABLE passages_fts")
@@ -25,4 +26,6 @@ END;""")
     c.executemany("UPDATE passages SET text=? WHERE label=?", [(unpack(t), label) for label, _, t in rows])
     c.execute("INSERT INTO passages_fts(passages_fts) VALUES('rebuild')")
     c.execute("UPDATE meta SET value='5' WHERE key='schema'")
+    if compacted:
+        c.execute("INSERT INTO meta(key, value) VALUES('compacted', '1') ON CONFLICT(key) DO UPDATE SET value='1'")
     c.close()
