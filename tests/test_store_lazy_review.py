@@ -187,7 +187,7 @@ def _apply(store, rel: str, path: Path, kind: str, k: int, rnd: int):  # type: i
         slot = live[k % len(live)] if live else None
         if kind == "add" or slot is None:
             doc.add(new)
-        elif kind == "bump" and slot.stamped:  # an unstamped line: see the xfail test below
+        elif kind == "bump":
             slot.item = slot.item.model_copy(update={"seen": slot.item.seen + 1, "updated": "2025-01-0%d" % (k % 9 + 1)})
         elif kind == "supersede":
             if not slot.item.extra.get("superseded_by"):
@@ -340,9 +340,6 @@ def test_memfs_setting_a_field_a_person_wrote_badly_is_not_undone_on_the_next_re
     assert again.updated == "2023-01-01" and "updated" not in again.extra
 
 
-@pytest.mark.xfail(strict=True, reason="known defect, lazy and eager alike: a change to an unstamped (hand-written) "
-                   "line does not make the doc dirty (CategoryDoc.dirty), so nothing is written while the returned "
-                   "doc, which the next edit starts from, says it was")
 def test_a_bump_of_an_unstamped_line_is_written_or_refused(tmp_path: Path) -> None:
     """Found by the store-operations hypothesis test (CI, 2026-12-01)."""
     from memfs.config import load_config

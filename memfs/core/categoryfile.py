@@ -97,8 +97,10 @@ class CategoryDoc:
     @property
     def dirty(self) -> bool:
         return self.front != self._front_parsed or any(
-            # From the end: new items are appended there, so an add is found at once.
-            s.removed or (s.start is None) or (s.changed and s.stamped) for s in reversed(self.slots)
+            # From the end: new items are appended there, so an add is found at once. An
+            # unstamped line is always written anew when the file is, but alone makes no
+            # write; a change to its item does (it was reported done, yet not written).
+            s.removed or (s.start is None) or s.modified() for s in reversed(self.slots)
         )
 
     def render(self) -> str:

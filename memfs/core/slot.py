@@ -40,12 +40,16 @@ class Slot:
 
     @property
     def changed(self) -> bool:
-        if self.parsed is None or not self.stamped:
-            return True
-        # Field by field, as pydantic's == does for Item, but at C speed (50k slots per
-        # write); an item changed in place is caught too, since `parsed` is a copy.
+        """The line must be written anew: its item changed, or memfs never stamped it."""
+        return not self.stamped or self.modified()
+
+    def modified(self) -> bool:
+        """A change altered the item as read (stamped or not): what makes a file dirty.
+
+        Field by field, as pydantic's == does for Item, but at C speed (50k slots per
+        write); an item changed in place is caught too, since `parsed` is a copy."""
         item, parsed = self.item, self.parsed
-        return type(item) is not type(parsed) or item.__dict__ != parsed.__dict__
+        return parsed is None or type(item) is not type(parsed) or item.__dict__ != parsed.__dict__
 
     # Accessors that a LazySlot answers without building its Item.
     def item_id(self) -> str:
@@ -131,7 +135,10 @@ class LazySlot(Slot):
 
     @property
     def changed(self) -> bool:
-        return self._item is not None and Slot.changed.fget(self)  # type: ignore[attr-defined]
+        return self._item is not None and Slot.modified(self)
+
+    def modified(self) -> bool:
+        return self._item is not None and Slot.modified(self)
 
     def item_id(self) -> str:
         return self._id if self._item is None else self._item.id
