@@ -329,11 +329,9 @@ def forgotten_words(mem: "Memory", plan: ForgetPlan) -> set[str]:
 def drop_unused_embeddings(mem: "Memory") -> int:
     """Delete cached vectors no item uses (the forgotten texts, and texts only ever compared),
     but not the category descriptions': the next start would embed them all again."""
-    from memfs.categorize import spec_texts
-    from memfs.core.hashing import text_hash
+    from memfs.services.cachegc import drop_unused
 
-    keep = frozenset(text_hash(t) for t in spec_texts(mem.runtime.category_specs()))
-    return repository.drop_unused_embeddings(mem.indexer.db, keep)
+    return drop_unused(mem.runtime)
 
 
 def scrub_index(mem: "Memory") -> None:

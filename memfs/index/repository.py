@@ -191,6 +191,11 @@ def count_passages(db: IndexDB) -> int:
     return int(db.conn.execute("SELECT count(*) FROM passages").fetchone()[0])
 
 
+def count_rows(db: IndexDB) -> int:
+    """Items plus passages: the rows that use cached vectors."""
+    return int(db.conn.execute("SELECT (SELECT count(*) FROM items) + (SELECT count(*) FROM passages)").fetchone()[0])
+
+
 def file_warnings(db: IndexDB) -> list[str]:
     """The parse warnings the index recorded per category file, in path order."""
     out: list[str] = []

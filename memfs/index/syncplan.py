@@ -23,6 +23,8 @@ class SyncReport(BaseModel):
     passages_added: int = 0
     passages_removed: int = 0
     reembedded_all: bool = False
+    #: Cached vectors no line used any more, dropped after this sync (services/cachegc.py).
+    vectors_dropped: int = 0
     warnings: list[str] = Field(default_factory=list)
     seconds: float = 0.0
 

@@ -14,6 +14,7 @@ from memfs.index.db import IndexDB
 from memfs.index.heal import IndexDamaged, is_damage, quick_check
 from memfs.index.repository import index_ready
 from memfs.index.sync import SyncReport
+from memfs.services.cachegc import collect_if_due
 from memfs.services.runtime import Runtime
 from memfs.views import views_stale
 
@@ -42,6 +43,7 @@ def sync(rt: Runtime, rebuild: bool = False, progress: Callable[..., None] | Non
             rt.reset_index(damaged=str(err))
             report = rt.indexer.sync(rebuild=True, progress=progress)
             rebuild = True
+        report.vectors_dropped = collect_if_due(rt, report, rebuilt=rebuild)
         merged = _fill_all(rt) if vectors else 0
         if report.changed or rebuild or merged or views_stale(rt.ws, rt.indexer.db):
             rt.regenerate_views()
