@@ -22,6 +22,7 @@ from pathlib import Path
 
 from memfs.configsnap import snapshot_key
 from memfs.errors import MemfsError
+from memfs.rootfind import workspace_root
 from memfs.sockconnect import connect
 
 VERB = "add"
@@ -46,22 +47,6 @@ def config_key(root: str | Path) -> str:
 
 class AddOutcomeUnknown(MemfsError):
     """The daemon took the add and no answer came back: it may or may not have been written."""
-
-
-def workspace_root(directory: str | None) -> str | None:
-    """The folder `memfs.workspace.find_workspace` would pick, or None (then the in-process
-    path reports it), found with os.path alone as memfs.console does (a test keeps them equal)."""
-    chosen = directory or os.environ.get("MEMFS_DIR")
-    if chosen:
-        root = os.path.realpath(os.path.expanduser(chosen))
-        return root if os.path.isfile(os.path.join(root, "memfs.toml")) else None
-    folder = os.path.realpath(os.getcwd())
-    while not os.path.isfile(os.path.join(folder, "memfs.toml")):
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
-    return folder
 
 
 def parse_plain(argv: list[str]) -> tuple[str | None, str, str | None, str | None, bool] | None:

@@ -21,9 +21,9 @@ from __future__ import annotations
 import os
 import sys
 
+from memfs.rootfind import workspace_root
 from memfs.sockconnect import connect
 
-CONFIG_NAME = "memfs.toml"  # memfs.workspace.CONFIG_NAME (a test keeps them equal)
 SOCKET = os.path.join(".memfs", "daemon.sock")  # memfs.warm.socket_path
 TIMEOUT = 5.0
 #: The verb the daemon answers with the rendered output (memfs.warm.RENDER_VERB).
@@ -60,23 +60,6 @@ def _parse(argv: list[str]) -> tuple[str | None, str, int | None, bool] | None:
     if query is None or not query.strip():
         return None
     return directory, query, k, as_json
-
-
-def _root(directory: str | None) -> str | None:
-    """The workspace `find_workspace` would pick, or None (no workspace: the full CLI
-    reports that)."""
-    chosen = directory or os.environ.get("MEMFS_DIR")
-    if chosen:
-        root = os.path.realpath(os.path.expanduser(chosen))
-        return root if os.path.isfile(os.path.join(root, CONFIG_NAME)) else None
-    folder = os.path.realpath(os.getcwd())
-    while True:
-        if os.path.isfile(os.path.join(folder, CONFIG_NAME)):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
 
 
 def json_string(text: str) -> str:
@@ -143,7 +126,7 @@ def _quick(argv: list[str]) -> bool:
     if parsed is None:
         return False
     directory, query, k, as_json = parsed
-    root = _root(directory)
+    root = workspace_root(directory)
     if root is None:
         return False
     out = _warm(root, query, k, as_json)

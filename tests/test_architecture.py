@@ -25,7 +25,7 @@ TIERS: dict[str, int] = {
     "memfs.core": 0, "memfs.errors": 0, "memfs.fsutil": 0, "memfs.workspace": 0, "memfs.config": 0,
     "memfs.llm.config": 0, "memfs.agents.config": 0, "memfs.progress": 0, "memfs.render": 0,
     "memfs.rootwrite": 0, "memfs.redact": 0, "memfs.forgotten": 0, "memfs.warm_client": 0,
-    "memfs.sockconnect": 0, "memfs.walk": 0, "memfs.configsnap": 0,
+    "memfs.sockconnect": 0, "memfs.rootfind": 0, "memfs.walk": 0, "memfs.configsnap": 0,
     # 1 the parts: index, readers, extraction, embedders, the LLM
     "memfs.index": 1, "memfs.readers": 1, "memfs.extract": 1, "memfs.providers": 1, "memfs.llm": 1,
     "memfs.categorize": 1,

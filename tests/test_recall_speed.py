@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memfs import console, warm, workspace
+from memfs import console, rootfind, warm, workspace
 from memfs.index.qcache import CachingEmbedder
 from memfs.index.vectors import EXACT_BLOCK, exact_search
 from tests.conftest import hashing_memory
@@ -98,7 +98,7 @@ def test_request_line_is_the_servers_verb_and_lone_surrogates_go_to_the_full_cli
 
 
 def test_thin_client_names_agree_with_the_packages() -> None:
-    assert console.CONFIG_NAME == workspace.CONFIG_NAME
+    assert rootfind.CONFIG_NAME == workspace.CONFIG_NAME
     assert console.RENDER_VERB == warm.RENDER_VERB
     assert console.SOCKET == str(warm.socket_path(Path(".memfs")))
 
@@ -109,13 +109,13 @@ def test_socket_lookup_finds_the_workspace_like_find_workspace(ws_path: Path, tm
     deep = ws_path / "memory" / "sub"
     deep.mkdir()
     monkeypatch.chdir(deep)
-    assert console._root(None) == root
+    assert rootfind.workspace_root(None) == root
     monkeypatch.chdir(tmp_path)
-    assert console._root(None) is None
-    assert console._root(str(ws_path)) == root
-    assert console._root(str(tmp_path)) is None  # not a workspace: the full CLI says so
+    assert rootfind.workspace_root(None) is None
+    assert rootfind.workspace_root(str(ws_path)) == root
+    assert rootfind.workspace_root(str(tmp_path)) is None  # not a workspace: the full CLI says so
     monkeypatch.setenv("MEMFS_DIR", str(ws_path))
-    assert console._root(None) == root
+    assert rootfind.workspace_root(None) == root
 
 
 def _one_shot_server(path: Path, reply: bytes) -> threading.Thread:
@@ -184,7 +184,7 @@ def test_thin_client_imports_nothing_heavy(ws_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     answer, modules = out.stdout.split("\n", 1)
     assert answer == "rendered answer"
-    assert set(modules.split()) <= {"__future__", "memfs", "memfs.console", "memfs.sockconnect"}, modules
+    assert set(modules.split()) <= {"__future__", "memfs", "memfs.console", "memfs.rootfind", "memfs.sockconnect"}, modules
 
 
 def test_cold_path_answers_exactly_what_memory_recall_answers(ws_path: Path) -> None:
