@@ -358,3 +358,16 @@ def test_a_bump_of_an_unstamped_line_is_written_or_refused(tmp_path: Path) -> No
     doc = store.edit("index/t.md", change)
     fresh = parse_category(path.read_text(), "index/t.md")
     assert (doc.slots[0].item.seen, Ranked.of(doc.slots).newest) == (fresh.slots[0].item.seen, Ranked.of(fresh.slots).newest)
+
+
+def test_an_invalid_type_is_not_written_beside_memfs_own() -> None:
+    """`type=bogus` reads as the file's default type, kept in `extra`; when memfs rewrote the
+    line it wrote `type=knowledge … type=bogus`: two keys, the later winning the next read."""
+    doc = parse_category("- A fact <!-- id=a1 type=bogus -->\n", "index/t.md")
+    assert doc.slots[0].item.type == "knowledge" and doc.slots[0].item.extra == {"type": "bogus"}
+    slot = doc.slots[0]
+    slot.item = slot.item.model_copy(update={"seen": 2})
+    text = doc.render()
+    assert text.count("type=") == 1, text
+    again = parse_category(text, "index/t.md").slots[0].item
+    assert (again.type, again.seen, again.extra) == ("knowledge", 2, {})

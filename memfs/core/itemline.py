@@ -43,9 +43,10 @@ def render_meta(item: Item) -> str:
     if item.updated:
         parts.append(f"updated={item.updated}")
     # A person's invalid value is kept in `extra` under its own key; once memfs sets that
-    # field, the later duplicate would win on the next read and undo memfs' value.
-    written = {k for k, v in (("when", item.when), ("src", item.src), ("seen", item.seen != 1),
-                              ("updated", item.updated)) if v}
+    # field, the later duplicate would win on the next read and undo memfs' value. `id` and
+    # `type` are always set (an invalid `type=` reads as the file's default type already).
+    written = {"id", "type"} | {k for k, v in (("when", item.when), ("src", item.src), ("seen", item.seen != 1),
+                                               ("updated", item.updated)) if v}
     for key in sorted(item.extra):
         if key not in written:
             parts.append(f"{key}={encode_value(item.extra[key])}")
