@@ -54,6 +54,9 @@ class FileDelta:
     #: (old 1-based file line, shift): rows at or after that line move by the shift.
     shifts: list[tuple[int, int]] = field(default_factory=list)
     files_row: tuple = ()
+    #: {id: its row before the write} for the removed and rewritten items the index held
+    #: (filled when the delta is applied: entry/partstore.py derives a file's parts from them).
+    before_rows: dict = field(default_factory=dict)
 
     @staticmethod
     def of(path: Path, rel: str, before: bytes, after: bytes, doc: CategoryDoc, sp: Splice,
@@ -144,6 +147,7 @@ def apply_deltas(indexer: "Indexer", only: list[str]) -> "SyncReport | None":
         existing = db.items_by_ids([it.id for it, _ in d.upserts] + d.removed)
         if any(r.path != d.rel for r in existing.values()):
             return None  # an id another file holds: the full sync decides which copy counts
+        d.before_rows = existing
         for item, line in d.upserts:
             h = text_hash(item.text)
             row = (d.rel, d.category, d.kind, item.type, item.text, item.when, item.src, item.seen,
