@@ -29,6 +29,7 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
+from memfs.entry.rankparts import decode_members, encode_members
 from memfs.index.db import IndexDB
 from memfs.index.entryparts import PartRow, drop_parts, part_paths, parts_of, save_parts
 
@@ -36,12 +37,12 @@ from memfs.index.entryparts import PartRow, drop_parts, part_paths, parts_of, sa
 MIN_ITEMS = 1000
 #: Part name -> whether it reads the items' learned dates (then the row names the horizon).
 PERSISTED: dict[str, bool] = {"lead": False, "words": False, "counts": False, "stats-parts": True,
-                              "split-sizes": True}
+                              "split-sizes": True, "rank-members": True, "rank-cost-counts": False}
 #: What `lookup` returns when no row applies.
 MISS = object()
 
 
-def _counter(raw: Any) -> Counter[str]:
+def _counter(raw: Any) -> Counter[Any]:
     if not isinstance(raw, dict) or not all(isinstance(v, int) for v in raw.values()):
         raise ValueError("not a count map")
     return Counter(raw)
@@ -64,6 +65,9 @@ _CODECS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     "counts": (lambda v: list(v), lambda r: (_int(r[0]), _int(r[1]), _int(r[2]))),
     "stats-parts": (lambda v: list(v), lambda r: (_int(r[0]), _int(r[1]), _counter(r[2]), _counter(r[3]))),
     "split-sizes": (lambda v: list(v), lambda r: (_counter(r[0]), _counter(r[1]), _int(r[2]))),
+    "rank-members": (encode_members, decode_members),
+    "rank-cost-counts": (lambda v: [[k, n] for k, n in v.items()],
+                         lambda r: Counter({_int(k): _int(n) for k, n in r})),
 }
 
 

@@ -22,15 +22,15 @@ from collections.abc import Callable, Iterator
 from datetime import date
 from typing import Any
 
-from memfs.entry import partstore
+from memfs.entry import partstore, poolrows
 from memfs.entry.partstore import MISS, PartStore, marks_digest
 from memfs.entry.pool import EntryItem, history_marks, learned_date, parse_day, save_history
 from memfs.index import repository
-from memfs.index.delta import FileDelta, effective_shifts, take_applied
+from memfs.index.delta import FileDelta, take_applied
 from memfs.index.db import IndexDB
 from memfs.workspace import Workspace
 
-Row = tuple  # (id, text, type, when, src, seen, updated, path, line), as repository.entry_rows
+from memfs.entry.poolrows import Row
 _SERIALS = itertools.count(1)
 #: What a memo's `delta` returns when it cannot derive the new value: compute it afresh.
 RECOMPUTE = object()
@@ -71,6 +71,8 @@ class FileView:
         self.applied: FileDelta | None = None  # the write the index applied to reach this content
         self.served: dict[tuple[Any, ...], Any] = {}  # (key, horizon) -> value read or derived
         self._marks_digest: str | None = None
+        self._row_at: dict[str, int] | None = None
+        self._made: dict[date, dict[str, EntryItem]] = {}  # items made one by one (item_of)
 
     def items(self, horizon: date) -> list[EntryItem]:
         """The file's items, learned dates clamped to the store's `horizon` (pool.learned_dates).
@@ -94,14 +96,14 @@ class FileView:
             added: list[EntryItem] = []
             kept: set[int] = set()
             for r, b, i in zip(self.rows, self.base, old_of or itertools.repeat(None)):
-                learned = _learned(b, r[3], horizon)
+                learned = poolrows.learned(b, r[3], horizon)
                 if i is not None:
                     old = old_items[i]
                     if old.learned == learned and (same_marks or old_marks.get(r[0]) == self.marks.get(r[0])):
                         out.append(old)
                         kept.add(i)
                         continue
-                it = _item(r, learned, self.marks.get(r[0]))
+                it = poolrows.item(r, learned, self.marks.get(r[0]))
                 out.append(it)
                 added.append(it)
             if self._items_for is not None and not added and len(kept) == len(old_items):
@@ -161,6 +163,33 @@ class FileView:
         return self._memo[key]
 
 
+    def line_of(self, item_id: str) -> int:
+        """The line of one of the file's current rows."""
+        return int(self.rows[self.row_at()[item_id]][8])
+
+    def row_at(self) -> dict[str, int]:
+        if self._row_at is None:
+            self._row_at = {r[0]: k for k, r in enumerate(self.rows)}
+        return self._row_at
+
+    def item_of(self, horizon: date) -> Callable[[str], EntryItem]:
+        """The file's item of an id at `horizon`: the built item if the items are built,
+        else one made from its row alone (a ranking shows a few items of a big file)."""
+        at = self.row_at()
+        if self._items_for == horizon:
+            items = self._items
+            return lambda item_id: items[at[item_id]]
+        made = self._made.setdefault(horizon, {})
+
+        def make(item_id: str) -> EntryItem:
+            it = made.get(item_id)
+            if it is None:
+                k = at[item_id]
+                r = self.rows[k]
+                it = made[item_id] = poolrows.item(r, poolrows.learned(self.base[k], r[3], horizon), self.marks.get(r[0]))
+            return it
+        return make
+
     def marks_digest(self) -> str:
         if self._marks_digest is None:
             self._marks_digest = marks_digest(self.marks)
@@ -203,9 +232,10 @@ class FileView:
             r = d.before_rows.get(i)
             if r is not None:
                 row = (r.id, r.text, r.type, r.when, r.src, r.seen, r.updated, r.path, r.line or 0)
-                removed.append(_item(row, _learned(learned_date(r.src, r.updated), r.when, horizon),
+                removed.append(poolrows.item(row, poolrows.learned(learned_date(r.src, r.updated), r.when, horizon),
                                      self.marks.get(r.id)))
-        added = [_item(row, _learned(learned_date(row[4], row[6]), row[3], horizon), self.marks.get(row[0]))
+        added = [poolrows.item(row, poolrows.learned(learned_date(row[4], row[6]), row[3], horizon),
+                                  self.marks.get(row[0]))
                  for row in ((it.id, it.text, it.type, it.when, it.src, it.seen, it.updated, d.rel, line)
                              for it, line in d.upserts)]
         return removed, added
@@ -220,65 +250,6 @@ def _version(db: IndexDB) -> tuple[str, int, int, int]:
     except OSError:
         ident = (0, 0, 0)
     return (db.get_meta("index_version") or "0", *ident)
-
-
-def _spliced(old: FileView, d: FileDelta | None, digest: str, count: int) -> tuple[list[Row], list[int | None]] | None:
-    """The file's rows after the spliced write `d` the index applied, from the previous
-    rows (what the index holds, without reading it back), and for each row the index of
-    the unchanged previous row it is; None unless `d` is the step from `old` to `digest`."""
-    if d is None or d.before_digest != old.digest or d.after_digest != digest:
-        return None
-    gone = set(d.removed) | {it.id for it, _ in d.upserts}
-    shifts = effective_shifts(d)
-    rows: list[Row] = []
-    reuse: list[int | None] = []
-    k, shift = 0, 0
-    for j, r in enumerate(old.rows):
-        if r[0] in gone:
-            continue
-        line = r[8]
-        while k < len(shifts) and shifts[k][0] <= line:
-            shift = shifts[k][1]
-            k += 1
-        if shift:
-            rows.append((*r[:8], line + shift))
-            reuse.append(None)
-        else:
-            rows.append(r)
-            reuse.append(j)
-    if len(rows) + len(d.upserts) != count:
-        return None
-    for it, line in d.upserts:  # each into its place: rows stay in (line, id) order
-        row = (it.id, it.text, it.type, it.when, it.src, it.seen, it.updated, d.rel, line)
-        at = bisect.bisect_left(rows, (line, it.id), key=lambda r: (r[8], r[0]))
-        rows.insert(at, row)
-        reuse.insert(at, None)
-    return rows, reuse
-
-
-def _learned(base: str | None, when: str | None, horizon: date) -> str | None:
-    """pool.learned_dates for one item, given the store's horizon."""
-    day = parse_day(base)
-    if day is None:
-        return None
-    said = parse_day(when)
-    if said is not None and day < said <= horizon:
-        day = said
-    return min(day, horizon).isoformat()
-
-
-_new = object.__new__
-
-
-def _item(r: Row, learned: str | None, mark: list[str] | None) -> EntryItem:
-    # The frozen dataclass's __init__ sets each field through object.__setattr__: filling
-    # the instance dict directly gives the same object at a third of the cost (50,000 rows
-    # per big file in a fresh process).
-    it = _new(EntryItem)
-    it.__dict__.update(id=r[0], text=r[1], type=r[2], when=r[3], src=r[4], seen=int(r[5]), updated=r[6], path=r[7],
-                       line=int(r[8]), learned=learned, until=(mark[0] or None) if mark else None,
-                       superseded_by=(mark[1] or None) if mark else None)
-    return it
 
 
 class Pool:
@@ -311,7 +282,7 @@ class Pool:
                 fresh[path] = old
                 continue
             applied = take_applied(str(ws.root / path))
-            spliced = _spliced(old, applied, digest, count) if old is not None else None
+            spliced = poolrows.spliced(old, applied, digest, count) if old is not None else None
             if spliced is not None:
                 fresh[path] = FileView(path, digest, count, spliced[0], marks.get(path, {}), prev=old, reuse=spliced[1])
             else:
@@ -352,6 +323,15 @@ class Pool:
         if fv.count >= partstore.MIN_ITEMS and key[0] in partstore.PERSISTED:
             self.parts.offer(path, key, fv.digest, fv.count, self.horizon, fv.marks_digest(), value)
         return value
+
+    def derived(self, path: str, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+        """A value computed from other parts of the file, not its items (kept with the view
+        for this horizon)."""
+        fv = self.files[path]
+        at = (key, self.horizon)
+        if at not in fv.served:
+            fv.served[at] = compute()
+        return fv.served[at]
 
     def persist(self, db: IndexDB) -> None:
         """Write the parts computed since the last call to the index (entry/partstore.py)."""
