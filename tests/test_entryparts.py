@@ -62,6 +62,20 @@ def assert_same_as_full_path(mem: Memory) -> None:
     assert entry_files(mem.ws.root) == before
 
 
+def _same_as_full_path_keeping_state(mem: Memory) -> None:
+    """assert_same_as_full_path in another pool, this process's pool kept for the next step."""
+    from memfs.entry import poolcache
+    from memfs import views
+
+    pools, states = dict(poolcache._POOLS), dict(views._STATES)
+    try:
+        assert_same_as_full_path(mem)
+    finally:
+        forget_state()
+        poolcache._POOLS.update(pools)
+        views._STATES.update(states)
+
+
 def seeded(root: Path, n: int = 40) -> Memory:
     (root / "index" / "big.md").write_text("---\ntitle: Big\n---\n" + big_lines(n))
     mem = hashing_memory(root)
@@ -83,7 +97,7 @@ def test_a_fresh_process_derives_the_written_file_from_its_persisted_parts(ws_pa
             forget_state()  # each add as a fresh `memfs add` would run it
             mem.add(f"Dana moved the ledger review {k} to Thursday.", category="index/big")
             served, derived = counters(mem)
-            assert derived >= 4, (served, derived)  # lead, words, counts, stats-parts: not recomputed
+            assert derived >= 5, (served, derived)  # base days, lead, words, counts, stats, ranking: not recomputed
             digest = db.conn.execute("SELECT hash FROM files WHERE path=?", (BIG,)).fetchone()[0]
             assert {r.digest for r in parts_of(db, BIG).values()} == {digest}  # persisted for the new content
             assert_same_as_full_path(mem)
@@ -91,6 +105,23 @@ def test_a_fresh_process_derives_the_written_file_from_its_persisted_parts(ws_pa
         with mem.lock("test"):
             assert mem.regenerate_views() == []
         assert counters(mem)[0] >= 4  # nothing changed: every part served as persisted
+
+
+def test_a_file_about_nobody_is_written_without_reading_its_rows(ws_path: Path) -> None:
+    """Its parts hold no items (no people, no skills): a fresh process reads the few rows
+    memory.md shows, by id, and not the file's rows."""
+    lines = "".join(f"- Note {_word(i)} about {_word(i + 7919)}. <!-- id=c{i:06d} type=knowledge -->\n"
+                    for i in range(60))
+    (ws_path / "index" / "big.md").write_text("---\ntitle: Big\n---\n" + lines)
+    forget_state()
+    with min_items(10), hashing_memory(ws_path) as mem:
+        mem.sync()
+        for k in range(3):
+            forget_state()
+            mem.add(f"Moved the {_word(9000 + k)} review to Friday.", category="index/big")
+            assert pool_for(mem.ws).files[BIG]._rows is None
+            assert "[index/big.md#c0000" in (ws_path / "memory.md").read_text()  # items made from their rows alone
+            assert_same_as_full_path(mem)
 
 
 def test_a_part_persisted_for_other_content_is_never_used(ws_path: Path) -> None:
@@ -157,7 +188,7 @@ def test_codecs_round_trip_every_persisted_part() -> None:
                "counts": (1, 2, 3), "stats-parts": (4, 3, Counter({"2026-01-02": 4}), Counter({"2026-01": 3})),
                "split-sizes": (Counter(x=20), Counter(), 40),
                "rank-members": {(1, "knowledge", date(2026, 1, 2)): ["a", "b"], (2, "fact", None): ["c"]},
-               "rank-cost-counts": Counter({12: 3, 40: 1})}
+               "rank-cost-counts": Counter({12: 3, 40: 1}), "base-days": {"2026-01-02": 7}}
     assert set(samples) == set(partstore.PERSISTED)
     for name, value in samples.items():
         enc, dec = partstore._CODECS[name]
@@ -208,16 +239,19 @@ def _apply(mem: Memory, step: tuple) -> None:  # type: ignore[type-arg]
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(steps=st.lists(op, min_size=1, max_size=6))
+@given(steps=st.lists(st.tuples(op, st.booleans()), min_size=1, max_size=6))
 def test_fresh_processes_with_persisted_parts_equal_the_full_path(tmp_path_factory: pytest.TempPathFactory,
                                                                   steps: list[tuple]) -> None:  # type: ignore[type-arg]
+    """Each step in a fresh process, or in the process of the step before (a daemon whose
+    views came from persisted parts, rows not read)."""
     root = init_workspace(tmp_path_factory.mktemp("parts") / "w", git=False).root
     forget_state()
     with min_items(10), seeded(root) as mem:
-        for step in steps:
-            forget_state()  # every step in a fresh process
+        for step, fresh in steps:
+            if fresh:
+                forget_state()
             _apply(mem, step)
-            assert_same_as_full_path(mem)
+            assert_same_as_full_path(mem) if fresh else _same_as_full_path_keeping_state(mem)
     shutil.rmtree(root, ignore_errors=True)
 
 

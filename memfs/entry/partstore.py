@@ -37,7 +37,7 @@ from memfs.index.entryparts import PartRow, drop_parts, part_paths, parts_of, sa
 MIN_ITEMS = 1000
 #: Part name -> whether it reads the items' learned dates (then the row names the horizon).
 PERSISTED: dict[str, bool] = {"lead": False, "words": False, "counts": False, "stats-parts": True,
-                              "split-sizes": True, "rank-members": True, "rank-cost-counts": False}
+                              "split-sizes": True, "rank-members": True, "rank-cost-counts": False, "base-days": False}
 #: What `lookup` returns when no row applies.
 MISS = object()
 
@@ -66,6 +66,7 @@ _CODECS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     "stats-parts": (lambda v: list(v), lambda r: (_int(r[0]), _int(r[1]), _counter(r[2]), _counter(r[3]))),
     "split-sizes": (lambda v: list(v), lambda r: (_counter(r[0]), _counter(r[1]), _int(r[2]))),
     "rank-members": (encode_members, decode_members),
+    "base-days": (lambda v: v, _ints),
     "rank-cost-counts": (lambda v: [[k, n] for k, n in v.items()],
                          lambda r: Counter({_int(k): _int(n) for k, n in r})),
 }

@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import os
+from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import date
 from typing import Any
@@ -25,7 +26,7 @@ from typing import Any
 from memfs.entry import partstore, poolrows
 from memfs.entry.partstore import MISS, PartStore, marks_digest
 from memfs.entry.pool import EntryItem, history_marks, learned_date, parse_day, save_history
-from memfs.index import repository
+from memfs.index import entryparts, repository
 from memfs.index.delta import FileDelta, take_applied
 from memfs.index.db import IndexDB
 from memfs.workspace import Workspace
@@ -43,22 +44,30 @@ class FileView:
     offers each memo its previous value with the items removed and added (`memo`'s
     `delta`), so a write into a 50,000-item file costs its few changed items, not 50,000."""
 
-    def __init__(self, path: str, digest: str, count: int, rows: list[Row], marks: dict[str, list[str]],
-                 prev: "FileView | None" = None, reuse: list[int | None] | None = None) -> None:
+    def __init__(self, path: str, digest: str, count: int, rows: list[Row] | None, marks: dict[str, list[str]],
+                 prev: "FileView | None" = None, reuse: list[int | None] | None = None,
+                 base_days: dict[str, int] | None = None) -> None:
         self.path = path
         self.serial = next(_SERIALS)  # names this content of the file in keys built from several files
         self.digest = digest
         self.count = count
-        self.rows = rows
+        self._rows = rows
+        self.db: IndexDB | None = None  # where rows not read yet are read from (set at every refresh)
         self.marks = marks
-        if prev is not None and reuse is None:  # which rows are unchanged: compare them all
+        if prev is not None and reuse is None and rows is not None:  # which rows are unchanged: compare them all
             old = {r: i for i, r in enumerate(prev.rows)}
             reuse = [old.get(r) for r in rows]
         self._prev, self._reuse = prev, reuse or []
-        self.base = [prev.base[j] if j is not None else learned_date(r[4], r[6])  # type: ignore[union-attr]
-                     for r, j in zip(rows, self._reuse)] if prev is not None else [
-                         learned_date(r[4], r[6]) for r in rows]
-        days = [d for b in set(self.base) if (d := parse_day(b)) is not None]
+        self._base: list[str | None] | None = None
+        if rows is None:  # the rows are read when first needed; the newest day is the persisted part's
+            assert base_days is not None
+            self.base_days = base_days
+        else:
+            self._base = [prev.base[j] if j is not None else learned_date(r[4], r[6])  # type: ignore[union-attr]
+                          for r, j in zip(rows, self._reuse)] if prev is not None else [
+                              learned_date(r[4], r[6]) for r in rows]
+            self.base_days = dict(Counter(b for b in self._base if b is not None))
+        days = [d for b in self.base_days if (d := parse_day(b)) is not None]
         self.base_max: date | None = max(days) if days else None
         self._items_for: date | None = None
         self._said: list[date] | None = None  # rows' own dates after their base day, sorted (_same_for)
@@ -73,6 +82,7 @@ class FileView:
         self._marks_digest: str | None = None
         self._row_at: dict[str, int] | None = None
         self._made: dict[date, dict[str, EntryItem]] = {}  # items made one by one (item_of)
+        self._one: dict[str, Row] = {}  # rows read one by one (_row)
 
     def items(self, horizon: date) -> list[EntryItem]:
         """The file's items, learned dates clamped to the store's `horizon` (pool.learned_dates).
@@ -163,9 +173,32 @@ class FileView:
         return self._memo[key]
 
 
+    @property
+    def rows(self) -> list[Row]:
+        if self._rows is None:
+            assert self.db is not None
+            self._rows = repository.entry_rows_of(self.db, self.path)
+        return self._rows
+
+    @property
+    def base(self) -> list[str | None]:
+        """Each row's learned date before the horizon clamps it (pool.learned_date)."""
+        if self._base is None:
+            self._base = [learned_date(r[4], r[6]) for r in self.rows]
+        return self._base
+
+    def _row(self, item_id: str) -> Row:
+        """One row by id, read alone while the rows are not read (a ranking's few items)."""
+        if self._rows is None and self.db is not None:
+            got = self._one.get(item_id) or entryparts.entry_row_of(self.db, self.path, item_id)
+            if got is not None:
+                self._one[item_id] = got
+                return got
+        return self.rows[self.row_at()[item_id]]
+
     def line_of(self, item_id: str) -> int:
         """The line of one of the file's current rows."""
-        return int(self.rows[self.row_at()[item_id]][8])
+        return int(self._row(item_id)[8])
 
     def row_at(self) -> dict[str, int]:
         if self._row_at is None:
@@ -175,18 +208,17 @@ class FileView:
     def item_of(self, horizon: date) -> Callable[[str], EntryItem]:
         """The file's item of an id at `horizon`: the built item if the items are built,
         else one made from its row alone (a ranking shows a few items of a big file)."""
-        at = self.row_at()
         if self._items_for == horizon:
-            items = self._items
+            items, at = self._items, self.row_at()
             return lambda item_id: items[at[item_id]]
         made = self._made.setdefault(horizon, {})
 
         def make(item_id: str) -> EntryItem:
             it = made.get(item_id)
             if it is None:
-                k = at[item_id]
-                r = self.rows[k]
-                it = made[item_id] = poolrows.item(r, poolrows.learned(self.base[k], r[3], horizon), self.marks.get(r[0]))
+                r = self._row(item_id)
+                it = made[item_id] = poolrows.item(r, poolrows.learned(learned_date(r[4], r[6]), r[3], horizon),
+                                                   self.marks.get(r[0]))
             return it
         return make
 
@@ -208,7 +240,7 @@ class FileView:
         if value is MISS and delta is not None and self.applied is not None:
             got = parts.base(self.path, key, self.applied.before_digest, horizon, marks)
             if got is not None:
-                removed, added = self._applied_items(horizon)
+                removed, added = poolrows.applied_items(self.applied, self.marks, horizon)
                 if got[0] - len(removed) + len(added) == self.count:
                     value = delta(got[1], removed, added)
                     if value is RECOMPUTE:
@@ -221,24 +253,6 @@ class FileView:
             if self._items_for == horizon:
                 self._memo.setdefault(key, value)
         return value
-
-    def _applied_items(self, horizon: date) -> tuple[list[EntryItem], list[EntryItem]]:
-        """The items the applied write removed (as the index held them before it: a
-        rewritten item's old version too) and the ones it wrote, at `horizon`."""
-        d = self.applied
-        assert d is not None
-        removed = []
-        for i in dict.fromkeys([*d.removed, *(it.id for it, _ in d.upserts)]):
-            r = d.before_rows.get(i)
-            if r is not None:
-                row = (r.id, r.text, r.type, r.when, r.src, r.seen, r.updated, r.path, r.line or 0)
-                removed.append(poolrows.item(row, poolrows.learned(learned_date(r.src, r.updated), r.when, horizon),
-                                     self.marks.get(r.id)))
-        added = [poolrows.item(row, poolrows.learned(learned_date(row[4], row[6]), row[3], horizon),
-                                  self.marks.get(row[0]))
-                 for row in ((it.id, it.text, it.type, it.when, it.src, it.seen, it.updated, d.rel, line)
-                             for it, line in d.upserts)]
-        return removed, added
 
 
 def _version(db: IndexDB) -> tuple[str, int, int, int]:
@@ -267,6 +281,8 @@ class Pool:
         to save with `pool.save_history`, or None when it did not change."""
         today = today or date.today()
         version = _version(db)
+        for fv in self.files.values():  # rows not read yet are read from this handle
+            fv.db = db
         if version == self.version and self.files:  # every change of the items bumps it
             self.changed = set()
             days = [fv.base_max for fv in self.files.values() if fv.base_max is not None]
@@ -282,17 +298,17 @@ class Pool:
                 fresh[path] = old
                 continue
             applied = take_applied(str(ws.root / path))
+            if old is not None and old._rows is None:
+                old = None  # its rows were never read: the index now holds the new ones
             spliced = poolrows.spliced(old, applied, digest, count) if old is not None else None
             if spliced is not None:
                 fresh[path] = FileView(path, digest, count, spliced[0], marks.get(path, {}), prev=old, reuse=spliced[1])
+            elif count >= partstore.MIN_ITEMS:  # nothing here to derive its parts from: the index may have them
+                fresh[path] = self._persisted_view(db, path, digest, count, marks.get(path, {}), old, applied)
             else:
-                fv = fresh[path] = FileView(path, digest, count, repository.entry_rows_of(db, path),
-                                            marks.get(path, {}), prev=old)
-                if count >= partstore.MIN_ITEMS:  # nothing here to derive its parts from: the index may have them
-                    self.parts.load(db, path)
-                    fv.parts_loaded = True
-                    if applied is not None and applied.after_digest == digest:
-                        fv.applied = applied
+                fresh[path] = FileView(path, digest, count, repository.entry_rows_of(db, path), marks.get(path, {}),
+                                       prev=old)
+            fresh[path].db = db
             self.changed.add(path)
         self.changed |= set(self.files) - set(fresh)
         self.files = fresh
@@ -300,6 +316,23 @@ class Pool:
         days = [fv.base_max for fv in fresh.values() if fv.base_max is not None]
         self.horizon = min(max(days), today) if days else today
         return cache
+
+    def _persisted_view(self, db: IndexDB, path: str, digest: str, count: int, marks: dict[str, list[str]],
+                        old: FileView | None, applied: FileDelta | None) -> FileView:
+        """A big file's view whose parts the index may hold: without reading its rows when
+        its learned days (all the pool needs of every file) are persisted, or derived from
+        the applied write; the rows are then read only if a part must be computed."""
+        self.parts.load(db, path)
+        applied = applied if applied is not None and applied.after_digest == digest else None
+        md = marks_digest(marks)
+        days = poolrows.base_days(self.parts, path, digest, count, md, applied)
+        if days is not None:
+            fv = FileView(path, digest, count, None, marks, base_days=days)
+        else:
+            fv = FileView(path, digest, count, repository.entry_rows_of(db, path), marks, prev=old)
+        fv.parts_loaded, fv.applied, fv._marks_digest = True, applied, md
+        self.parts.offer(path, poolrows.BASE_DAYS, digest, count, self.horizon, md, fv.base_days)
+        return fv
 
     def by_file(self) -> Iterator[tuple[str, list[EntryItem]]]:
         for path, fv in self.files.items():

@@ -65,3 +65,9 @@ def part_paths(db: IndexDB) -> set[str]:
         if "no such table" in str(err):
             return set()
         raise
+
+
+def entry_row_of(db: IndexDB, path: str, item_id: str) -> tuple | None:  # type: ignore[type-arg]
+    """One row of `repository.entry_rows_of(db, path)`, by id (None if that file has no such item)."""
+    return db.conn.execute('SELECT id, text, type, "when", src, seen, updated, path, COALESCE(line, 0) '
+                           "FROM items WHERE id=? AND path=?", (item_id, path)).fetchone()
