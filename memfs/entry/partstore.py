@@ -95,6 +95,9 @@ class PartStore:
 
     def __init__(self) -> None:
         self.loaded: dict[str, dict[str, PartRow]] = {}
+        #: (path, key) -> (row without its value, the value) of what this process wrote last:
+        #: a long-lived process derives its next parts from them without decoding the rows.
+        self._kept: dict[tuple[str, str], tuple[PartRow, Any]] = {}
         self._pending: dict[tuple[str, str], tuple[str, PartRow, Any]] = {}
         self.served = 0  # rows served or derived (tests check a fresh process used them)
         self.derived = 0
@@ -105,6 +108,11 @@ class PartStore:
     def lookup(self, path: str, key: tuple[Any, ...], digest: str, count: int, horizon: date, marks: str) -> Any:
         """The persisted value of `key` for exactly this content of the file, else MISS."""
         kt = key_text(key)
+        kept = self._kept.get((path, kt)) if kt else None
+        if kept is not None and (kept[0].digest, kept[0].count, kept[0].horizon, kept[0].marks) == (
+                digest, count, horizon_text(key, horizon), marks):
+            self.served += 1
+            return kept[1]
         row = self.loaded.get(path, {}).get(kt) if kt else None
         if row is None or (row.digest, row.count, row.horizon, row.marks) != (
                 digest, count, horizon_text(key, horizon), marks):
@@ -118,6 +126,10 @@ class PartStore:
              ) -> tuple[int, Any] | None:
         """(item count, value) of the row for the content a write started from, else None."""
         kt = key_text(key)
+        kept = self._kept.get((path, kt)) if kt else None
+        if kept is not None and (kept[0].digest, kept[0].horizon, kept[0].marks) == (
+                before_digest, horizon_text(key, horizon), marks):
+            return kept[0].count, kept[1]
         row = self.loaded.get(path, {}).get(kt) if kt else None
         if row is None or (row.digest, row.horizon, row.marks) != (before_digest, horizon_text(key, horizon), marks):
             return None
@@ -139,12 +151,17 @@ class PartStore:
     def flush(self, db: IndexDB, live: set[str]) -> None:
         """Write the values offered since the last flush; drop the rows of files gone from
         the index. Call under the writer lock."""
-        rows = [(path, row._replace(value=json.dumps(_CODECS[name][0](value), separators=(",", ":"))))
-                for (path, _), (name, row, value) in sorted(self._pending.items()) if path in live]
-        save_parts(db, rows)
-        for path, row in rows:  # without the value: this process has it in its pool
-            self.loaded.setdefault(path, {})[row.key] = row._replace(value="")
+        todo = [(path, name, row, value) for (path, _), (name, row, value) in sorted(self._pending.items(),
+                                                                                    key=lambda kv: kv[0])
+                if path in live]
+        save_parts(db, [(path, row._replace(value=json.dumps(_CODECS[name][0](value), separators=(",", ":"))))
+                        for path, name, row, value in todo])
+        for path, _, row, value in todo:  # the value is kept decoded, not as the row's text
+            self.loaded.setdefault(path, {})[row.key] = row
+            self._kept[(path, row.key)] = (row, value)
         self._pending.clear()
+        for key in [k for k in self._kept if k[0] not in live]:
+            del self._kept[key]
         drop_parts(db, sorted(part_paths(db) - live))
 
     @staticmethod

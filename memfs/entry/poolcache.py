@@ -298,17 +298,21 @@ class Pool:
                 fresh[path] = old
                 continue
             applied = take_applied(str(ws.root / path))
-            if old is not None and old._rows is None:
-                old = None  # its rows were never read: the index now holds the new ones
+            big = count >= partstore.MIN_ITEMS
+            if old is not None and (old._rows is None or (big and old._items_for is None)):
+                # Its rows were never read (the index now holds the new ones), or its parts
+                # came from the index, not its items: derive the new parts from those.
+                old = None
             spliced = poolrows.spliced(old, applied, digest, count) if old is not None else None
             if spliced is not None:
-                fresh[path] = FileView(path, digest, count, spliced[0], marks.get(path, {}), prev=old, reuse=spliced[1])
-            elif count >= partstore.MIN_ITEMS:  # nothing here to derive its parts from: the index may have them
-                fresh[path] = self._persisted_view(db, path, digest, count, marks.get(path, {}), old, applied)
+                fv = FileView(path, digest, count, spliced[0], marks.get(path, {}), prev=old, reuse=spliced[1])
+            elif big:  # nothing here to derive its parts from: the index may have them
+                fv = self._persisted_view(db, path, digest, count, marks.get(path, {}), old, applied)
             else:
-                fresh[path] = FileView(path, digest, count, repository.entry_rows_of(db, path), marks.get(path, {}),
-                                       prev=old)
-            fresh[path].db = db
+                fv = FileView(path, digest, count, repository.entry_rows_of(db, path), marks.get(path, {}), prev=old)
+            fresh[path], fv.db = fv, db
+            if big:  # what a later process needs of this file without its rows
+                self.parts.offer(path, poolrows.BASE_DAYS, digest, count, today, fv.marks_digest(), fv.base_days)
             self.changed.add(path)
         self.changed |= set(self.files) - set(fresh)
         self.files = fresh
@@ -331,7 +335,6 @@ class Pool:
         else:
             fv = FileView(path, digest, count, repository.entry_rows_of(db, path), marks, prev=old)
         fv.parts_loaded, fv.applied, fv._marks_digest = True, applied, md
-        self.parts.offer(path, poolrows.BASE_DAYS, digest, count, self.horizon, md, fv.base_days)
         return fv
 
     def by_file(self) -> Iterator[tuple[str, list[EntryItem]]]:
