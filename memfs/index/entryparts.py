@@ -9,10 +9,13 @@ point for a delta, never served as the value.
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from pathlib import Path
 from typing import NamedTuple
 
-from memfs.index.db import IndexDB
+from memfs.index.db import IndexDB, connect_readonly
+from memfs.index.heal import IndexDamaged
 
 #: The table, as it stands in index/db.py's schema (created in place by every writer's open).
 TABLE = "entry_parts"
@@ -71,3 +74,46 @@ def entry_row_of(db: IndexDB, path: str, item_id: str) -> tuple | None:  # type:
     """One row of `repository.entry_rows_of(db, path)`, by id (None if that file has no such item)."""
     return db.conn.execute('SELECT id, text, type, "when", src, seen, updated, path, COALESCE(line, 0) '
                            "FROM items WHERE id=? AND path=?", (item_id, path)).fetchone()
+
+
+#: The row key of a file's summary head (core/summarytop.Ranked as ids), written with the
+#: index delta of each spliced write and read by the store's next fresh parse of that content.
+SUMMARY_HEAD = '["summary-head"]'
+
+
+def summary_head(db_path: Path, path: str, digest: str) -> tuple[list[str], bool, str | None] | None:
+    """(head ids in ranking order, complete, newest stamp) persisted for this content of the
+    file, read without opening the index for writing; None if there is none (or no index)."""
+    if not db_path.exists():
+        return None
+    try:
+        conn = connect_readonly(db_path)
+        try:
+            row = conn.execute("SELECT value FROM entry_parts WHERE path=? AND key=? AND digest=?",
+                               (path, SUMMARY_HEAD, digest)).fetchone()
+        finally:
+            conn.close()
+    except (sqlite3.Error, IndexDamaged):
+        return None
+    if row is None:
+        return None
+    try:
+        ids, complete, newest = json.loads(row[0])
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or not isinstance(complete, bool) \
+            or not (newest is None or isinstance(newest, str)):
+        return None
+    return ids, complete, newest
+
+
+def summary_head_row(path: str, digest: str, count: int, head: tuple[list[str], bool, str | None]
+                     ) -> tuple[str, PartRow]:
+    return path, PartRow(SUMMARY_HEAD, digest, count, "", "", json.dumps(list(head), separators=(",", ":")))
+
+
+def save_head(conn: sqlite3.Connection, path: str, row: PartRow) -> None:
+    """Write one summary-head row inside the caller's transaction (the index delta's)."""
+    conn.execute("INSERT INTO entry_parts(path, key, digest, count, horizon, marks, value) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                 "ON CONFLICT(path, key) DO UPDATE SET digest=excluded.digest, count=excluded.count, "
+                 "horizon=excluded.horizon, marks=excluded.marks, value=excluded.value", (path, *row))
