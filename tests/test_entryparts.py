@@ -6,6 +6,7 @@ nothing, and a part persisted for other content (a person's edit) is never used.
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -132,11 +133,11 @@ def test_a_part_persisted_for_other_content_is_never_used(ws_path: Path) -> None
         def plant(digest: str) -> None:
             """A words part that says "zebrafish" tops the file, for the content `digest`."""
             row = parts_of(db, BIG)['["words"]']
-            counts, surface = partstore._CODECS["words"][1](__import__("json").loads(row.value))
+            counts, surface = partstore._CODECS["words"][1](json.loads(row.value))
             counts["zebrafish"] = 999
             surface["zebrafish"] = {"Zebrafish": 999}
             value = partstore._CODECS["words"][0]((counts, surface))
-            save_parts(db, [(BIG, row._replace(digest=digest, value=__import__("json").dumps(value)))])
+            save_parts(db, [(BIG, row._replace(digest=digest, value=json.dumps(value)))])
 
         current = parts_of(db, BIG)['["words"]'].digest
         plant(current)  # control: a row for this very content is what a fresh process serves
@@ -192,7 +193,7 @@ def test_codecs_round_trip_every_persisted_part() -> None:
     assert set(samples) == set(partstore.PERSISTED)
     for name, value in samples.items():
         enc, dec = partstore._CODECS[name]
-        got = dec(__import__("json").loads(__import__("json").dumps(enc(value))))
+        got = dec(json.loads(json.dumps(enc(value))))
         assert got == value and type(got) is type(value)
         if isinstance(value, tuple):
             assert [type(x) for x in got] == [type(x) for x in value]
