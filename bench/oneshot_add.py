@@ -3,7 +3,10 @@
     python bench/oneshot_add.py STORE --tree base=/path/to/old --tree this=. [--runs 5]
 
 STORE is a synced workspace (e.g. bench/store_large.py's kept `big-50000`); it is copied
-first, and every run adds one fact to `index/big.md` of the copy. Each run is a fresh
+once per tree (a tree's writes would otherwise leave the other's persisted entry parts
+stale: entry/partstore.py), each copy takes one untimed add first (the first write after
+a copy made by older code computes and persists the parts; its time is printed apart), and
+every run adds one fact to `index/big.md` of the tree's copy. Each run is a fresh
 interpreter with that tree on PYTHONPATH; the trees take turns (interleaved, so the load
 falls on both alike). Each run times the stages with wall clocks (no profiler): imports,
 the store's edit (of which the settled read and parse), the index sync, split planning
@@ -65,12 +68,25 @@ def main() -> None:
     ap.add_argument("store", type=Path)
     ap.add_argument("--tree", action="append", required=True, help="NAME=PATH (PYTHONPATH of a code tree)")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--small", type=Path, help="a small synced store (e.g. store_large.py's big-10): the same "
+                    "CLI add into it, interleaved, gives the marginal cost of the big file")
     args = ap.parse_args()
     trees = dict(t.split("=", 1) for t in args.tree)
     tmp = Path(tempfile.mkdtemp(prefix="memfs-bench-oneshot-"))
     try:
-        root = tmp / "w"
-        shutil.copytree(args.store, root, symlinks=True)
+        roots = {name: tmp / f"w-{k}" for k, name in enumerate(trees)}
+        smalls = {name: tmp / f"s-{k}" for k, name in enumerate(trees)} if args.small else {}
+        small: dict[str, list[float]] = {name: [] for name in smalls}
+        first: dict[str, float] = {}
+        for name, root in smalls.items():
+            shutil.copytree(args.small, root, symlinks=True)
+        for name, root in roots.items():
+            shutil.copytree(args.store, root, symlinks=True)
+            env = {**os.environ, "PYTHONPATH": str(Path(trees[name]).resolve()), "MEMFS_EMBEDDER_PROVIDER": "hashing"}
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "memfs.cli", "add", f"First fact of {name}.", "--category",
+                            "index/big"], cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
+            first[name] = time.perf_counter() - t0
         stages: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
         cli: dict[str, list[float]] = {name: [] for name in trees}
         base: list[float] = []
@@ -79,6 +95,7 @@ def main() -> None:
             subprocess.run([sys.executable, "-c", "pass"], check=True)
             base.append(time.perf_counter() - t0)
             for name, path in trees.items():
+                root = roots[name]
                 env = {**os.environ, "PYTHONPATH": str(Path(path).resolve()), "MEMFS_EMBEDDER_PROVIDER": "hashing"}
                 out = subprocess.run([sys.executable, "-c", CHILD, str(root), f"Split fact {k} of {name}."],
                                      env=env, check=True, capture_output=True, text=True)
@@ -87,11 +104,21 @@ def main() -> None:
                 subprocess.run([sys.executable, "-m", "memfs.cli", "add", f"CLI fact {k} of {name}.", "--category",
                                 "index/big"], cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
                 cli[name].append(time.perf_counter() - t0)
+                if name in smalls:
+                    t0 = time.perf_counter()
+                    subprocess.run([sys.executable, "-m", "memfs.cli", "add", f"Small fact {k} of {name}.",
+                                    "--category", "index/big"], cwd=smalls[name], env=env, check=True,
+                                   stdout=subprocess.DEVNULL)
+                    small[name].append(time.perf_counter() - t0)
         print(f"load average at the end: {os.getloadavg()[0]:.1f}; python -c pass median "
               f"{statistics.median(base):.3f}s")
         for name in trees:
             print(f"[{name}] one-shot `python -m memfs.cli add`: " + " ".join(f"{t:.2f}" for t in cli[name])
-                  + f"  median={statistics.median(cli[name]):.2f}s")
+                  + f"  median={statistics.median(cli[name]):.2f}s (untimed first add of the copy: {first[name]:.2f}s)")
+            if name in small:
+                print(f"[{name}] the same add into the small store: " + " ".join(f"{t:.2f}" for t in small[name])
+                      + f"  median={statistics.median(small[name]):.2f}s; marginal cost of the big file "
+                      f"{statistics.median(cli[name]) - statistics.median(small[name]):.2f}s")
             keys = list(stages[name][0])
             print(f"[{name}] stages, median of {args.runs}: " + ", ".join(
                 f"{key} {statistics.median(r.get(key, 0.0) for r in stages[name]):.2f}s" for key in keys))

@@ -8,20 +8,23 @@ re-applied to *their* version instead (up to a few times), so both edits survive
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
 from memfs.config import Config
 from memfs.core.categoryedit import commit_splice, plan_splice
-from memfs.core.categoryfile import CategoryDoc, clone, dump_front, hand_off, parse_category
+from memfs.core.categoryfile import CategoryDoc, Slot, clone, dump_front, hand_off, parse_category
 from memfs.core.derived import SUMMARY_CHARS, extractive_summary  # noqa: F401  (re-exported)
 from memfs.core.model import Item
+from memfs.core.summarytop import Ranked
 from memfs.errors import ConflictError, MemfsError
 from memfs.fsutil import (
     ChangedMeanwhile, Unsettled, atomic_write, read_settled, remember_written, unchanged_since, write_protected,
 )
 from memfs.index.delta import FileDelta, offer
+from memfs.index.entryparts import summary_head
 from memfs.workspace import Workspace
 
 
@@ -160,9 +163,30 @@ class CategoryStore:
         # Lazily: a write into a 50,000-item file builds the Items of the slots it touches.
         doc = cached[1] if hit else decode_category(data, rel, lazy=True)  # type: ignore[index]
         self._read_digest = cached[2] if hit else None  # type: ignore[index]
+        if not hit:  # a fresh parse: the summary head the index keeps for these bytes, if any
+            self._read_digest = hashlib.sha1(data).hexdigest()
+            doc._ranked = _kept_head(self.ws, rel, doc, self._read_digest)
         if doc.front_error:
             raise MemfsError(f"refusing to rewrite {doc.front_error}")
         return doc, data
+
+
+def _kept_head(ws: Workspace, rel: str, doc: CategoryDoc, digest: str) -> Ranked | None:
+    """The files-row summary head (core/summarytop.py) the index kept for exactly these
+    bytes, on this parse's slots: a fresh process's write then ranks its changed slots,
+    not every slot of a 50,000-item file. None (ranked afresh) unless every id is found."""
+    got = summary_head(ws.state / "index.sqlite3", rel, digest)
+    if got is None:
+        return None
+    ids, complete, newest = got
+    by_id: dict[str, Slot] = {}
+    for slot in doc.slots:
+        if not slot.removed:
+            by_id.setdefault(slot.item_id(), slot)
+    head = [by_id.get(i) for i in ids]
+    if len(set(ids)) != len(ids) or any(s is None for s in head):
+        return None
+    return Ranked(head, complete, newest)  # type: ignore[arg-type]
 
 
 #: (path, rel) -> (bytes memfs wrote, their parse), for the few files written last. The

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memfs.entry import poolcache
+from memfs.entry import poolrows
 from memfs.views import forget_state
 from tests.support.workspace import hashing_memory
 from tests.test_views_incremental import assert_same_as_full_rebuild
@@ -27,8 +27,8 @@ def test_a_new_day_skips_the_rows_of_unchanged_files(ws_path: Path, monkeypatch:
     (ws_path / "memory" / "goals.md").write_text("---\ntitle: Goals\n---\n" + _line(900, "2026-01-05", "2026-03-01"))
     forget_state()
     calls: list[str | None] = []
-    real = poolcache._learned
-    monkeypatch.setattr(poolcache, "_learned", lambda b, w, h: (calls.append(w), real(b, w, h))[1])
+    real = poolrows.learned
+    monkeypatch.setattr(poolrows, "learned", lambda b, w, h: (calls.append(w), real(b, w, h))[1])
     with hashing_memory(ws_path) as mem:
         mem.sync()
         log = ws_path / "memory" / "work.md"

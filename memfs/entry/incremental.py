@@ -8,7 +8,6 @@ after a write, the work is the changed file's plus a pass over files and people.
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import heapq
 import math
@@ -20,7 +19,8 @@ from datetime import date
 from memfs.entry.people import PageFront, Person, assignments, lead_counts, ordered, people_of
 from memfs.entry.pool import EntryItem, parse_day
 from memfs.entry.poolcache import RECOMPUTE, Pool
-from memfs.entry.ranking import Classes, stream
+from memfs.entry import rankparts
+from memfs.entry.ranking import stream
 
 
 @dataclass
@@ -123,7 +123,7 @@ class FileStats:
 
 def file_stats(pool: Pool, path: str) -> FileStats:
     """One file's FileStats, kept with its content (every regeneration asks for every file's)."""
-    return pool.memo(path, ("file-stats",), lambda items: _file_stats(pool, path))  # type: ignore[no-any-return]
+    return pool.derived(path, ("file-stats",), lambda: _file_stats(pool, path))  # type: ignore[no-any-return]
 
 
 def _file_stats(pool: Pool, path: str) -> FileStats:
@@ -232,37 +232,29 @@ def ranked(pool: Pool, kind: str, today: date, half_life: float, salience, cost,
     as soon as none of its remaining items fits in `room()` tokens by `cost` (the budget
     only shrinks), so a spent budget does not walk every item of the store. Each file's
     ranking is walked lazily from classes kept across days (entry/ranking.py), so a new
-    day does not re-score every item of the store."""
+    day does not re-score every item of the store; the classes' members and the items'
+    costs are kept as ids and counts (entry/rankparts.py), so a file whose parts the index
+    holds is ranked without building its items."""
     def wanted(items: list[EntryItem]) -> list[EntryItem]:
         return [it for it in items if it.current and not it.is_skill and it.kind == kind]
-
-    def classes_delta(old: Classes, removed: list[EntryItem], added: list[EntryItem]):  # type: ignore[no-untyped-def]
-        got = old.changed(wanted(removed), wanted(added), salience, half_life)
-        return RECOMPUTE if got is None else got
-
-    def costs_delta(old: list, removed: list[EntryItem], added: list[EntryItem]):  # type: ignore[no-untyped-def,type-arg]
-        out = list(old)
-        for it in wanted(removed):
-            at = bisect.bisect_left(out, (cost(it), it.line))
-            if at >= len(out) or out[at][2] is not it:
-                return RECOMPUTE
-            del out[at]
-        for it in wanted(added):
-            bisect.insort(out, (cost(it), it.line, it), key=lambda t: (t[0], t[1]))
-        return out
 
     files = []
     for p in pool.files:
         if p.split("/", 1)[0] != kind:
             continue
-        cls = pool.memo(p, ("rank-classes", kind, half_life),
-                        lambda items: Classes.of(wanted(items), salience, half_life), classes_delta)
-        if not cls.members:
+        fv = pool.files[p]
+        members = pool.memo(p, ("rank-members", kind), lambda items: rankparts.members_of(wanted(items)),
+                            lambda old, removed, added, fv=fv: rankparts.members_delta(
+                                old, wanted(removed), wanted(added), fv.line_of, RECOMPUTE))
+        if not members:
             continue
-        costs = pool.memo(p, ("rank-costs", kind), lambda items: sorted(
-            ((cost(it), it.line, it) for it in wanted(items)), key=lambda t: (t[0], t[1])), costs_delta)
-        lazy = pool.memo(p, ("rank-lazy", kind, today, half_life), lambda items, cls=cls, costs=costs: _Lazy(
-            stream(cls, today, half_life, salience), costs))
+        cls = pool.derived(p, ("rank-classes", kind, half_life), lambda members=members, fv=fv: rankparts.classes_of(
+            members, fv.item_of(pool.horizon), salience, half_life))
+        costs = pool.memo(p, ("rank-cost-counts", kind), lambda items: rankparts.cost_counts(wanted(items), cost),
+                          lambda old, removed, added: rankparts.cost_counts_delta(
+                              old, wanted(removed), wanted(added), cost, RECOMPUTE))
+        lazy = pool.derived(p, ("rank-lazy", kind, today, half_life), lambda cls=cls, costs=costs: _Lazy(
+            stream(cls, today, half_life, salience), rankparts.Floors(costs, cost)))
         files.append(lazy)
     heap = [((got[0], got[1].path, got[1].line), n, 0) for n, lazy in enumerate(files)
             if (got := lazy.get(0)) is not None]
@@ -286,13 +278,10 @@ class _Lazy:
     cost of the items from there on (kept for the day: the next regeneration reads it
     again and goes on where it stopped)."""
 
-    def __init__(self, gen: Iterator[tuple[float, EntryItem]], costs: list) -> None:  # type: ignore[type-arg]
+    def __init__(self, gen: Iterator[tuple[float, EntryItem]], floors: "rankparts.Floors") -> None:
         self.items: list[tuple[float, EntryItem]] = []
         self._gen: Iterator[tuple[float, EntryItem]] | None = gen
-        self._costs = costs  # (cost, line, item) of every item, cheapest first
-        self._floors: list[int] = []
-        self._gone: set[int] = set()
-        self._ptr = 0
+        self._floors = floors
 
     def get(self, i: int) -> tuple[float, EntryItem] | None:
         while len(self.items) <= i and self._gen is not None:
@@ -305,14 +294,7 @@ class _Lazy:
 
     def floor(self, at: int) -> int:
         """The least cost of the items at position `at` of the ranking or after it."""
-        while len(self._floors) <= at:
-            k = len(self._floors)
-            if k:
-                self._gone.add(id(self.items[k - 1][1]))
-            while self._ptr < len(self._costs) and id(self._costs[self._ptr][2]) in self._gone:
-                self._ptr += 1
-            self._floors.append(self._costs[self._ptr][0] if self._ptr < len(self._costs) else 1 << 62)
-        return self._floors[at]
+        return self._floors.floor(at, self.items)
 
 
 def counts(pool: Pool, path: str) -> tuple[int, int, int]:

@@ -18,17 +18,20 @@ from __future__ import annotations
 import bisect
 import itertools
 import os
+from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import date
 from typing import Any
 
+from memfs.entry import partstore, poolrows
+from memfs.entry.partstore import MISS, PartStore, marks_digest
 from memfs.entry.pool import EntryItem, history_marks, learned_date, parse_day, save_history
-from memfs.index import repository
-from memfs.index.delta import FileDelta, effective_shifts, take_applied
+from memfs.index import entryparts, repository
+from memfs.index.delta import FileDelta, take_applied
 from memfs.index.db import IndexDB
 from memfs.workspace import Workspace
 
-Row = tuple  # (id, text, type, when, src, seen, updated, path, line), as repository.entry_rows
+from memfs.entry.poolrows import Row
 _SERIALS = itertools.count(1)
 #: What a memo's `delta` returns when it cannot derive the new value: compute it afresh.
 RECOMPUTE = object()
@@ -41,22 +44,30 @@ class FileView:
     offers each memo its previous value with the items removed and added (`memo`'s
     `delta`), so a write into a 50,000-item file costs its few changed items, not 50,000."""
 
-    def __init__(self, path: str, digest: str, count: int, rows: list[Row], marks: dict[str, list[str]],
-                 prev: "FileView | None" = None, reuse: list[int | None] | None = None) -> None:
+    def __init__(self, path: str, digest: str, count: int, rows: list[Row] | None, marks: dict[str, list[str]],
+                 prev: "FileView | None" = None, reuse: list[int | None] | None = None,
+                 base_days: dict[str, int] | None = None) -> None:
         self.path = path
         self.serial = next(_SERIALS)  # names this content of the file in keys built from several files
         self.digest = digest
         self.count = count
-        self.rows = rows
+        self._rows = rows
+        self.db: IndexDB | None = None  # where rows not read yet are read from (set at every refresh)
         self.marks = marks
-        if prev is not None and reuse is None:  # which rows are unchanged: compare them all
+        if prev is not None and reuse is None and rows is not None:  # which rows are unchanged: compare them all
             old = {r: i for i, r in enumerate(prev.rows)}
             reuse = [old.get(r) for r in rows]
         self._prev, self._reuse = prev, reuse or []
-        self.base = [prev.base[j] if j is not None else learned_date(r[4], r[6])  # type: ignore[union-attr]
-                     for r, j in zip(rows, self._reuse)] if prev is not None else [
-                         learned_date(r[4], r[6]) for r in rows]
-        days = [d for b in set(self.base) if (d := parse_day(b)) is not None]
+        self._base: list[str | None] | None = None
+        if rows is None:  # the rows are read when first needed; the newest day is the persisted part's
+            assert base_days is not None
+            self.base_days = base_days
+        else:
+            self._base = [prev.base[j] if j is not None else learned_date(r[4], r[6])  # type: ignore[union-attr]
+                          for r, j in zip(rows, self._reuse)] if prev is not None else [
+                              learned_date(r[4], r[6]) for r in rows]
+            self.base_days = dict(Counter(b for b in self._base if b is not None))
+        days = [d for b in self.base_days if (d := parse_day(b)) is not None]
         self.base_max: date | None = max(days) if days else None
         self._items_for: date | None = None
         self._said: list[date] | None = None  # rows' own dates after their base day, sorted (_same_for)
@@ -64,6 +75,14 @@ class FileView:
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._prev_memo: dict[tuple[Any, ...], Any] | None = None
         self.delta: tuple[list[EntryItem], list[EntryItem]] | None = None
+        # Persisted parts (entry/partstore.py), for a view built without a previous one:
+        self.parts_loaded = False
+        self.applied: FileDelta | None = None  # the write the index applied to reach this content
+        self.served: dict[tuple[Any, ...], Any] = {}  # (key, horizon) -> value read or derived
+        self._marks_digest: str | None = None
+        self._row_at: dict[str, int] | None = None
+        self._made: dict[date, dict[str, EntryItem]] = {}  # items made one by one (item_of)
+        self._one: dict[str, Row] = {}  # rows read one by one (_row)
 
     def items(self, horizon: date) -> list[EntryItem]:
         """The file's items, learned dates clamped to the store's `horizon` (pool.learned_dates).
@@ -87,20 +106,20 @@ class FileView:
             added: list[EntryItem] = []
             kept: set[int] = set()
             for r, b, i in zip(self.rows, self.base, old_of or itertools.repeat(None)):
-                learned = _learned(b, r[3], horizon)
+                learned = poolrows.learned(b, r[3], horizon)
                 if i is not None:
                     old = old_items[i]
                     if old.learned == learned and (same_marks or old_marks.get(r[0]) == self.marks.get(r[0])):
                         out.append(old)
                         kept.add(i)
                         continue
-                it = _item(r, learned, self.marks.get(r[0]))
+                it = poolrows.item(r, learned, self.marks.get(r[0]))
                 out.append(it)
                 added.append(it)
             if self._items_for is not None and not added and len(kept) == len(old_items):
                 return self._moved_horizon(horizon)
             self._items, self._items_for = out, horizon
-            self._memo = {}
+            self._memo = {k: v for (k, h), v in self.served.items() if h == horizon}
             self._prev_memo, self.delta = None, None
             if old_items and len(added) + len(old_items) - len(kept) <= max(8, len(out) // 4):
                 removed = [it for i, it in enumerate(old_items) if i not in kept]
@@ -154,6 +173,88 @@ class FileView:
         return self._memo[key]
 
 
+    @property
+    def rows(self) -> list[Row]:
+        if self._rows is None:
+            assert self.db is not None
+            self._rows = repository.entry_rows_of(self.db, self.path)
+        return self._rows
+
+    @property
+    def base(self) -> list[str | None]:
+        """Each row's learned date before the horizon clamps it (pool.learned_date)."""
+        if self._base is None:
+            self._base = [learned_date(r[4], r[6]) for r in self.rows]
+        return self._base
+
+    def _row(self, item_id: str) -> Row:
+        """One row by id, read alone while the rows are not read (a ranking's few items)."""
+        if self._rows is None and self.db is not None:
+            got = self._one.get(item_id) or entryparts.entry_row_of(self.db, self.path, item_id)
+            if got is not None:
+                self._one[item_id] = got
+                return got
+        return self.rows[self.row_at()[item_id]]
+
+    def line_of(self, item_id: str) -> int:
+        """The line of one of the file's current rows."""
+        return int(self._row(item_id)[8])
+
+    def row_at(self) -> dict[str, int]:
+        if self._row_at is None:
+            self._row_at = {r[0]: k for k, r in enumerate(self.rows)}
+        return self._row_at
+
+    def item_of(self, horizon: date) -> Callable[[str], EntryItem]:
+        """The file's item of an id at `horizon`: the built item if the items are built,
+        else one made from its row alone (a ranking shows a few items of a big file)."""
+        if self._items_for == horizon:
+            items, at = self._items, self.row_at()
+            return lambda item_id: items[at[item_id]]
+        made = self._made.setdefault(horizon, {})
+
+        def make(item_id: str) -> EntryItem:
+            it = made.get(item_id)
+            if it is None:
+                r = self._row(item_id)
+                it = made[item_id] = poolrows.item(r, poolrows.learned(learned_date(r[4], r[6]), r[3], horizon),
+                                                   self.marks.get(r[0]))
+            return it
+        return make
+
+    def marks_digest(self) -> str:
+        if self._marks_digest is None:
+            self._marks_digest = marks_digest(self.marks)
+        return self._marks_digest
+
+    def persisted(self, parts: PartStore, key: tuple[Any, ...], horizon: date,
+                  delta: Callable[[Any, list[EntryItem], list[EntryItem]], Any] | None) -> Any:
+        """The value of `key` from the index's persisted parts without building the items:
+        the row of this very content, else (with `delta`) the row of the content the applied
+        write started from plus the items it removed and added; MISS otherwise."""
+        at = (key, horizon)
+        if at in self.served:
+            return self.served[at]
+        marks = self.marks_digest()
+        value = parts.lookup(self.path, key, self.digest, self.count, horizon, marks)
+        if value is MISS and delta is not None and self.applied is not None:
+            got = parts.base(self.path, key, self.applied.before_digest, horizon, marks)
+            if got is not None:
+                removed, added = poolrows.applied_items(self.applied, self.marks, horizon)
+                if got[0] - len(removed) + len(added) == self.count:
+                    value = delta(got[1], removed, added)
+                    if value is RECOMPUTE:
+                        value = MISS
+                    else:
+                        parts.derived += 1
+                        parts.offer(self.path, key, self.digest, self.count, horizon, marks, value)
+        if value is not MISS:
+            self.served[at] = value
+            if self._items_for == horizon:
+                self._memo.setdefault(key, value)
+        return value
+
+
 def _version(db: IndexDB) -> tuple[str, int, int, int]:
     """The index's `index_version` (bumped by every change of its items) and its file's
     identity: a rebuilt or healed index is another file, whatever its version says."""
@@ -165,57 +266,6 @@ def _version(db: IndexDB) -> tuple[str, int, int, int]:
     return (db.get_meta("index_version") or "0", *ident)
 
 
-def _spliced(old: FileView, d: FileDelta | None, digest: str, count: int) -> tuple[list[Row], list[int | None]] | None:
-    """The file's rows after the spliced write `d` the index applied, from the previous
-    rows (what the index holds, without reading it back), and for each row the index of
-    the unchanged previous row it is; None unless `d` is the step from `old` to `digest`."""
-    if d is None or d.before_digest != old.digest or d.after_digest != digest:
-        return None
-    gone = set(d.removed) | {it.id for it, _ in d.upserts}
-    shifts = effective_shifts(d)
-    rows: list[Row] = []
-    reuse: list[int | None] = []
-    k, shift = 0, 0
-    for j, r in enumerate(old.rows):
-        if r[0] in gone:
-            continue
-        line = r[8]
-        while k < len(shifts) and shifts[k][0] <= line:
-            shift = shifts[k][1]
-            k += 1
-        if shift:
-            rows.append((*r[:8], line + shift))
-            reuse.append(None)
-        else:
-            rows.append(r)
-            reuse.append(j)
-    if len(rows) + len(d.upserts) != count:
-        return None
-    for it, line in d.upserts:  # each into its place: rows stay in (line, id) order
-        row = (it.id, it.text, it.type, it.when, it.src, it.seen, it.updated, d.rel, line)
-        at = bisect.bisect_left(rows, (line, it.id), key=lambda r: (r[8], r[0]))
-        rows.insert(at, row)
-        reuse.insert(at, None)
-    return rows, reuse
-
-
-def _learned(base: str | None, when: str | None, horizon: date) -> str | None:
-    """pool.learned_dates for one item, given the store's horizon."""
-    day = parse_day(base)
-    if day is None:
-        return None
-    said = parse_day(when)
-    if said is not None and day < said <= horizon:
-        day = said
-    return min(day, horizon).isoformat()
-
-
-def _item(r: Row, learned: str | None, mark: list[str] | None) -> EntryItem:
-    return EntryItem(id=r[0], text=r[1], type=r[2], when=r[3], src=r[4], seen=int(r[5]), updated=r[6], path=r[7],
-                     line=int(r[8]), learned=learned, until=(mark[0] or None) if mark else None,
-                     superseded_by=(mark[1] or None) if mark else None)
-
-
 class Pool:
     """Every indexed item, grouped by file in path order (the order `load_items` gives)."""
 
@@ -224,12 +274,15 @@ class Pool:
         self.horizon = date(2000, 1, 1)
         self.changed: set[str] = set()
         self.version: tuple[str, int, int, int] | None = None  # the index (version, file) last refreshed from
+        self.parts = PartStore()
 
     def refresh(self, ws: Workspace, db: IndexDB, today: date | None = None) -> "str | None":
         """Bring the pool up to the index (call inside a snapshot). Returns the history cache
         to save with `pool.save_history`, or None when it did not change."""
         today = today or date.today()
         version = _version(db)
+        for fv in self.files.values():  # rows not read yet are read from this handle
+            fv.db = db
         if version == self.version and self.files:  # every change of the items bumps it
             self.changed = set()
             days = [fv.base_max for fv in self.files.values() if fv.base_max is not None]
@@ -244,12 +297,22 @@ class Pool:
             if old is not None and old.digest == digest and old.count == count and old.marks == marks.get(path, {}):
                 fresh[path] = old
                 continue
-            spliced = _spliced(old, take_applied(str(ws.root / path)), digest, count) if old is not None else None
+            applied = take_applied(str(ws.root / path))
+            big = count >= partstore.MIN_ITEMS
+            if old is not None and (old._rows is None or (big and old._items_for is None)):
+                # Its rows were never read (the index now holds the new ones), or its parts
+                # came from the index, not its items: derive the new parts from those.
+                old = None
+            spliced = poolrows.spliced(old, applied, digest, count) if old is not None else None
             if spliced is not None:
-                fresh[path] = FileView(path, digest, count, spliced[0], marks.get(path, {}), prev=old, reuse=spliced[1])
+                fv = FileView(path, digest, count, spliced[0], marks.get(path, {}), prev=old, reuse=spliced[1])
+            elif big:  # nothing here to derive its parts from: the index may have them
+                fv = self._persisted_view(db, path, digest, count, marks.get(path, {}), old, applied)
             else:
-                fresh[path] = FileView(path, digest, count, repository.entry_rows_of(db, path), marks.get(path, {}),
-                                       prev=old)
+                fv = FileView(path, digest, count, repository.entry_rows_of(db, path), marks.get(path, {}), prev=old)
+            fresh[path], fv.db = fv, db
+            if big:  # what a later process needs of this file without its rows
+                self.parts.offer(path, poolrows.BASE_DAYS, digest, count, today, fv.marks_digest(), fv.base_days)
             self.changed.add(path)
         self.changed |= set(self.files) - set(fresh)
         self.files = fresh
@@ -257,6 +320,22 @@ class Pool:
         days = [fv.base_max for fv in fresh.values() if fv.base_max is not None]
         self.horizon = min(max(days), today) if days else today
         return cache
+
+    def _persisted_view(self, db: IndexDB, path: str, digest: str, count: int, marks: dict[str, list[str]],
+                        old: FileView | None, applied: FileDelta | None) -> FileView:
+        """A big file's view whose parts the index may hold: without reading its rows when
+        its learned days (all the pool needs of every file) are persisted, or derived from
+        the applied write; the rows are then read only if a part must be computed."""
+        self.parts.load(db, path)
+        applied = applied if applied is not None and applied.after_digest == digest else None
+        md = marks_digest(marks)
+        days = poolrows.base_days(self.parts, path, digest, count, md, applied)
+        if days is not None:
+            fv = FileView(path, digest, count, None, marks, base_days=days)
+        else:
+            fv = FileView(path, digest, count, repository.entry_rows_of(db, path), marks, prev=old)
+        fv.parts_loaded, fv.applied, fv._marks_digest = True, applied, md
+        return fv
 
     def by_file(self) -> Iterator[tuple[str, list[EntryItem]]]:
         for path, fv in self.files.items():
@@ -269,8 +348,30 @@ class Pool:
     def memo(self, path: str, key: tuple[Any, ...], compute: Callable[[list[EntryItem]], Any],
              delta: Callable[[Any, list[EntryItem], list[EntryItem]], Any] | None = None) -> Any:
         fv = self.files[path]
+        if fv._items_for == self.horizon and key in fv._memo:
+            return fv._memo[key]
+        if fv.parts_loaded and key[0] in partstore.PERSISTED:  # without building the file's items
+            got = fv.persisted(self.parts, key, self.horizon, delta)
+            if got is not MISS:
+                return got
         items = fv.items(self.horizon)
-        return fv.memo(key, lambda: compute(items), delta)
+        value = fv.memo(key, lambda: compute(items), delta)
+        if fv.count >= partstore.MIN_ITEMS and key[0] in partstore.PERSISTED:
+            self.parts.offer(path, key, fv.digest, fv.count, self.horizon, fv.marks_digest(), value)
+        return value
+
+    def derived(self, path: str, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+        """A value computed from other parts of the file, not its items (kept with the view
+        for this horizon)."""
+        fv = self.files[path]
+        at = (key, self.horizon)
+        if at not in fv.served:
+            fv.served[at] = compute()
+        return fv.served[at]
+
+    def persist(self, db: IndexDB) -> None:
+        """Write the parts computed since the last call to the index (entry/partstore.py)."""
+        self.parts.flush(db, set(self.files))
 
 
 #: One pool per workspace root, for the life of the process (a daemon, a bench, a test).
@@ -281,9 +382,16 @@ def pool_for(ws: Workspace) -> Pool:
     return _POOLS.setdefault(str(ws.root), Pool())
 
 
+def persist_parts(ws: Workspace, db: IndexDB) -> None:
+    """After a regeneration: keep its per-file parts in the index for the next process."""
+    pool = _POOLS.get(str(ws.root))
+    if pool is not None:
+        pool.persist(db)
+
+
 def forget_pools() -> None:
     """Drop every cached pool (tests compare a cached regeneration with one from nothing)."""
     _POOLS.clear()
 
 
-__all__ = ["RECOMPUTE", "FileView", "Pool", "forget_pools", "pool_for", "save_history"]
+__all__ = ["RECOMPUTE", "FileView", "Pool", "forget_pools", "persist_parts", "pool_for", "save_history"]

@@ -86,6 +86,11 @@ CREATE INDEX IF NOT EXISTS passages_path ON passages(path);
 -- Items whose vector is new or changed since the hnsw sidecar was last saved: searched
 -- exactly beside the sidecar, so a small change never rewrites a 100 MB file.
 CREATE TABLE IF NOT EXISTS vec_pending (label INTEGER PRIMARY KEY);
+-- Per-file parts of the entry files, by content hash (memfs.index.entryparts; no schema bump).
+CREATE TABLE IF NOT EXISTS entry_parts (
+    path TEXT NOT NULL, key TEXT NOT NULL, digest TEXT NOT NULL, count INTEGER NOT NULL, horizon TEXT NOT NULL,
+    marks TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (path, key)
+) WITHOUT ROWID;
 """ + ptext.FTS_SQL + ";\n"
 
 #: BM25 weight of the context column (source turn + the one before, dates as words)

@@ -28,6 +28,7 @@ from memfs.core.summarytop import Ranked
 from memfs.core.model import Item
 from memfs.fsutil import read_regular
 from memfs.index.context import ContextResolver
+from memfs.index.entryparts import save_head, summary_head_row
 from memfs.index.db import text_hash
 from memfs.index.itemrows import write_file_row, write_item_rows
 from memfs.index.statstamp import recorded_mtime
@@ -54,6 +55,11 @@ class FileDelta:
     #: (old 1-based file line, shift): rows at or after that line move by the shift.
     shifts: list[tuple[int, int]] = field(default_factory=list)
     files_row: tuple = ()
+    #: {id: its row before the write} for the removed and rewritten items the index held
+    #: (filled when the delta is applied: entry/partstore.py derives a file's parts from them).
+    before_rows: dict = field(default_factory=dict)
+    #: The summary head after the write, as ids (persisted for the next fresh parse).
+    head: tuple | None = None
 
     @staticmethod
     def of(path: Path, rel: str, before: bytes, after: bytes, doc: CategoryDoc, sp: Splice,
@@ -80,7 +86,8 @@ class FileDelta:
                      _s(front.get("description")), summary, ranked.newest or _s(front.get("updated")),
                      len([s for s in doc.slots if not s.removed]), "\n".join(doc.warnings))
         return FileDelta(str(path), rel, before_digest or _digest(before), files_row[3], st.st_size, st.st_mtime_ns, doc.name,
-                         doc.kind, upserts, [s.item.id for s in sp.removed], shifts, files_row)
+                         doc.kind, upserts, [s.item.id for s in sp.removed], shifts, files_row,
+                         head=([s.item_id() for s in ranked.head], ranked.complete, ranked.newest))
 
 
 #: Deltas offered by the store, by absolute path; taken by the next sync of that file.
@@ -144,6 +151,7 @@ def apply_deltas(indexer: "Indexer", only: list[str]) -> "SyncReport | None":
         existing = db.items_by_ids([it.id for it, _ in d.upserts] + d.removed)
         if any(r.path != d.rel for r in existing.values()):
             return None  # an id another file holds: the full sync decides which copy counts
+        d.before_rows = existing
         for item, line in d.upserts:
             h = text_hash(item.text)
             row = (d.rel, d.category, d.kind, item.type, item.text, item.when, item.src, item.seen,
@@ -176,6 +184,8 @@ def apply_deltas(indexer: "Indexer", only: list[str]) -> "SyncReport | None":
             # A splice rewrites only item lines: the person's prose passages keep their text
             # (and count) and only move (_shift_lines).
             write_file_row(c, (*d.files_row, int(stats[d.rel][1] or 0)))
+            if d.head is not None:  # for the next process's parse of this content (memfs.store)
+                save_head(c, *summary_head_row(d.rel, d.after_digest, d.files_row[9], d.head))
         write_item_rows(c, plan.updates, plan.inserts)
         if report.changed:
             db.set_meta("index_version", str(int(db.get_meta("index_version") or 0) + 1))

@@ -14,6 +14,7 @@ from memfs.config import Config
 from memfs.errors import MemfsError
 from memfs.core.itemline import text_id
 from memfs.fsutil import WriterLock
+from memfs.entry.poolcache import persist_parts
 from memfs.index import repository
 from memfs.index.heal import move_aside
 from memfs.index.sync import Indexer, SyncReport
@@ -183,8 +184,10 @@ class Runtime:
         if split:
             self.indexer.sync(only=split)
         after_split(self.indexer.db)
-        return regenerate_root_files(self.ws, self.indexer.db, self.config,
-                                     summarize=rt.try_summarize_memory if rt else None)
+        written = regenerate_root_files(self.ws, self.indexer.db, self.config,
+                                        summarize=rt.try_summarize_memory if rt else None)
+        persist_parts(self.ws, self.indexer.db)  # the big files' entry parts, for the next process
+        return written
 
     def after_write(self, rels: list[str]) -> SyncReport:
         """Index the files a writer changed, then refresh the views."""

@@ -1,0 +1,119 @@
+"""The table of per-file entry parts (memfs.entry.partstore): SQL only, no meaning.
+
+One row per (file, part name): the latest value memfs computed for that file, with what
+it was computed from (the file's content hash and indexed item count, the store's horizon
+where the part depends on it, a digest of the file's supersession marks). The reader
+decides whether a row still applies; a row for another hash is only ever a starting
+point for a delta, never served as the value.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import NamedTuple
+
+from memfs.index.db import IndexDB, connect_readonly
+from memfs.index.heal import IndexDamaged
+
+#: The table, as it stands in index/db.py's schema (created in place by every writer's open).
+TABLE = "entry_parts"
+
+
+class PartRow(NamedTuple):
+    key: str
+    digest: str
+    count: int
+    horizon: str
+    marks: str
+    value: str
+
+
+def parts_of(db: IndexDB, path: str) -> dict[str, PartRow]:
+    """{part key: row} of one file (empty when the table is missing: an index opened by an
+    older memfs' writer has it, a read-only open of a very old one may not)."""
+    try:
+        rows = db.conn.execute("SELECT key, digest, count, horizon, marks, value FROM entry_parts WHERE path=?",
+                               (path,)).fetchall()
+    except sqlite3.OperationalError as err:
+        if "no such table" in str(err):
+            return {}
+        raise
+    return {r[0]: PartRow(r[0], r[1], int(r[2]), r[3], r[4], r[5]) for r in rows}
+
+
+def save_parts(db: IndexDB, rows: list[tuple[str, PartRow]]) -> None:
+    """Replace the (path, key) rows given, in one transaction (call under the writer lock)."""
+    if not rows:
+        return
+    with db.transaction() as c:
+        c.executemany("INSERT INTO entry_parts(path, key, digest, count, horizon, marks, value) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(path, key) DO UPDATE SET digest=excluded.digest, "
+                      "count=excluded.count, horizon=excluded.horizon, marks=excluded.marks, value=excluded.value",
+                      [(path, *row) for path, row in rows])
+
+
+def drop_parts(db: IndexDB, paths: list[str]) -> None:
+    """Forget the parts of files that left the index."""
+    if paths:
+        with db.transaction() as c:
+            c.executemany("DELETE FROM entry_parts WHERE path=?", [(p,) for p in paths])
+
+
+def part_paths(db: IndexDB) -> set[str]:
+    try:
+        return {r[0] for r in db.conn.execute("SELECT DISTINCT path FROM entry_parts")}
+    except sqlite3.OperationalError as err:
+        if "no such table" in str(err):
+            return set()
+        raise
+
+
+def entry_row_of(db: IndexDB, path: str, item_id: str) -> tuple | None:  # type: ignore[type-arg]
+    """One row of `repository.entry_rows_of(db, path)`, by id (None if that file has no such item)."""
+    return db.conn.execute('SELECT id, text, type, "when", src, seen, updated, path, COALESCE(line, 0) '
+                           "FROM items WHERE id=? AND path=?", (item_id, path)).fetchone()
+
+
+#: The row key of a file's summary head (core/summarytop.Ranked as ids), written with the
+#: index delta of each spliced write and read by the store's next fresh parse of that content.
+SUMMARY_HEAD = '["summary-head"]'
+
+
+def summary_head(db_path: Path, path: str, digest: str) -> tuple[list[str], bool, str | None] | None:
+    """(head ids in ranking order, complete, newest stamp) persisted for this content of the
+    file, read without opening the index for writing; None if there is none (or no index)."""
+    if not db_path.exists():
+        return None
+    try:
+        conn = connect_readonly(db_path)
+        try:
+            row = conn.execute("SELECT value FROM entry_parts WHERE path=? AND key=? AND digest=?",
+                               (path, SUMMARY_HEAD, digest)).fetchone()
+        finally:
+            conn.close()
+    except (sqlite3.Error, IndexDamaged):
+        return None
+    if row is None:
+        return None
+    try:
+        ids, complete, newest = json.loads(row[0])
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or not isinstance(complete, bool) \
+            or not (newest is None or isinstance(newest, str)):
+        return None
+    return ids, complete, newest
+
+
+def summary_head_row(path: str, digest: str, count: int, head: tuple[list[str], bool, str | None]
+                     ) -> tuple[str, PartRow]:
+    return path, PartRow(SUMMARY_HEAD, digest, count, "", "", json.dumps(list(head), separators=(",", ":")))
+
+
+def save_head(conn: sqlite3.Connection, path: str, row: PartRow) -> None:
+    """Write one summary-head row inside the caller's transaction (the index delta's)."""
+    conn.execute("INSERT INTO entry_parts(path, key, digest, count, horizon, marks, value) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                 "ON CONFLICT(path, key) DO UPDATE SET digest=excluded.digest, count=excluded.count, "
+                 "horizon=excluded.horizon, marks=excluded.marks, value=excluded.value", (path, *row))
