@@ -86,6 +86,18 @@ CREATE INDEX IF NOT EXISTS passages_path ON passages(path);
 -- Items whose vector is new or changed since the hnsw sidecar was last saved: searched
 -- exactly beside the sidecar, so a small change never rewrites a 100 MB file.
 CREATE TABLE IF NOT EXISTS vec_pending (label INTEGER PRIMARY KEY);
+-- Items whose words changed since the BM25 postings sidecar's snapshot (memfs.index.postings).
+CREATE TABLE IF NOT EXISTS bm25_changed (seq INTEGER PRIMARY KEY AUTOINCREMENT, label INTEGER NOT NULL);
+CREATE TRIGGER IF NOT EXISTS items_bm25_ai AFTER INSERT ON items BEGIN
+  INSERT INTO bm25_changed(label) VALUES (new.label);
+END;
+CREATE TRIGGER IF NOT EXISTS items_bm25_ad AFTER DELETE ON items BEGIN
+  INSERT INTO bm25_changed(label) VALUES (old.label);
+END;
+CREATE TRIGGER IF NOT EXISTS items_bm25_au AFTER UPDATE OF label, text, category, context ON items BEGIN
+  INSERT INTO bm25_changed(label) VALUES (old.label);
+  INSERT INTO bm25_changed(label) SELECT new.label WHERE new.label <> old.label;
+END;
 """ + ptext.FTS_SQL + ";\n"
 
 #: BM25 weight of the context column (source turn + the one before, dates as words)

@@ -1,0 +1,221 @@
+"""BM25 over items scored in numpy from the postings sidecar, bit-identical to FTS5's `bm25()`.
+
+fts5Bm25Function (SQLite's fts5_aux.c) scores a row, for the query's phrases i in order,
+
+    score = sum_i idf_i * (f_i (k1 + 1)) / (f_i + k1 (1 - b + b D / avgdl))
+
+with k1 = 1.2, b = 0.75, f_i the phrase's instances in the row each weighted by its column's
+weight (summed one instance at a time), D the row's tokens over all columns, avgdl the
+total tokens over the rows, and idf_i = log((N - n_i + 0.5) / (n_i + 0.5)) (1e-6 if not
+positive) for the n_i rows it matches. The same float64 operations in the same order give
+the same doubles, so the same ranking; ties go to the lower label, as FTS5's sort gives
+them (tests/test_bm25_fast.py checks both against FTS5 on random corpora and queries).
+
+The sidecar is one snapshot; rows written since are in `bm25_changed`: their sidecar
+postings are masked and their current text tokenized by FTS5's own tokenizer
+(memfs.index.ftstok), with N, the token total and the row sizes read from FTS5's shadow
+tables, so every query is scored against the index as it is in the reader's snapshot.
+Whenever that cannot be done exactly (no sidecar, another generation, a phrase of several
+tokens, a delta past MAX_DELTA, totals that do not add up) `ranked` returns None and the
+caller asks FTS5.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from memfs.index.db import IndexDB, fts_query
+from memfs.index.ftstok import Tokenizer, doc_sizes, totals, weighted_freq
+from memfs.index.postings import WEIGHTS, Postings, PostingsError, load
+
+K1 = 1.2
+B = 0.75
+#: Changed rows tokenized per data version at most; past it FTS5 answers until a sync rebuilds.
+MAX_DELTA = 20_000
+
+
+@dataclass
+class _View:
+    """The sidecar as of one data version: masks for changed rows, the delta's postings."""
+
+    post: Postings
+    nrow: int
+    lk: np.ndarray  # k1 * (1 - b + b * D / avgdl) per sidecar row
+    removed: np.ndarray  # bool per sidecar row: changed since the snapshot
+    any_removed: bool
+    delta_labels: np.ndarray  # int64
+    delta_lk: np.ndarray
+    delta_terms: dict[str, tuple[np.ndarray, np.ndarray]]  # term -> (delta row indexes, f)
+
+
+def _idf(nrow: int, n: int) -> float:
+    value = math.log((nrow - n + 0.5) / (n + 0.5))
+    return value if value > 0.0 else 1e-6
+
+
+def _phrases(q: str) -> list[str]:
+    """fts_query's quoted words, unquoted."""
+    return [p[1:-1].replace('""', '"') for p in q.split(" OR ")]
+
+
+def _top(labels: np.ndarray, scores: np.ndarray, limit: int) -> list[tuple[int, float]]:
+    """Best `limit` by score, ties by label (FTS5's order)."""
+    if len(scores) > limit:
+        kth = np.partition(scores, len(scores) - limit)[len(scores) - limit]
+        keep = scores >= kth
+        labels, scores = labels[keep], scores[keep]
+    order = np.lexsort((labels, -scores))[:limit]
+    return [(int(labels[i]), float(scores[i])) for i in order]
+
+
+class FastBM25:
+    """Loads the sidecar once per generation and one _View per data version."""
+
+    def __init__(self, state: Path) -> None:
+        self.state = Path(state)
+        self.tokenizer = Tokenizer()
+        self._post: Postings | None = None
+        self._failed_gen: int | None = None
+        self._version: object = None
+        self._view: _View | None = None
+        self._lock = threading.Lock()
+        #: label -> ((text, category, context), term counts): a delta row tokenized once.
+        self._delta_cache: dict[int, tuple[tuple[str, str, str], dict[str, tuple[int, int, int]]]] = {}
+
+    def ranked(self, db: IndexDB, query: str, limit: int, version: object) -> list[tuple[int, float]] | None:
+        """`db.bm25(query, limit)` from the sidecar, or None: ask FTS5 (module docstring)."""
+        q = fts_query(query)
+        if q is None or limit <= 0:
+            return None
+        terms: list[str] = []
+        for word in _phrases(q):
+            tokens = self.tokenizer.tokens(word)
+            if len(tokens) != 1:
+                return None  # a phrase of several tokens (or none) matches by position: FTS5's job
+            terms.append(tokens[0])
+        with self._lock:
+            view = self._current(db, version)
+        if view is None:
+            return None
+        return self._score(view, terms, limit)
+
+    def _score(self, view: _View, terms: list[str], limit: int) -> list[tuple[int, float]]:
+        post = view.post
+        scores = np.zeros(len(post.labels), dtype=np.float64)
+        delta = np.zeros(len(view.delta_labels), dtype=np.float64)
+        k1p1 = K1 + 1.0
+        for term in terms:
+            found = post.postings(term)
+            extra = view.delta_terms.get(term)
+            n = 0
+            if found is not None:
+                n = len(found[0]) - (int(np.count_nonzero(view.removed[found[0]])) if view.any_removed else 0)
+            if extra is not None:
+                n += len(extra[0])
+            if n == 0:
+                continue
+            idf = _idf(view.nrow, n)
+            if found is not None:
+                idx, f = found
+                scores[idx] += idf * ((f * k1p1) / (f + view.lk[idx]))
+            if extra is not None:
+                didx, f = extra
+                delta[didx] += idf * ((f * k1p1) / (f + view.delta_lk[didx]))
+        if view.any_removed:
+            scores[view.removed] = 0.0
+        hit = np.flatnonzero(scores)
+        labels, values = post.labels[hit], scores[hit]
+        dhit = np.flatnonzero(delta)
+        if len(dhit):
+            labels = np.concatenate([labels, view.delta_labels[dhit]])
+            values = np.concatenate([values, delta[dhit]])
+        return _top(labels, values, limit)
+
+    def _current(self, db: IndexDB, version: object) -> _View | None:
+        if version == self._version:
+            return self._view
+        self._view, self._version = self._make_view(db), version
+        return self._view
+
+    def _sidecar(self, gen: int) -> Postings | None:
+        if self._post is not None and self._post.generation == gen:
+            return self._post
+        if self._failed_gen == gen:
+            return None
+        try:
+            post = load(self.state)
+        except PostingsError:
+            post = None
+        if post is None or post.generation != gen:
+            self._failed_gen = gen  # damaged, or not yet the snapshot's: FTS5 until the next generation
+            return None
+        self._post, self._failed_gen = post, None
+        return post
+
+    def _make_view(self, db: IndexDB) -> _View | None:
+        conn = db.conn
+        try:
+            gen = int(db.get_meta("bm25_generation") or 0)
+            seq = int(db.get_meta("bm25_seq") or 0)
+        except ValueError:
+            return None
+        post = self._sidecar(gen) if gen > 0 else None
+        if post is None or post.seq != seq:
+            return None
+        tot = totals(conn)
+        if tot is None or tot[0] <= 0:
+            return None
+        changed = [int(r[0]) for r in conn.execute("SELECT DISTINCT label FROM bm25_changed WHERE seq > ?", (seq,))]
+        if len(changed) > MAX_DELTA:
+            return None
+        removed = np.zeros(len(post.labels), dtype=bool)
+        if changed:
+            keys = np.array(sorted(changed), dtype=np.int64)
+            at = np.searchsorted(post.labels, keys)
+            inside = at < len(post.labels)
+            inside[inside] = post.labels[at[inside]] == keys[inside]
+            removed[at[inside]] = True
+        rows = self._delta_rows(db, changed)
+        sizes = doc_sizes(conn, [r[0] for r in rows]) if rows else {}
+        if len(sizes) != len(rows):
+            return None  # an item without its FTS5 size record: not what bm25() would see
+        nrow = post.nrow - int(removed.sum()) + len(rows)
+        ntok = post.ntok - int(post.dlen[removed].sum()) + sum(sizes.values())
+        if (nrow, ntok) != tot:
+            return None  # the log and FTS5 disagree: never serve a ranking built on that
+        avgdl = float(ntok) / float(nrow)
+        dlab = np.array([r[0] for r in rows], dtype=np.int64)
+        dlk = K1 * ((1 - B) + (B * np.array([float(sizes[r[0]]) for r in rows], dtype=np.float64)) / avgdl)
+        dterms: dict[str, tuple[list[int], list[float]]] = {}
+        for i, (label, *_content) in enumerate(rows):
+            for term, counts in self._delta_cache[label][1].items():
+                ent = dterms.setdefault(term, ([], []))
+                ent[0].append(i)
+                ent[1].append(weighted_freq(counts, WEIGHTS))
+        lk = K1 * ((1 - B) + (B * post.dlen.astype(np.float64)) / avgdl)
+        return _View(post, nrow, lk, removed, bool(changed), dlab, dlk,
+                     {t: (np.array(ix, dtype=np.int64), np.array(fs, dtype=np.float64)) for t, (ix, fs) in dterms.items()})
+
+    def _delta_rows(self, db: IndexDB, changed: list[int]) -> list[tuple[int, str, str, str]]:
+        """The changed labels that are items now, sorted, with their text tokenized (cached)."""
+        rows: list[tuple[int, str, str, str]] = []
+        for start in range(0, len(changed), 500):
+            chunk = changed[start:start + 500]
+            rows += [(int(r[0]), r[1], r[2], r[3]) for r in db.conn.execute(
+                f"SELECT label, text, category, context FROM items WHERE label IN ({','.join('?' * len(chunk))})",
+                chunk)]
+        rows.sort()
+        fresh = [r for r in rows if self._delta_cache.get(r[0], (None,))[0] != r[1:]]
+        if fresh:
+            counts = self.tokenizer.counts(fresh)
+            for r in fresh:
+                self._delta_cache[r[0]] = (r[1:], counts.get(r[0], {}))
+        keep = {r[0] for r in rows}
+        if len(self._delta_cache) > 2 * max(len(keep), 1000):
+            self._delta_cache = {k: v for k, v in self._delta_cache.items() if k in keep}
+        return rows

@@ -1,0 +1,192 @@
+"""The BM25 postings sidecar (`.memfs/bm25.post`): FTS5's word index as numpy arrays.
+
+`bm25()` over FTS5 was ~half of a recall at 10^5 items (12 ms p50): the median question's
+words each match 2-5 % of the rows, so nothing can be pruned (memfs.index.bm25prune) and
+FTS5 walks every matching row's position lists and calls its ranking function per row.
+Here each term's rows (as indexes into a sorted label array) and its weighted frequency in
+each (a code into a small float64 table) are laid out flat, with every row's size in
+tokens, so memfs.index.bm25fast scores a query with a few vectorised numpy operations.
+
+Everything is read from FTS5 itself, in one read snapshot: the instances through
+`fts5vocab(..., 'instance')`, the row sizes from `items_fts_docsize`, the row/token totals
+from the averages record, and the change log's position (`bm25_changed`, fed by triggers
+on `items`), so rows written after the snapshot are exactly those logged after `seq`.
+
+A cache (docs/reliability.md): a crc32 of the whole payload, a format number, and the
+generation recorded in the index's meta in the same transaction that trims the log. A file
+that fails any check is not used (search falls back to FTS5) and the next sync rewrites it.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import sqlite3
+import struct
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from memfs.errors import MemfsError
+from memfs.index.ftstok import COLUMNS, tokenizer_matches, totals, varints, weighted_freq
+
+FILE_NAME = "bm25.post"
+MAGIC = b"MEMFSBM25\x00\x01\x00"
+FORMAT = 1
+#: items_fts' bm25() column weights (memfs.index.db.CONTEXT_WEIGHT for the context): a
+#: copy, so this module needs nothing of db.py; tests/test_bm25_postings.py ties the two.
+WEIGHTS = (1.0, 0.3, 0.4)
+_ARRAYS = ("labels", "dlen", "term_off", "post_doc", "post_code", "ftab", "terms")
+
+
+class PostingsError(MemfsError):
+    """A postings file that cannot be used (damaged, another format, another index): control
+    flow, never reported (search asks FTS5 instead)."""
+
+
+@dataclass
+class Postings:
+    """One snapshot of items_fts as arrays (read-only views of the mapped file)."""
+
+    generation: int
+    seq: int  # the last bm25_changed seq this snapshot includes
+    nrow: int
+    ntok: int
+    labels: np.ndarray  # int64, ascending: row i of every per-row array
+    dlen: np.ndarray  # int64 tokens per row, all columns
+    term_off: np.ndarray  # int64 [terms + 1]: term t's postings are [off[t], off[t+1])
+    post_doc: np.ndarray  # int32 row indexes, ascending within a term
+    post_code: np.ndarray  # uint16/uint32 index into ftab
+    ftab: np.ndarray  # float64 weighted frequencies
+    term_index: dict[str, int]
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        t = self.term_index.get(term)
+        if t is None:
+            return None
+        a, b = int(self.term_off[t]), int(self.term_off[t + 1])
+        return self.post_doc[a:b], self.ftab[self.post_code[a:b]]
+
+
+def build_arrays(conn: sqlite3.Connection) -> dict[str, object]:
+    """The arrays and header of the current items_fts (call inside one read transaction)."""
+    if not tokenizer_matches(conn):
+        raise PostingsError("items_fts is not the layout this memfs scores")
+    tot = totals(conn)
+    if tot is None:
+        raise PostingsError("items_fts has no averages record")
+    seq_row = conn.execute("SELECT coalesce(max(seq), 0) FROM bm25_changed").fetchone()
+    sizes = conn.execute("SELECT id, sz FROM items_fts_docsize ORDER BY id").fetchall()
+    labels = np.fromiter((int(r[0]) for r in sizes), dtype=np.int64, count=len(sizes))
+    dlen = np.fromiter((sum(varints(bytes(r[1]))) for r in sizes), dtype=np.int64, count=len(sizes))
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.memfs_vocab USING fts5vocab(main, items_fts, 'instance')")
+    try:
+        terms = conn.execute("SELECT term, count(*) FROM temp.memfs_vocab GROUP BY term ORDER BY term").fetchall()
+        case = " ".join(f"WHEN '{name}' THEN {i}" for i, name in enumerate(COLUMNS))
+        flat = conn.execute(f"SELECT group_concat(doc * 4 + CASE col {case} END, ',') FROM "
+                            "(SELECT doc, col FROM temp.memfs_vocab ORDER BY term, doc, col, offset)").fetchone()[0]
+    finally:
+        conn.execute("DROP TABLE IF EXISTS temp.memfs_vocab")
+    inst = np.array(flat.split(","), dtype=np.int64) if flat else np.zeros(0, dtype=np.int64)
+    counts = np.array([int(r[1]) for r in terms], dtype=np.int64)
+    if int(counts.sum()) != len(inst):
+        raise PostingsError("fts5vocab changed while it was read")
+    term_of = np.repeat(np.arange(len(terms), dtype=np.int64), counts)
+    doc, col = inst >> 2, inst & 3
+    # One posting per (term, row): its instances are adjacent (ordered by term, doc).
+    key = term_of * (int(labels[-1]) + 1 if len(labels) else 1) + doc
+    start = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
+    per_col = np.zeros((len(start), len(COLUMNS)), dtype=np.int64)
+    group = np.cumsum(np.r_[False, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
+    np.add.at(per_col, (group, col), 1)
+    post_term, post_label = term_of[start], doc[start]
+    post_doc = np.searchsorted(labels, post_label)
+    if len(post_doc) and (post_doc.max() >= len(labels) or np.any(labels[post_doc] != post_label)):
+        raise PostingsError("a row in the word index has no size record")
+    triples, code = np.unique(per_col, axis=0, return_inverse=True)
+    ftab = np.array([weighted_freq(tuple(int(x) for x in t), WEIGHTS) for t in triples], dtype=np.float64)
+    term_off = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.add.at(term_off, post_term + 1, 1)
+    names = [str(r[0]) for r in terms]
+    if any("\n" in t for t in names):
+        raise PostingsError("a term holds a newline")
+    return {
+        "seq": int(seq_row[0]), "nrow": tot[0], "ntok": tot[1],
+        "labels": labels, "dlen": dlen, "term_off": np.cumsum(term_off),
+        "post_doc": post_doc.astype(np.int32),
+        "post_code": np.asarray(code).reshape(-1).astype(np.uint16 if len(triples) < 65536 else np.uint32),
+        "ftab": ftab, "terms": np.frombuffer("\n".join(names).encode("utf-8"), dtype=np.uint8),
+    }
+
+
+def write(state: Path, arrays: dict[str, object], generation: int) -> Path:
+    """Write the file atomically (temp file, fsync, rename)."""
+    blobs: list[bytes] = []
+    layout: dict[str, list] = {}  # type: ignore[type-arg]
+    offset = 0
+    for name in _ARRAYS:
+        arr = np.ascontiguousarray(arrays[name])
+        data = arr.tobytes()
+        layout[name] = [offset, arr.dtype.str, int(arr.size)]
+        pad = (-len(data)) % 8
+        blobs.append(data + b"\0" * pad)
+        offset += len(data) + pad
+    payload = b"".join(blobs)
+    header = json.dumps({"format": FORMAT, "generation": generation, "seq": arrays["seq"], "nrow": arrays["nrow"],
+                         "ntok": arrays["ntok"], "arrays": layout, "crc": zlib.crc32(payload),
+                         "size": len(payload)}).encode()
+    head = MAGIC + struct.pack("<I", len(header)) + header
+    head += b"\0" * ((-len(head)) % 8)
+    path = state / FILE_NAME
+    tmp = state / f".{FILE_NAME}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as fh:
+        fh.write(head)
+        fh.write(payload)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    return path
+
+
+def load(state: Path) -> Postings:
+    """Map and verify the file; PostingsError if it is not exactly what `write` wrote."""
+    path = state / FILE_NAME
+    try:
+        with open(path, "rb") as fh:
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError) as err:
+        raise PostingsError(f"{path.name}: cannot be read ({err})") from None
+    try:
+        if mm[:len(MAGIC)] != MAGIC:
+            raise PostingsError(f"{path.name}: not a memfs postings file")
+        (hlen,) = struct.unpack("<I", mm[len(MAGIC):len(MAGIC) + 4])
+        head = json.loads(bytes(mm[len(MAGIC) + 4:len(MAGIC) + 4 + hlen]))
+        base = len(MAGIC) + 4 + hlen
+        base += (-base) % 8
+        if head.get("format") != FORMAT or base + int(head["size"]) != len(mm):
+            raise PostingsError(f"{path.name}: another format or a truncated file")
+        buf = memoryview(mm)[base:]
+        if zlib.crc32(buf) != int(head["crc"]):
+            raise PostingsError(f"{path.name}: checksum mismatch")
+        arr = {name: np.frombuffer(buf, dtype=np.dtype(dt), count=n, offset=off)
+               for name, (off, dt, n) in head["arrays"].items()}
+    except (KeyError, TypeError, ValueError, struct.error) as err:
+        if isinstance(err, PostingsError):
+            raise
+        raise PostingsError(f"{path.name}: damaged header ({err})") from None
+    names = bytes(arr["terms"]).decode("utf-8").split("\n") if arr["terms"].size else []
+    if len(names) + 1 != arr["term_off"].size or int(arr["term_off"][-1]) != arr["post_doc"].size:
+        raise PostingsError(f"{path.name}: inconsistent term table")
+    return Postings(int(head["generation"]), int(head["seq"]), int(head["nrow"]), int(head["ntok"]),
+                    arr["labels"], arr["dlen"], arr["term_off"], arr["post_doc"], arr["post_code"], arr["ftab"],
+                    {t: i for i, t in enumerate(names)})
+
+
+def remove(state: Path) -> None:
+    try:
+        (state / FILE_NAME).unlink()
+    except FileNotFoundError:
+        pass
