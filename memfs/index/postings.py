@@ -81,13 +81,14 @@ def build_arrays(conn: sqlite3.Connection) -> dict[str, object]:
     seq_row = conn.execute("SELECT coalesce(max(seq), 0) FROM bm25_changed").fetchone()
     sizes = conn.execute("SELECT id, sz FROM items_fts_docsize ORDER BY id").fetchall()
     labels = np.fromiter((int(r[0]) for r in sizes), dtype=np.int64, count=len(sizes))
-    dlen = np.fromiter((sum(varints(bytes(r[1]))) for r in sizes), dtype=np.int64, count=len(sizes))
+    dlen = _row_sizes([bytes(r[1]) for r in sizes])
     conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.memfs_vocab USING fts5vocab(main, items_fts, 'instance')")
     try:
         terms = conn.execute("SELECT term, count(*) FROM temp.memfs_vocab GROUP BY term ORDER BY term").fetchall()
         case = " ".join(f"WHEN '{name}' THEN {i}" for i, name in enumerate(COLUMNS))
-        flat = conn.execute(f"SELECT group_concat(doc * 4 + CASE col {case} END, ',') FROM "
-                            "(SELECT doc, col FROM temp.memfs_vocab ORDER BY term, doc, col, offset)").fetchone()[0]
+        # fts5vocab's own order (term, doc, col, offset), checked below: an ORDER BY would sort.
+        flat = conn.execute(f"SELECT group_concat(doc * 4 + CASE col {case} END, ',') "
+                            "FROM temp.memfs_vocab").fetchone()[0]
     finally:
         conn.execute("DROP TABLE IF EXISTS temp.memfs_vocab")
     inst = np.array(flat.split(","), dtype=np.int64) if flat else np.zeros(0, dtype=np.int64)
@@ -98,6 +99,8 @@ def build_arrays(conn: sqlite3.Connection) -> dict[str, object]:
     doc, col = inst >> 2, inst & 3
     # One posting per (term, row): its instances are adjacent (ordered by term, doc).
     key = term_of * (int(labels[-1]) + 1 if len(labels) else 1) + doc
+    if len(key) and bool(np.any(key[1:] < key[:-1])):
+        raise PostingsError("fts5vocab did not list instances by term and row")
     start = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
     per_col = np.zeros((len(start), len(COLUMNS)), dtype=np.int64)
     group = np.cumsum(np.r_[False, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
@@ -106,8 +109,11 @@ def build_arrays(conn: sqlite3.Connection) -> dict[str, object]:
     post_doc = np.searchsorted(labels, post_label)
     if len(post_doc) and (post_doc.max() >= len(labels) or np.any(labels[post_doc] != post_label)):
         raise PostingsError("a row in the word index has no size record")
-    triples, code = np.unique(per_col, axis=0, return_inverse=True)
-    ftab = np.array([weighted_freq(tuple(int(x) for x in t), WEIGHTS) for t in triples], dtype=np.float64)
+    if len(per_col) and int(per_col.max()) >= 1 << 20:
+        raise PostingsError("a word occurs 2^20 times in one row")
+    packed, code = np.unique((per_col[:, 0] << 40) | (per_col[:, 1] << 20) | per_col[:, 2], return_inverse=True)
+    triples = [(int(k) >> 40, (int(k) >> 20) & 0xFFFFF, int(k) & 0xFFFFF) for k in packed]
+    ftab = np.array([weighted_freq(t, WEIGHTS) for t in triples], dtype=np.float64)
     term_off = np.zeros(len(terms) + 1, dtype=np.int64)
     np.add.at(term_off, post_term + 1, 1)
     names = [str(r[0]) for r in terms]
@@ -120,6 +126,18 @@ def build_arrays(conn: sqlite3.Connection) -> dict[str, object]:
         "post_code": np.asarray(code).reshape(-1).astype(np.uint16 if len(triples) < 65536 else np.uint32),
         "ftab": ftab, "terms": np.frombuffer("\n".join(names).encode("utf-8"), dtype=np.uint8),
     }
+
+
+def _row_sizes(blobs: list[bytes]) -> np.ndarray:
+    """Each row's tokens over all columns from its %_docsize varints; vectorised when every
+    column's size fits one byte (below 128 tokens: nearly every item)."""
+    ncol = len(COLUMNS)
+    joined = b"".join(blobs)
+    if len(joined) == ncol * len(blobs) and all(len(b) == ncol for b in blobs):
+        arr = np.frombuffer(joined, dtype=np.uint8).reshape(len(blobs), ncol)
+        if not bool(np.any(arr & 0x80)):
+            return arr.astype(np.int64).sum(axis=1)
+    return np.fromiter((sum(varints(b)) for b in blobs), dtype=np.int64, count=len(blobs))
 
 
 def write(state: Path, arrays: dict[str, object], generation: int) -> Path:
