@@ -203,6 +203,35 @@ def load(state: Path) -> Postings:
                     {t: i for i, t in enumerate(names)})
 
 
+def header_generation(state: Path) -> int | None:
+    """The file's generation if its header is sound and its length the one it declares (no
+    checksum: cheap enough for every sync; readers check the checksum when they map it)."""
+    path = state / FILE_NAME
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(MAGIC) + 4)
+            if head[:len(MAGIC)] != MAGIC or len(head) < len(MAGIC) + 4:
+                return None
+            (hlen,) = struct.unpack("<I", head[len(MAGIC):])
+            meta = json.loads(fh.read(hlen))
+        base = len(MAGIC) + 4 + hlen
+        base += (-base) % 8
+        if meta.get("format") != FORMAT or base + int(meta["size"]) != path.stat().st_size:
+            return None
+        return int(meta["generation"])
+    except (OSError, ValueError, KeyError, TypeError, struct.error):
+        return None
+
+
+def stamp(state: Path) -> str:
+    """size:mtime_ns of the file, recorded when written: a file changed since is rebuilt."""
+    try:
+        st = (state / FILE_NAME).stat()
+    except OSError:
+        return ""
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
 def remove(state: Path) -> None:
     try:
         (state / FILE_NAME).unlink()

@@ -14,11 +14,12 @@ predates that commit finds a file of another generation and uses FTS5 for that q
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
 from memfs.index.db import IndexDB
-from memfs.index.postings import FILE_NAME, PostingsError, build_arrays, remove, write
+from memfs.index.postings import FILE_NAME, PostingsError, build_arrays, header_generation, remove, stamp, write
 from memfs.index.readonly import connect_readonly
 
 MIN_ROWS = 20_000
@@ -37,7 +38,8 @@ def pending(db: IndexDB) -> int:
 
 
 def maintain(db: IndexDB, state: Path, force: bool = False) -> bool:
-    """Rebuild, keep or drop the sidecar (module docstring). True if it was rebuilt."""
+    """Rebuild, keep or drop the sidecar (module docstring). True if it was rebuilt. A file
+    whose header, length or stat differs from what was written is rebuilt too."""
     gen = generation(db)
     rows = db.count_items()
     if rows < MIN_ROWS and not force:
@@ -49,9 +51,9 @@ def maintain(db: IndexDB, state: Path, force: bool = False) -> bool:
             with db.transaction() as c:
                 c.execute("DELETE FROM bm25_changed")
         return False
-    if gen and (state / FILE_NAME).exists() and not force:
-        if pending(db) <= max(REBUILD_MIN, int(rows * REBUILD_FRACTION)):
-            return False
+    sound = gen > 0 and header_generation(state) == gen and db.get_meta("bm25_stamp") == stamp(state)
+    if sound and not force and pending(db) <= max(REBUILD_MIN, int(rows * REBUILD_FRACTION)):
+        return False
     conn = connect_readonly(db.path)
     try:
         conn.execute("BEGIN")
@@ -63,9 +65,13 @@ def maintain(db: IndexDB, state: Path, force: bool = False) -> bool:
         conn.close()
         return False  # search keeps using FTS5; the next sync tries again
     conn.close()
-    write(state, arrays, gen + 1)
+    # A random generation, not gen + 1: a file left from another index (rebuilt, restored)
+    # can never carry the number this index's meta holds.
+    new_gen = int.from_bytes(os.urandom(6), "little") + 1
+    write(state, arrays, new_gen)
     with db.transaction() as c:
-        db.set_meta("bm25_generation", str(gen + 1))
+        db.set_meta("bm25_generation", str(new_gen))
         db.set_meta("bm25_seq", str(arrays["seq"]))
+        db.set_meta("bm25_stamp", stamp(state))
         c.execute("DELETE FROM bm25_changed WHERE seq <= ?", (arrays["seq"],))
     return True
