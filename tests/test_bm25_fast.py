@@ -153,3 +153,23 @@ def test_a_phrase_of_several_tokens_goes_to_fts5(tmp_path: Path) -> None:
     fast = _built(tmp_path, db)
     with db.snapshot():
         assert fast.ranked(db, "snake_case", 10, _version(db)) is None
+
+
+def test_an_empty_index_builds_or_declines_without_error(tmp_path: Path) -> None:
+    db = _db(tmp_path, [])
+    postings_sync.maintain(db, tmp_path, force=True)  # no averages record yet: declines
+    with db.transaction() as c:
+        write_item_rows(c, [], _rows([("kestrel", "memory", "")]))
+        c.execute("DELETE FROM items")
+    assert postings_sync.maintain(db, tmp_path, force=True)  # zero rows, an averages record
+    with db.snapshot():
+        assert FastBM25(tmp_path).ranked(db, "kestrel", 10, _version(db)) in (None, [])
+
+
+def test_gaps_past_one_byte_decode(tmp_path: Path) -> None:
+    rows = [("kestrel" if i % 700 == 0 else "osprey", "memory", "") for i in range(3000)]
+    db = _db(tmp_path, rows)
+    fast = _built(tmp_path, db)
+    assert postings.load(tmp_path).gap_exc.size > 0  # kestrel's rows are 700 apart
+    for limit in (3, 100):
+        _check(db, fast, "kestrel osprey", limit)

@@ -35,11 +35,13 @@ from memfs.index.ftstok import COLUMNS, tokenizer_matches, totals, varints, weig
 
 FILE_NAME = "bm25.post"
 MAGIC = b"MEMFSBM25\x00\x01\x00"
-FORMAT = 1
+FORMAT = 2
 #: items_fts' bm25() column weights (memfs.index.db.CONTEXT_WEIGHT for the context): a
 #: copy, so this module needs nothing of db.py; tests/test_bm25_postings.py ties the two.
 WEIGHTS = (1.0, 0.3, 0.4)
-_ARRAYS = ("labels", "dlen", "term_off", "post_doc", "post_code", "ftab", "terms")
+_ARRAYS = ("labels", "dlen", "term_off", "exc_off", "post_gap", "gap_exc", "post_code", "ftab", "terms")
+#: A gap byte of this value: the gap is the term's next entry in `gap_exc`.
+ESCAPE = 255
 
 
 class PostingsError(MemfsError):
@@ -55,20 +57,28 @@ class Postings:
     seq: int  # the last bm25_changed seq this snapshot includes
     nrow: int
     ntok: int
-    labels: np.ndarray  # int64, ascending: row i of every per-row array
-    dlen: np.ndarray  # int64 tokens per row, all columns
-    term_off: np.ndarray  # int64 [terms + 1]: term t's postings are [off[t], off[t+1])
-    post_doc: np.ndarray  # int32 row indexes, ascending within a term
-    post_code: np.ndarray  # uint16/uint32 index into ftab
+    labels: np.ndarray  # ascending: row i of every per-row array
+    dlen: np.ndarray  # tokens per row, all columns
+    term_off: np.ndarray  # [terms + 1]: term t's postings are [off[t], off[t+1])
+    exc_off: np.ndarray  # [terms + 1]: term t's escaped gaps are gap_exc[exc_off[t]:exc_off[t+1]]
+    post_gap: np.ndarray  # uint8 per posting: rows skipped since the term's previous row (ESCAPE: see gap_exc)
+    gap_exc: np.ndarray  # int32 gaps of ESCAPE or more
+    post_code: np.ndarray  # uint8/uint16 index into ftab
     ftab: np.ndarray  # float64 weighted frequencies
     term_index: dict[str, int]
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """(row indexes, ascending; weighted frequencies) of the rows holding `term`."""
         t = self.term_index.get(term)
         if t is None:
             return None
         a, b = int(self.term_off[t]), int(self.term_off[t + 1])
-        return self.post_doc[a:b], self.ftab[self.post_code[a:b]]
+        packed = self.post_gap[a:b]
+        gaps = packed.astype(np.int64)
+        esc = np.flatnonzero(packed == ESCAPE)
+        if len(esc):
+            gaps[esc] = self.gap_exc[int(self.exc_off[t]):int(self.exc_off[t + 1])]
+        return np.cumsum(gaps + 1) - 1, self.ftab[self.post_code[a:b]]
 
 
 def build_arrays(conn: sqlite3.Connection) -> dict[str, object]:
@@ -116,16 +126,34 @@ def build_arrays(conn: sqlite3.Connection) -> dict[str, object]:
     ftab = np.array([weighted_freq(t, WEIGHTS) for t in triples], dtype=np.float64)
     term_off = np.zeros(len(terms) + 1, dtype=np.int64)
     np.add.at(term_off, post_term + 1, 1)
+    term_off = np.cumsum(term_off)
+    # Gaps: a term's first row is its gap from -1, each next one from the row before.
+    first = np.zeros(len(post_doc), dtype=bool)
+    first[term_off[:-1][term_off[:-1] < len(post_doc)]] = True
+    prev = np.r_[-1, post_doc[:-1]] if len(post_doc) else np.zeros(0, dtype=np.int64)
+    gaps = post_doc - np.where(first, -1, prev) - 1
+    escaped = gaps >= ESCAPE
+    exc_off = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.add.at(exc_off, post_term[escaped] + 1, 1)
     names = [str(r[0]) for r in terms]
     if any("\n" in t for t in names):
         raise PostingsError("a term holds a newline")
     return {
         "seq": int(seq_row[0]), "nrow": tot[0], "ntok": tot[1],
-        "labels": labels, "dlen": dlen, "term_off": np.cumsum(term_off),
-        "post_doc": post_doc.astype(np.int32),
-        "post_code": np.asarray(code).reshape(-1).astype(np.uint16 if len(triples) < 65536 else np.uint32),
+        "labels": _narrow(labels), "dlen": _narrow(dlen), "term_off": _narrow(term_off),
+        "exc_off": _narrow(np.cumsum(exc_off)), "post_gap": np.where(escaped, ESCAPE, gaps).astype(np.uint8),
+        "gap_exc": gaps[escaped].astype(np.int32), "post_code": _narrow(np.asarray(code).reshape(-1)),
         "ftab": ftab, "terms": np.frombuffer("\n".join(names).encode("utf-8"), dtype=np.uint8),
     }
+
+
+def _narrow(arr: np.ndarray) -> np.ndarray:
+    """The smallest unsigned type holding every value (all are >= 0): 1-8 bytes each."""
+    top = int(arr.max()) if arr.size else 0
+    for dt in (np.uint8, np.uint16, np.uint32):
+        if top <= np.iinfo(dt).max:
+            return arr.astype(dt)
+    return arr.astype(np.int64)
 
 
 def _row_sizes(blobs: list[bytes]) -> np.ndarray:
@@ -196,10 +224,12 @@ def load(state: Path) -> Postings:
             raise
         raise PostingsError(f"{path.name}: damaged header ({err})") from None
     names = bytes(arr["terms"]).decode("utf-8").split("\n") if arr["terms"].size else []
-    if len(names) + 1 != arr["term_off"].size or int(arr["term_off"][-1]) != arr["post_doc"].size:
+    if (len(names) + 1 != arr["term_off"].size or int(arr["term_off"][-1]) != arr["post_gap"].size
+            or arr["exc_off"].size != arr["term_off"].size or int(arr["exc_off"][-1]) != arr["gap_exc"].size):
         raise PostingsError(f"{path.name}: inconsistent term table")
     return Postings(int(head["generation"]), int(head["seq"]), int(head["nrow"]), int(head["ntok"]),
-                    arr["labels"], arr["dlen"], arr["term_off"], arr["post_doc"], arr["post_code"], arr["ftab"],
+                    arr["labels"].astype(np.int64), arr["dlen"].astype(np.float64), arr["term_off"], arr["exc_off"],
+                    arr["post_gap"], arr["gap_exc"], arr["post_code"], arr["ftab"],
                     {t: i for i, t in enumerate(names)})
 
 
