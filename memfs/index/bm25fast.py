@@ -22,6 +22,7 @@ caller asks FTS5.
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from dataclasses import dataclass, field
@@ -53,7 +54,7 @@ class _View:
     removed_idx: np.ndarray
     delta_labels: np.ndarray  # int64
     delta_lk: np.ndarray
-    delta_terms: dict[str, tuple[np.ndarray, np.ndarray]]  # term -> (delta row indexes, f)
+    delta_index: dict[str, dict[int, float]]  # term -> {label: f} over the delta rows (FastBM25's)
     #: Score buffers, kept zero between queries (a fresh 0.8 MB array per query cost more
     #: in page faults than the scoring: ~0.6 ms at 10^5 rows).
     scores: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -62,6 +63,7 @@ class _View:
     #: everything but the idf, which is one multiplication (the same operands, so exact).
     parts: dict[str, tuple[np.ndarray, int, np.ndarray]] = field(default_factory=dict)
     parts_size: int = 0
+    dparts: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # term -> (delta rows, f)
 
 
 def _idf(nrow: int, n: int) -> float:
@@ -95,8 +97,12 @@ class FastBM25:
         self._version: object = None
         self._view: _View | None = None
         self._lock = threading.Lock()
-        #: label -> ((text, category, context), term counts): a delta row tokenized once.
-        self._delta_cache: dict[int, tuple[tuple[str, str, str], dict[str, tuple[int, int, int]]]] = {}
+        #: label -> ((text, category, context), FTS5 size, [(term, weighted frequency)]): a
+        #: changed row tokenized once, not once per data version.
+        self._delta_cache: dict[int, tuple[tuple[str, str, str], int, list[tuple[str, float]]]] = {}
+        #: term -> {label: f} over the delta rows, kept in step with _delta_cache (so a new data
+        #: version costs the rows that changed since the last, not the whole delta).
+        self._dindex: dict[str, dict[int, float]] = {}
 
     def ranked(self, db: IndexDB, query: str, limit: int, version: object) -> list[tuple[int, float]] | None:
         """`db.bm25(query, limit)` from the sidecar, or None: ask FTS5 (module docstring)."""
@@ -130,6 +136,20 @@ class FastBM25:
             view.parts_size += len(idx)
         return found
 
+    @staticmethod
+    def _delta_part(view: _View, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """The delta rows holding `term` (indexes into view.delta_labels) and their f."""
+        found = view.dparts.get(term)
+        if found is None:
+            entries = view.delta_index.get(term)
+            if not entries:
+                return None
+            labels = np.fromiter(entries.keys(), dtype=np.int64, count=len(entries))
+            f = np.fromiter(entries.values(), dtype=np.float64, count=len(entries))
+            found = (np.searchsorted(view.delta_labels, labels), f)
+            view.dparts[term] = found
+        return found
+
     def _score(self, view: _View, terms: list[str], limit: int) -> list[tuple[int, float]]:
         post = view.post
         if len(view.scores) != len(post.labels):
@@ -141,7 +161,7 @@ class FastBM25:
         try:
             for term in terms:
                 found = self._part(view, term)
-                extra = view.delta_terms.get(term)
+                extra = self._delta_part(view, term)
                 n = (found[1] if found is not None else 0) + (len(extra[0]) if extra is not None else 0)
                 if n == 0:
                     continue
@@ -211,28 +231,22 @@ class FastBM25:
             inside[inside] = post.labels[at[inside]] == keys[inside]
             removed[at[inside]] = True
         rows = self._delta_rows(db, changed)
-        sizes = doc_sizes(conn, [r[0] for r in rows]) if rows else {}
-        if len(sizes) != len(rows):
+        if any(self._delta_cache[r[0]][1] < 0 for r in rows):
             return None  # an item without its FTS5 size record: not what bm25() would see
+        cached = [self._delta_cache[r[0]] for r in rows]
         nrow = post.nrow - int(removed.sum()) + len(rows)
-        ntok = post.ntok - int(post.dlen[removed].sum()) + sum(sizes.values())
+        ntok = post.ntok - int(post.dlen[removed].sum()) + sum(c[1] for c in cached)
         if (nrow, ntok) != tot:
             return None  # the log and FTS5 disagree: never serve a ranking built on that
         avgdl = float(ntok) / float(nrow)
         dlab = np.array([r[0] for r in rows], dtype=np.int64)
-        dlk = K1 * ((1 - B) + (B * np.array([float(sizes[r[0]]) for r in rows], dtype=np.float64)) / avgdl)
-        dterms: dict[str, tuple[list[int], list[float]]] = {}
-        for i, (label, *_content) in enumerate(rows):
-            for term, counts in self._delta_cache[label][1].items():
-                ent = dterms.setdefault(term, ([], []))
-                ent[0].append(i)
-                ent[1].append(weighted_freq(counts, WEIGHTS))
+        dlk = K1 * ((1 - B) + (B * np.array([float(c[1]) for c in cached], dtype=np.float64)) / avgdl)
         lk = K1 * ((1 - B) + (B * post.dlen.astype(np.float64)) / avgdl)
-        return _View(post, nrow, lk, removed, bool(changed), np.flatnonzero(removed), dlab, dlk,
-                     {t: (np.array(ix, dtype=np.int64), np.array(fs, dtype=np.float64)) for t, (ix, fs) in dterms.items()})
+        return _View(post, nrow, lk, removed, bool(changed), np.flatnonzero(removed), dlab, dlk, self._dindex)
 
     def _delta_rows(self, db: IndexDB, changed: list[int]) -> list[tuple[int, str, str, str]]:
-        """The changed labels that are items now, sorted, with their text tokenized (cached)."""
+        """The changed labels that are items now, sorted; each row's FTS5 size (-1: none) and
+        weighted term frequencies are computed once per content and kept."""
         rows: list[tuple[int, str, str, str]] = []
         for start in range(0, len(changed), 500):
             chunk = changed[start:start + 500]
@@ -240,12 +254,32 @@ class FastBM25:
                 f"SELECT label, text, category, context FROM items WHERE label IN ({','.join('?' * len(chunk))})",
                 chunk)]
         rows.sort()
+        keep = {r[0] for r in rows}
+        for label in [k for k in self._delta_cache if k not in keep]:
+            self._unindex(label)  # gone, or in a newer sidecar: out of the delta
         fresh = [r for r in rows if self._delta_cache.get(r[0], (None,))[0] != r[1:]]
         if fresh:
             counts = self.tokenizer.counts(fresh)
+            sizes = doc_sizes(db.conn, [r[0] for r in fresh])
             for r in fresh:
-                self._delta_cache[r[0]] = (r[1:], counts.get(r[0], {}))
-        keep = {r[0] for r in rows}
-        if len(self._delta_cache) > 2 * max(len(keep), 1000):
-            self._delta_cache = {k: v for k, v in self._delta_cache.items() if k in keep}
+                self._unindex(r[0])
+                terms = [(t, _freq(c)) for t, c in counts.get(r[0], {}).items()]
+                self._delta_cache[r[0]] = (r[1:], sizes.get(r[0], -1), terms)
+                for t, f in terms:
+                    self._dindex.setdefault(t, {})[r[0]] = f
         return rows
+
+    def _unindex(self, label: int) -> None:
+        old = self._delta_cache.pop(label, None)
+        if old is not None:
+            for t, _f in old[2]:
+                entries = self._dindex.get(t)
+                if entries is not None:
+                    entries.pop(label, None)
+                    if not entries:
+                        del self._dindex[t]
+
+
+@functools.lru_cache(maxsize=4096)
+def _freq(counts: tuple[int, int, int]) -> float:
+    return weighted_freq(counts, WEIGHTS)
