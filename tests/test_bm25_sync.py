@@ -125,3 +125,26 @@ def test_below_min_rows_there_is_no_sidecar_and_no_log(ws_path: Path, small: Non
         assert _answers(mem, ["Alice jazz"], fast=True)[0]
     finally:
         mem.close()
+
+
+def test_a_purge_leaves_no_word_of_the_deleted_rows_in_the_sidecar(ws_path: Path, small: None) -> None:
+    from memfs.index import repository
+
+    _write(ws_path, 120, seed=7)
+    (ws_path / "memory" / "secret.md").write_text(
+        "---\ntitle: S\nkind: memory\ndescription: s\n---\n# S\n\n"
+        + render_item_line(Item(id="zz00001", text="The zorbquux codename is private")) + "\n", encoding="utf-8")
+    mem = hashing_memory(ws_path)
+    try:
+        mem.sync()
+        path = ws_path / ".memfs" / postings.FILE_NAME
+        assert b"zorbquux" in path.read_bytes()
+        (ws_path / "memory" / "secret.md").unlink()
+        mem.sync()
+        db = mem.runtime.indexer.db
+        repository.scrub_deleted(db)
+        postings_sync.scrub(db, ws_path / ".memfs")
+        assert path.is_file() and b"zorbquux" not in path.read_bytes()
+        assert _answers(mem, ["zorbquux codename"], fast=True) == _answers(mem, ["zorbquux codename"], fast=False)
+    finally:
+        mem.close()

@@ -75,3 +75,13 @@ def maintain(db: IndexDB, state: Path, force: bool = False) -> bool:
         db.set_meta("bm25_stamp", stamp(state))
         c.execute("DELETE FROM bm25_changed WHERE seq <= ?", (arrays["seq"],))
     return True
+
+
+def scrub(db: IndexDB, state: Path) -> None:
+    """After a purge: the file holds the forgotten rows' words, so it goes, and is rebuilt
+    (if the index is big enough) from the scrubbed FTS5."""
+    if generation(db) or (state / FILE_NAME).exists():
+        with db.transaction():
+            db.set_meta("bm25_generation", "0")
+        remove(state)
+    maintain(db, state)
