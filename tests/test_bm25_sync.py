@@ -148,3 +148,39 @@ def test_a_purge_leaves_no_word_of_the_deleted_rows_in_the_sidecar(ws_path: Path
         assert _answers(mem, ["zorbquux codename"], fast=True) == _answers(mem, ["zorbquux codename"], fast=False)
     finally:
         mem.close()
+
+
+def test_spliced_writes_count_towards_a_rebuild(ws_path: Path, small: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store's spliced writes index through `apply_deltas` (not the full sync): their
+    logged rows must still trigger the rebuild, or the log would only grow."""
+    from memfs.index import delta as delta_mod
+    from memfs.store import CategoryStore
+
+    monkeypatch.setattr(postings_sync, "REBUILD_MIN", 5)
+    used: list[bool] = []
+    real = delta_mod.apply_deltas
+    monkeypatch.setattr(delta_mod, "apply_deltas", lambda ix, only: used.append(True) or real(ix, only))
+    _write(ws_path, 120, seed=8)
+    mem = hashing_memory(ws_path)
+    store = CategoryStore(mem.ws, mem.config)
+    rel = "memory/mixed.md"
+    try:
+        mem.sync()
+        gen = _meta(mem, "bm25_generation")
+
+        def add(i: int) -> None:
+            item = Item(id=f"sp{i:05d}", text=f"Chloe adopted a kestrel named Pip number {i}")
+            with mem.lock("test"):
+                store.edit(rel, lambda doc: doc.add(item))
+                mem.indexer.sync(only=[rel])
+        for i in range(4):
+            add(i)
+        assert used and _meta(mem, "bm25_generation") == gen  # 4 logged rows: kept, the log covers them
+        assert _answers(mem, ["kestrel Pip"], fast=True) == _answers(mem, ["kestrel Pip"], fast=False)
+        for i in range(4, 8):
+            add(i)
+        assert _meta(mem, "bm25_generation") != gen  # past REBUILD_MIN: rebuilt after a spliced write
+        assert postings_sync.pending(mem.runtime.indexer.db) < 5  # the log trimmed then
+        assert _answers(mem, ["kestrel Pip"], fast=True) == _answers(mem, ["kestrel Pip"], fast=False)
+    finally:
+        mem.close()

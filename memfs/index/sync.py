@@ -142,6 +142,7 @@ class Indexer:
 
             quick = apply_deltas(self, only)  # files the store just spliced: their changed items only
             if quick is not None:
+                postings_sync.maintain(self.db, self.ws.state)  # a delta's rows count towards a rebuild too
                 return quick
         report = SyncReport()
         if rebuild:
