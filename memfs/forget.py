@@ -349,6 +349,9 @@ def scrub_index(mem: "Memory") -> None:
         indexer._sidecar = None  # noqa: SLF001
         indexer._update_sidecar(_Plan(), {}, rebuild_all=True)  # noqa: SLF001
     repository.scrub_deleted(db)
+    from memfs.index import postings_sync
+
+    postings_sync.scrub(db, mem.ws.state)  # bm25.post holds the deleted rows' words too
 
 
 def _prune_empty_dirs(folder: Path, stop: Path) -> None:

@@ -91,6 +91,18 @@ CREATE TABLE IF NOT EXISTS entry_parts (
     path TEXT NOT NULL, key TEXT NOT NULL, digest TEXT NOT NULL, count INTEGER NOT NULL, horizon TEXT NOT NULL,
     marks TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (path, key)
 ) WITHOUT ROWID;
+-- Items whose words changed since the BM25 postings sidecar's snapshot (memfs.index.postings).
+CREATE TABLE IF NOT EXISTS bm25_changed (seq INTEGER PRIMARY KEY AUTOINCREMENT, label INTEGER NOT NULL);
+CREATE TRIGGER IF NOT EXISTS items_bm25_ai AFTER INSERT ON items BEGIN
+  INSERT INTO bm25_changed(label) VALUES (new.label);
+END;
+CREATE TRIGGER IF NOT EXISTS items_bm25_ad AFTER DELETE ON items BEGIN
+  INSERT INTO bm25_changed(label) VALUES (old.label);
+END;
+CREATE TRIGGER IF NOT EXISTS items_bm25_au AFTER UPDATE OF label, text, category, context ON items BEGIN
+  INSERT INTO bm25_changed(label) VALUES (old.label);
+  INSERT INTO bm25_changed(label) SELECT new.label WHERE new.label <> old.label;
+END;
 """ + ptext.FTS_SQL + ";\n"
 
 #: BM25 weight of the context column (source turn + the one before, dates as words)

@@ -18,6 +18,7 @@ import numpy as np
 
 from memfs.core.salience import salience
 from memfs.core.stamps import age_days
+from memfs.index.bm25fast import FastBM25
 from memfs.index.bm25prune import TermStats, bm25_items
 from memfs.index.db import IndexDB, ItemRow, fts_query
 from memfs.index.fusion import fuse, rrf  # noqa: F401  (rrf: imported from here by callers)
@@ -101,6 +102,9 @@ class Searcher:
         self._bm_cache: dict[tuple[str, int], list[tuple[int, float]]] = {}
         self._count_cache = 0
         self._terms = TermStats()  # row counts of the query's words, per data version
+        self._fast = FastBM25(state_dir)  # the postings sidecar's exact BM25 (FTS5 when it cannot)
+        #: Score items' BM25 from the postings sidecar when it can (False: always FTS5).
+        self.fast_bm25 = True
         #: Read every fused candidate's row (the reference the early stop is tested against).
         self.full_fuse = False
 
@@ -167,8 +171,10 @@ class Searcher:
         key = (fts_query(query) or "", limit)
         found = self._bm_cache.get(key)
         if found is None:
-            found = with_passages_bm25(self.db, query, limit,
-                                       bm25_items(self.db, query, limit, self._terms.at(version)))
+            items = self._fast.ranked(self.db, query, limit, version) if self.fast_bm25 else None
+            if items is None:
+                items = bm25_items(self.db, query, limit, self._terms.at(version))
+            found = with_passages_bm25(self.db, query, limit, items)
             if len(self._bm_cache) >= BM25_CACHE_SIZE:
                 self._bm_cache.pop(next(iter(self._bm_cache)))
             self._bm_cache[key] = found

@@ -276,6 +276,8 @@ class HnswSidecar:
                 if ks <= 1:
                     return []
                 ks = max(1, ks // 2)
+        if self._csr is not None:
+            return self._expand(slots[0], dists[0], k)
         out: list[tuple[int, float]] = []
         for slot, d in zip(slots[0].tolist(), dists[0].tolist()):
             for lab in self._labels_of(slot, k - len(out)):
@@ -283,6 +285,23 @@ class HnswSidecar:
             if len(out) >= k:
                 break
         return out
+
+    def _expand(self, slots: np.ndarray, dists: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """The loop above over the frozen slot arrays in a few numpy operations (a
+        searchsorted call per hit was ~0.5 ms of a 10^5-item query): each slot's labels in
+        order, scored 1 - d in float64 as the loop does, cut at k."""
+        csr_slots, offsets, labels, _ = self._csr  # type: ignore[misc]
+        sl = slots.astype(np.int64)
+        at = np.searchsorted(csr_slots, sl)
+        ok = at < len(csr_slots)
+        ok[ok] = csr_slots[at[ok]] == sl[ok]
+        at = at[ok]
+        starts = offsets[at].astype(np.int64)
+        lens = offsets[at + 1].astype(np.int64) - starts
+        scores = 1.0 - dists[ok].astype(np.float64)
+        within = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+        labs = labels[np.repeat(starts, lens) + within][:k]
+        return list(zip(labs.tolist(), np.repeat(scores, lens)[:k].tolist()))
 
     def _labels_of(self, slot: int, most: int) -> list[int]:
         if self._csr is None:

@@ -28,6 +28,7 @@ from memfs.index.statstamp import recorded_mtime
 from memfs.fsutil import read_regular
 from memfs.index.passage_sync import all_passage_texts, apply_passages, category_of, pending_labels, plan_passages
 from memfs.index.passages import PASSAGE_LABEL_BASE
+from memfs.index import postings_sync
 from memfs.index.sidecar_build import embed_into_cache, rebuild_streaming, uncached
 from memfs.index.syncplan import SyncReport, _Parsed, _Plan
 from memfs.index.compact import compact, compact_due
@@ -141,6 +142,7 @@ class Indexer:
 
             quick = apply_deltas(self, only)  # files the store just spliced: their changed items only
             if quick is not None:
+                postings_sync.maintain(self.db, self.ws.state)  # a delta's rows count towards a rebuild too
                 return quick
         report = SyncReport()
         if rebuild:
@@ -245,6 +247,7 @@ class Indexer:
         del parsed, prose, fresh
         plan.inserts, plan.updates, plan.need_vectors = [], [], {}
         self._update_sidecar(plan, vectors, rebuild_all=reembed or rebuild)
+        postings_sync.maintain(self.db, self.ws.state)  # BM25 postings: rebuilt when the delta grew
         if compact_due(self.db, report.items_added + report.passages_added, cold=rebuild or not stats):
             compact(self.db)  # a cold build leaves b-tree pages ~70 % full (memfs.index.compact)
         report.seconds = time.perf_counter() - t0
