@@ -19,7 +19,9 @@ extractor's), so a fix cannot pass by agreeing with itself:
   "there" or "here" — except a dummy subject that points forward, not back: existential
   "there is/are/was ...", "It's great to/that/how ...", "It's been two years since ...".
 - "this/that/these/those + noun" (a demonstrative determiner) counts too, reported apart
-  as `determiner`: "That roadtrip was insane" does not say which roadtrip either.
+  as `determiner`: "That roadtrip was insane" does not say which roadtrip either;
+- "Here's a pic of ..." is the chat's own "here" (a photo shown) and is reported apart as
+  `here`: it says what was shown, if not by whom.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ PREFIX = re.compile(r"^(?:[\w'&.-]+ ){0,3}[\w'&.-]+: (?=\S)")
 PRONOUNS = frozenset("""it it's its they they're they've they'll they'd them their theirs he he's he'd
 he'll she she's she'd she'll him his her hers there there's here here's""".split())
 DEMONSTRATIVES = frozenset("this that these those that's this's".split())
-_COPULA = r"(?:'s|\s+is|\s+was|\s+will be|\s+would be|\s+can be|\s+could be|\s+has been|'s been|\s+had been|\s+feels|\s+felt|\s+seems|\s+seemed)"
+_COPULA = r"(?:'s|\s+is|\s+was|\s+will be|\s+would be|\s+can be|\s+could be|\s+must be|\s+must have been|" \
+          r"\s+has been|'s been|\s+had been|\s+feels|\s+felt|\s+seems|\s+seemed)"
 EXISTENTIAL = re.compile(
     r"^there(?:'s|\s+(?:is|are|was|were|isn't|aren't|wasn't|weren't|will|would|has|have|had|must|might|"
     r"could|can|should|seems?|seemed|used|may|appears?|remains?|exists?))\b", re.I)
@@ -49,7 +52,7 @@ DUMMY_IT = re.compile(
     rf"^it{_COPULA}\s+(?:not\s+)?(?:(?:so|really|very|pretty|super|quite|too|always|never|also|just|such|"
     rf"a bit|kind of|incredibly|absolutely|totally)\s+)*[a-z-]+\s+(?:(?:for|to)\s+\w+\s+)?"
     rf"(?:to\s+[a-z]|that\b|how\b|when\b|if\b|whether\b|what\b|seeing\b|being\b|knowing\b|having\b|"
-    rf"getting\b|watching\b|hearing\b|working\b|doing\b|going\b)|"
+    rf"getting\b|watching\b|hearing\b|working\b|doing\b|going\b|stepping\b|(?:i|we|you|he|she|they)\s)|"
     rf"^it(?:'s|\s+has)?\s+been\s+(?:\w+\s+){{0,3}}(?:years?|months?|weeks?|days?|ages|a while|forever|"
     rf"a long time)\b.*\bsince\b|^it\s+(?:takes|took)\s+.*\bto\s+[a-z]", re.I)
 WORD = re.compile(r"[A-Za-z][A-Za-z']*")
@@ -63,6 +66,8 @@ def opener(text: str) -> tuple[str, str] | None:
     if m is None:
         return None
     first = m.group(0).lower().replace("\u2019", "'")
+    if first in ("here", "here's"):
+        return first, "here"  # "Here's a pic of ...": the chat's own here, counted apart
     if first in PRONOUNS:
         if EXISTENTIAL.match(body) or DUMMY_IT.match(body):
             return None
@@ -97,6 +102,7 @@ def count(root: Path) -> dict:
     return {"folder": str(root), "items": len(rows),
             "dangling": sum(1 for *_, k in found if k == "pronoun"),
             "determiner": sum(1 for *_, k in found if k == "determiner"),
+            "here": sum(1 for *_, k in found if k == "here"),
             "by_word": dict(Counter(w for *_, w, k in found if k == "pronoun").most_common()),
             "lines": [{"text": t, "src": s, "file": f, "word": w, "kind": k} for t, s, f, w, k in found]}
 
@@ -175,10 +181,10 @@ def main(argv: list[str] | None = None) -> int:
             for line in r["lines"]:
                 print(f"  [{line['kind'][:3]}] {line['text']}   <{line['src'].rsplit('/', 1)[-1]}>")
         print(f"{r['folder']}: {r['dangling']} dangling / {r['items']} items (+{r['determiner']} "
-              f"demonstrative determiners)  {r['by_word']}")
-    total = {"items": sum(r["items"] for r in results), "dangling": sum(r["dangling"] for r in results),
-             "determiner": sum(r["determiner"] for r in results)}
-    print(f"total: {total['dangling']} dangling / {total['items']} items (+{total['determiner']} determiners)")
+              f"demonstrative determiners, +{r['here']} \"Here's\")  {r['by_word']}")
+    total = {k: sum(r[k] for r in results) for k in ("items", "dangling", "determiner", "here")}
+    print(f"total: {total['dangling']} dangling / {total['items']} items (+{total['determiner']} determiners, "
+          f"+{total['here']} \"Here's\")")
     if args.json:
         args.json.write_text(json.dumps({"total": total, "folders": results}, indent=1))
     return 0

@@ -122,11 +122,20 @@ def test_a_view_of_the_whole_situation_is_not_pinned_on_a_thing() -> None:
                   listener="Tom") is None
 
 
-def test_pointer_reads_the_opening_only() -> None:
-    assert pointer("It taught Priya patience.") == "it"
-    assert pointer("That roadtrip was long.") is None  # a determiner names its thing
-    assert pointer("It's great to see the sea again.") is None
-    assert pointer("Priya loved it.") is None
+@pytest.mark.parametrize("text, expected", [
+    ("It taught Priya patience.", "it"),
+    ("That roadtrip was long.", None),  # a determiner names its thing
+    ("That saves Dana a sprint.", "that"),  # ... but "that" before a verb is the pronoun
+    ("It's great to see the sea again.", None),  # a dummy "it": what it is comes after
+    ("It was nice seeing everyone at the reunion.", None),
+    ("It's such a relief to have the keys at last.", None),
+    ("It was so interesting and blew Priya away.", "it was"),  # "so interesting" is no dummy
+    ("It was an amazing rush.", "it was"),
+    ("It's moments like these that keep Priya going.", "it's"),  # a cleft: "these" points back
+    ("Priya loved it.", None),
+])
+def test_pointer_reads_the_opening_only(text: str, expected: str | None) -> None:
+    assert pointer(text) == expected
 
 
 def test_no_stored_line_opens_on_a_pointer_through_the_cli(tmp_path: Path) -> None:

@@ -10,14 +10,21 @@ or something false once the reader guesses what "it" is. Precision first:
 1. **Resolve** when the sentence just before it names exactly one candidate: the
    sentence before in the same turn, or, when the line opens the turn (or follows only a
    "Thanks!"), the last sentence of the previous turn. A question there names its topic
-   ("What concert was it?" -> "the concert"; "How did the pottery class go?"; "your
-   son" is the speaker's son). A statement counts only under ``antecedent``'s strict
-   rule (one noun phrase with a determiner, not after a copula or a preposition). The
-   pronoun must agree in number ("It" a singular, "They"/"Their" a plural) and "He"/"She"
-   a relative ("my son"). Two candidates, or none, resolve nothing.
-2. **Rewrite** when the pointer is only a frame around a fact that names its subject:
-   "It's been tough, but John is staying positive" -> "John is staying positive";
-   "That's why Maria loves volunteering" -> "Maria loves volunteering".
+   ("What concert was it?" -> "the concert"; "How was the pottery class?"; "your son" is
+   the speaker's son); a question that itself points ("What made you pick it?") asks
+   about the sentence before it, or about the speaker's own turn before it when all of
+   that turn names one thing. The other speaker's statement counts only with a definite
+   phrase ("the roadways") or a bare noun opening it ("Running can boost your mood");
+   the speaker's own sentence also with a name ("Definitely Star Wars!"). The pronoun
+   must agree ("It" a singular or a name, "They"/"Their" a plural, "He"/"She" a name or
+   a relative, "This" only an activity). Two candidates, or none, resolve nothing, and
+   a view of the whole situation ("It's been tough", "It taught me") is never pinned on
+   one thing.
+2. **Rewrite** when the pointer only frames a fact that names its subject: "It's been
+   tough, but John is staying positive" -> "John is staying positive"; "That's why Maria
+   loves volunteering" -> "Maria loves volunteering"; "It's true, nature has a way ..."
+   -> "Nature has a way ..."; of two sentences glued into one line, the second stays
+   when it reads alone.
 3. **Drop** otherwise: a reaction ("That's a great lesson to pass on"), a view of
    something unnamed ("It really conveys unity and strength").
 
@@ -47,12 +54,15 @@ _Q_POINTER_RE = re.compile(r"\b(?:it|its|they|them|their|theirs)\b|\b(?:this|tha
 # the weather or the time; none of them needs an antecedent.
 _DUMMY_RE = re.compile(
     rf"^it{_COPULA}\s+(?:not\s+)?(?:(?:so|really|very|pretty|super|quite|too|always|never|also|just|such|"
-    rf"a bit|kind of|incredibly|absolutely|totally)\s+)*[a-z-]+\s+(?:(?:for|to)\s+\w+\s+)?"
-    rf"(?:to\s+[a-z]|that\b|how\b|when\b|if\b|whether\b|what\b|\w+ing\b|(?:i|we|you|he|she|they)\b|"
+    rf"a bit|kind of|incredibly|absolutely|totally)\s+)*(?!(?:so|really|very|pretty|super|such|a|an|the)\b)"
+    rf"[a-z-]+\s+(?:(?:for|to)\s+\w+\s+)?"
+    rf"(?:to\s+[a-z]|that\b|how\b|when\b|if\b|whether\b|what\b|(?!(?:{EVALUATIVE})\b)\w+ing\b|"
+    rf"(?:i|we|you|he|she|they)\b|"
     rf"(?-i:[A-Z])\w*\s+(?:and|is|are|was|were|has|have|had|can|will|\w+s|\w+ed)\b)|"
+    rf"^it{_COPULA}\s+(?:such\s+)?an?\s+(?:\w+\s+)?(?:blessing|relief|pleasure|honou?r|privilege|shame|pity|"
+    rf"joy|treat|thrill|dream)\s+(?:to|that|being|having|seeing|knowing|working)\b|"
     rf"^it(?:'s|\s+has)?\s+been\s+(?:\w+\s+){{0,3}}(?:years?|months?|weeks?|days?|ages|a while|forever|"
     rf"a long time)\b.*\bsince\b|^it\s+(?:takes|took)\s+.*\bto\s+[a-z]|"
-    rf"^it(?:'s|\s+is|\s+was)\s+(?:(?:in|at)\s+)?(?:these|those|moments|times|(?:\w+\s+)?moments)\b|"
     rf"^it(?:'s|\s+is|\s+was)?\s+(?:rain|snow|pour|sunny|cold|hot|warm|freezing|\d)", re.IGNORECASE)
 # "That/This + noun" is a determiner, not the pronoun: "That roadtrip was insane" names its thing.
 _NOT_NOUN_NEXT = (r"(?:is|was|are|were|has|had|will|would|can|could|must|made|makes|means|meant|sounds|looks|"
@@ -150,8 +160,8 @@ def settle(text: str, name: str, people: tuple[str, ...], before: str | None, pr
     if len(parts) == 2 and not _OPENS_POINTER_RE.match(parts[1]) \
             and not _ANY_POINTER_RE.search(_SENTENCE_END_RE.split(parts[1], 1)[0]) \
             and any(p and p in parts[1] for p in people):
-        # "They were stoked ... . That kind of heart is why John loves basketball.": keep the
-        # sentence that reads alone, lose the one that points at nothing.
+        # "They play a crucial role. John wants to help.": keep the sentence that reads
+        # alone, lose the one that points at nothing.
         return parts[1]
     return None
 
