@@ -131,6 +131,7 @@ def test_a_view_of_the_whole_situation_is_not_pinned_on_a_thing() -> None:
     ("It's such a relief to have the keys at last.", None),
     ("It was so interesting and blew Priya away.", "it was"),  # "so interesting" is no dummy
     ("It was an amazing rush.", "it was"),
+    ("It's like escaping to another world.", "it's"),  # "like": what "it" is, is said before
     ("It's moments like these that keep Priya going.", "it's"),  # a cleft: "these" points back
     ("Priya loved it.", None),
 ])

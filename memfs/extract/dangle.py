@@ -54,7 +54,7 @@ _Q_POINTER_RE = re.compile(r"\b(?:it|its|they|them|their|theirs)\b|\b(?:this|tha
 # the weather or the time; none of them needs an antecedent.
 _DUMMY_RE = re.compile(
     rf"^it{_COPULA}\s+(?:not\s+)?(?:(?:so|really|very|pretty|super|quite|too|always|never|also|just|such|"
-    rf"a bit|kind of|incredibly|absolutely|totally)\s+)*(?!(?:so|really|very|pretty|super|such|a|an|the)\b)"
+    rf"a bit|kind of|incredibly|absolutely|totally)\s+)*(?!(?:so|really|very|pretty|super|such|a|an|the|like)\b)"
     rf"[a-z-]+\s+(?:(?:for|to)\s+\w+\s+)?"
     rf"(?:to\s+[a-z]|that\b|how\b|when\b|if\b|whether\b|what\b|(?!(?:{EVALUATIVE})\b)\w+ing\b|"
     rf"(?:i|we|you|he|she|they)\b|"

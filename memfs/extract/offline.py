@@ -7,7 +7,7 @@ only continues the previous one ("It's special to me.") onto it -> classify -> F
 Decisions:
 - One fact per sentence, except that a sentence opening with a bare reference ("It",
   "That", "This", "They", "He", "She", "There") is appended to the previous fact of
-  the same segment, so the pair reads on its own.
+  the same segment, so the pair reads on its own; one still opening a line is ``dangle``'s.
 - Conversation turns by assistant/system/tool roles are skipped: the memory is about
   the user and the people in the conversation, and an assistant's text is mostly
   advice, not facts about them.
