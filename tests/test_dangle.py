@@ -3,8 +3,9 @@
 A line opening a turn on "It"/"They"/"That"/"He" is resolved when the context names
 exactly one thing (the question before it, the sentence before it, the speaker's own turn
 the question asks about), rewritten when the pointer only frames a fact that names its
-subject, and otherwise not stored. A wrong guess writes a false fact, so two candidates
-resolve nothing.
+subject, and otherwise kept as said. A wrong guess writes a false fact, so two candidates
+resolve nothing. (Dropping the unresolved lines was measured and not kept: they are the
+evidence some LoCoMo questions retrieve, hit@10 0.812 -> 0.783.)
 """
 
 from __future__ import annotations
@@ -56,9 +57,10 @@ def test_the_speakers_own_turn_before_the_question_names_it() -> None:
     assert any(t.endswith("The climbing gym stays open until midnight on weekdays.") for t in got), got
 
 
-def test_two_candidates_resolve_nothing_and_the_line_is_not_stored() -> None:
+def test_two_candidates_resolve_nothing_and_the_line_stays_as_said() -> None:
     got = lines(("Tom", "Did you take the train or the bus?"), ("Priya", "It broke down twice near Crewe."))
-    assert not any("broke down" in t for t in got), got  # the train or the bus? a guess either way
+    assert any("It broke down twice near Crewe" in t for t in got), got
+    assert not any(w in t for t in got for w in ("train broke", "bus broke")), got  # a guess either way
 
 
 def test_a_question_that_itself_points_further_back_resolves_nothing() -> None:
@@ -66,14 +68,15 @@ def test_a_question_that_itself_points_further_back_resolves_nothing() -> None:
              ("Tom", "What did you learn from it?"),
              ("Priya", "It taught me patience and how to ask for help."))
     got = lines(*turns)
-    assert not any("taught" in t for t in got), got  # the books? the documentary? a guess
+    assert any("It taught Priya patience" in t for t in got), got  # the books? the documentary?
+    assert not any(w in t for t in got for w in ("books taught", "documentary taught")), got
 
 
 def test_a_statement_by_the_other_speaker_with_an_indefinite_thing_is_no_topic() -> None:
     got = lines(("Tom", "We had a blast at a karaoke bar downtown."),
                 ("Priya", "It helps me unwind after long shifts at the hospital."))
-    assert not any("unwind" in t and not t.startswith("Priya") for t in got), got
-    assert not any(_OPENS_ON_POINTER.match(t) for t in got), got
+    assert not any("karaoke bar helps" in t for t in got), got  # no topic: kept as said
+    assert "It helps Priya unwind after long shifts at the hospital." in got, got
 
 
 def test_a_frame_around_a_fact_that_names_its_subject_goes() -> None:
@@ -104,13 +107,14 @@ def test_a_name_in_the_speakers_sentence_before_resolves_he() -> None:
                   before="Biscuit's a menace!", previous=asked) == "Biscuit chewed through Priya's charger cable."
     # "Thanks, Tom!" names the listener, not what "he" is: nothing to resolve
     assert settle("He chewed through Priya's charger cable.", "Priya", PEOPLE,
-                  before="Thanks, Tom!", previous="") is None
+                  before="Thanks, Tom!", previous="") == "He chewed through Priya's charger cable."
 
 
 def test_the_pronoun_must_agree_with_the_one_candidate() -> None:
     # "They" cannot be "the pottery class"
     assert settle("They were really patient with beginners.", "Priya", PEOPLE, before="",
-                  previous="How was the pottery class?", listener="Tom") is None
+                  previous="How was the pottery class?", listener="Tom") == \
+        "They were really patient with beginners."
     assert settle("They were really patient with beginners.", "Priya", PEOPLE, before="",
                   previous="How were the instructors?", listener="Tom") == \
         "Priya: The instructors were really patient with beginners."
@@ -119,7 +123,7 @@ def test_the_pronoun_must_agree_with_the_one_candidate() -> None:
 def test_a_view_of_the_whole_situation_is_not_pinned_on_a_thing() -> None:
     # "It was tough" means the week, the move, all of it; "the move" would be a guess
     assert settle("It was tough on everyone.", "Priya", PEOPLE, before="", previous="How did the move go?",
-                  listener="Tom") is None
+                  listener="Tom") == "It was tough on everyone."
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -139,7 +143,7 @@ def test_pointer_reads_the_opening_only(text: str, expected: str | None) -> None
     assert pointer(text) == expected
 
 
-def test_no_stored_line_opens_on_a_pointer_through_the_cli(tmp_path: Path) -> None:
+def test_pointers_are_resolved_or_kept_as_said_through_the_cli(tmp_path: Path) -> None:
     ws = init(tmp_path / "ws")
     chat = {"format": "memfs.conversation/1", "participants": ["Priya", "Tom"], "sessions": [{
         "id": "S1", "time": "2026-10-05T10:00:00", "turns": [
@@ -156,5 +160,6 @@ def test_no_stored_line_opens_on_a_pointer_through_the_cli(tmp_path: Path) -> No
     texts = [ln.split(" <!--")[0][2:] for f in sorted((ws / "memory").rglob("*.md"))
              for ln in f.read_text(encoding="utf-8").splitlines() if ln.startswith("- ")]
     assert any("The course meets every Thursday evening in a church hall" in t for t in texts), texts
-    assert not any(_OPENS_ON_POINTER.match(t) for t in texts), texts
-    assert not any("rethink" in t for t in texts), texts
+    assert not any(t.startswith(("It meets", "Priya: It meets")) for t in texts), texts
+    # "it" asked about by a question that itself points back: kept as said, never guessed
+    assert not any("course made" in t or "film" in t and "rethink" in t for t in texts), texts

@@ -109,8 +109,8 @@ def test_advice_and_what_the_speaker_did_with_the_listener_are_kept() -> None:
         "Make sure John watches other people's videos first."]
     assert lines(("Tim", "Been reading that book you recommended a while ago.")) == [
         "Tim has been reading that book John recommended a while ago."]
-    # Alone, "It's a stuffed animal ..." says nothing of what "it" is: not stored (``dangle``).
-    assert lines(("Tim", "It's a stuffed animal to remind you of the good vibes.")) == []
+    assert lines(("Tim", "It's a stuffed animal to remind you of the good vibes.")) == [
+        "It's a stuffed animal to remind John of the good vibes."]
     assert lines(("Tim", "Let's make our collaboration awesome!")) == [
         "Tim and John should make Tim's collaboration awesome."]
 
