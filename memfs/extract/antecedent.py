@@ -192,3 +192,10 @@ def resolve_view(follow_up: str, before: str, name: str) -> str | None:
     thing = f"{det} {words}" if det.endswith("'s") else f"the {words}"
     verb = _VIEW_VERB[" ".join(m.group("verb").lower().split())]
     return f"{name} {verb} {thing}{m.group('rest')}"
+
+
+#: Public names for ``dangle``, which resolves a line opening a turn from the turn before.
+antecedent_of = _antecedent
+SITUATION_RE = _SITUATION_RE
+phrases_of = _phrases
+plural = _plural

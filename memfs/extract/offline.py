@@ -7,7 +7,7 @@ only continues the previous one ("It's special to me.") onto it -> classify -> F
 Decisions:
 - One fact per sentence, except that a sentence opening with a bare reference ("It",
   "That", "This", "They", "He", "She", "There") is appended to the previous fact of
-  the same segment, so the pair reads on its own.
+  the same segment, so the pair reads on its own; one still opening a line is ``dangle``'s.
 - Conversation turns by assistant/system/tool roles are skipped: the memory is about
   the user and the people in the conversation, and an assistant's text is mostly
   advice, not facts about them.
@@ -45,6 +45,7 @@ from memfs.extract.attribution import (
 from memfs.extract.blocks import Block, chat_blocks, document_blocks
 from memfs.extract.classify import classify
 from memfs.extract.clauses import clauses_of
+from memfs.extract.dangle import settle
 from memfs.extract.dates import resolve_dates
 from memfs.extract.deixis import resolve_place
 from memfs.extract.intro import drop_introduction, introduced_name
@@ -104,6 +105,7 @@ class _Piece:
     personal: bool
     block: Block
     continuation: bool = False
+    before: str | None = ""  # the turn's words before this sentence (None: not found)
 
 
 @dataclass
@@ -114,6 +116,7 @@ class _Context:
     source_time: datetime | None
     user_name: str | None = None  # the name a generic user gave themselves ("I'm Priya")
     previous: str = ""  # the turn before the current one: where "there" may point
+    earlier: str = ""  # the turn before that: what a question in `previous` ("What inspired it?") asks about
 
     @classmethod
     def of(cls, source: ParsedSource) -> _Context:
@@ -258,8 +261,8 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
     text = _finish(s)
     if not text:
         return None
-    return _Piece(text=text, when=when, dated=when is not None, personal=personal,
-                  block=block, continuation=bool(_CONTINUATION_RE.match(raw.strip())) and not alone)
+    return _Piece(text=text, when=when, dated=when is not None, personal=personal, block=block,
+                  before=seg.text[:at] if (at := seg.text.find(raw[:20])) >= 0 else None, continuation=bool(_CONTINUATION_RE.match(raw.strip())) and not alone)
 
 
 def _with_heading(piece: _Piece, text: str, heading: str | None) -> str:
@@ -364,6 +367,9 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
         said = attributed(_with_heading(p, p.text, heading), name, people, ctx.kind, p.dated)
         if said is None or (ctx.kind == "conversation" and courtesy(said, name, ctx.addressee.get(name, ""), ctx.names)):
             continue
+        if ctx.kind == "conversation" and (said := settle(said, name, people, p.before, ctx.previous,
+                                                          ctx.addressee.get(name, ""), ctx.earlier)) is None:
+            continue  # "It taught me self-acceptance" opening a turn that names no "it"
         text = _trim(said)
         facts.append(Fact(text=text, type=mtype, when=p.when or stated, anchor=seg.anchor,
                           speaker=seg.speaker, category_hint=hint, stated=stated))
@@ -383,7 +389,7 @@ def extract_offline(source: ParsedSource) -> list[Fact]:
             log.warning("offline extractor skipped segment %s", seg.anchor, exc_info=True)
             continue
         finally:
-            ctx.previous = seg.text or ""
+            ctx.earlier, ctx.previous = ctx.previous, seg.text or ""
         for fact in facts:
             key = _dedupe_key(fact.text)
             if not key or key in seen:
