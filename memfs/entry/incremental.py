@@ -12,6 +12,7 @@ import bisect
 import hashlib
 import heapq
 import math
+import operator
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from datetime import date
 from memfs.entry.people import PageFront, Person, assignments, lead_counts, ordered, people_of
 from memfs.entry.pool import EntryItem, parse_day
 from memfs.entry.poolcache import RECOMPUTE, Pool
-from memfs.entry.ranking import Classes, stream
+from memfs.entry.ranking import Classes, Lazy, stream
 
 
 @dataclass
@@ -244,11 +245,11 @@ def ranked(pool: Pool, kind: str, today: date, half_life: float, salience, cost,
         out = list(old)
         for it in wanted(removed):
             at = bisect.bisect_left(out, (cost(it), it.line))
-            if at >= len(out) or out[at][2] is not it:
+            if at >= len(out) or out[at][2] != id(it):
                 return RECOMPUTE
             del out[at]
         for it in wanted(added):
-            bisect.insort(out, (cost(it), it.line, it), key=lambda t: (t[0], t[1]))
+            bisect.insort(out, (cost(it), it.line, id(it)), key=lambda t: (t[0], t[1]))
         return out
 
     files = []
@@ -260,9 +261,9 @@ def ranked(pool: Pool, kind: str, today: date, half_life: float, salience, cost,
         if not cls.members:
             continue
         costs = pool.memo(p, ("rank-costs", kind), lambda items: sorted(
-            ((cost(it), it.line, it) for it in wanted(items)), key=lambda t: (t[0], t[1])), costs_delta)
-        lazy = pool.memo(p, ("rank-lazy", kind, today, half_life), lambda items, cls=cls, costs=costs: _Lazy(
-            stream(cls, today, half_life, salience), costs))
+            ((cost(it), it.line, id(it)) for it in wanted(items)), key=lambda t: (t[0], t[1])), costs_delta)
+        lazy = pool.memo(p, ("rank-lazy", kind, today, half_life), lambda items, cls=cls, costs=costs: Lazy(
+            stream(cls, today, half_life, salience), costs, _second))  # costs: (cost, line, id(item))
         files.append(lazy)
     heap = [((got[0], got[1].path, got[1].line), n, 0) for n, lazy in enumerate(files)
             if (got := lazy.get(0)) is not None]
@@ -278,41 +279,10 @@ def ranked(pool: Pool, kind: str, today: date, half_life: float, salience, cost,
             heapq.heapreplace(heap, ((nxt[0], nxt[1].path, nxt[1].line), n, at + 1))
         else:
             heapq.heappop(heap)
-        yield lazy.items[at][1]
+        yield lazy.got[at][1]
 
 
-class _Lazy:
-    """The prefix of one file's ranking given out so far, and for each position the least
-    cost of the items from there on (kept for the day: the next regeneration reads it
-    again and goes on where it stopped)."""
-
-    def __init__(self, gen: Iterator[tuple[float, EntryItem]], costs: list) -> None:  # type: ignore[type-arg]
-        self.items: list[tuple[float, EntryItem]] = []
-        self._gen: Iterator[tuple[float, EntryItem]] | None = gen
-        self._costs = costs  # (cost, line, item) of every item, cheapest first
-        self._floors: list[int] = []
-        self._gone: set[int] = set()
-        self._ptr = 0
-
-    def get(self, i: int) -> tuple[float, EntryItem] | None:
-        while len(self.items) <= i and self._gen is not None:
-            got = next(self._gen, None)
-            if got is None:
-                self._gen = None
-            else:
-                self.items.append(got)
-        return self.items[i] if i < len(self.items) else None
-
-    def floor(self, at: int) -> int:
-        """The least cost of the items at position `at` of the ranking or after it."""
-        while len(self._floors) <= at:
-            k = len(self._floors)
-            if k:
-                self._gone.add(id(self.items[k - 1][1]))
-            while self._ptr < len(self._costs) and id(self._costs[self._ptr][2]) in self._gone:
-                self._ptr += 1
-            self._floors.append(self._costs[self._ptr][0] if self._ptr < len(self._costs) else 1 << 62)
-        return self._floors[at]
+_second = operator.itemgetter(1)  # Lazy's key function: the item of a (score, item) entry
 
 
 def counts(pool: Pool, path: str) -> tuple[int, int, int]:
