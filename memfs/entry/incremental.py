@@ -1,27 +1,24 @@
 """What the entry files need from the whole store, assembled from per-file parts.
 
 Each function here gives exactly what its whole-store counterpart gives (people.find_people,
-the word counts of indexfile.keywords, the ranked pools of memoryfile), but computes the
+index.md's file rows; the keywords and ranked pools now live in entry/keywords.py and
+entry/poolrank.py, built the same way), but computes the
 part of one file once per content of that file (`Pool.memo`) and only combines the parts:
 after a write, the work is the changed file's plus a pass over files and people.
 """
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import heapq
 import math
-import operator
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
 
 from memfs.entry.people import PageFront, Person, assignments, lead_counts, ordered, people_of
 from memfs.entry.pool import EntryItem, parse_day
-from memfs.entry.poolcache import RECOMPUTE, Pool
-from memfs.entry.ranking import Classes, Lazy, stream
+from memfs.entry.poolcache import Pool
 
 
 @dataclass
@@ -148,64 +145,6 @@ def _file_stats(pool: Pool, path: str) -> FileStats:
     span = "" if not days else (f"dated {days[0]}" if days[0] == days[-1] else f"dated {days[0]} to {days[-1]}")
     newest = [d for d in (parse_day(s) for s in learned) if d is not None]
     return FileStats(n, current, max(learned, default=None), span, max(newest) if newest else None)
-
-
-def ranked(pool: Pool, kind: str, today: date, half_life: float, salience, cost, room) -> Iterator[EntryItem]:  # type: ignore[no-untyped-def]
-    """Current non-skill items under `kind`/, most salient first, file order breaking ties:
-    the per-file rankings merged (the order of sorting the whole pool). A file is left out
-    as soon as none of its remaining items fits in `room()` tokens by `cost` (the budget
-    only shrinks), so a spent budget does not walk every item of the store. Each file's
-    ranking is walked lazily from classes kept across days (entry/ranking.py), so a new
-    day does not re-score every item of the store."""
-    def wanted(items: list[EntryItem]) -> list[EntryItem]:
-        return [it for it in items if it.current and not it.is_skill and it.kind == kind]
-
-    def classes_delta(old: Classes, removed: list[EntryItem], added: list[EntryItem]):  # type: ignore[no-untyped-def]
-        got = old.changed(wanted(removed), wanted(added), salience, half_life)
-        return RECOMPUTE if got is None else got
-
-    def costs_delta(old: list, removed: list[EntryItem], added: list[EntryItem]):  # type: ignore[no-untyped-def,type-arg]
-        out = list(old)
-        for it in wanted(removed):
-            at = bisect.bisect_left(out, (cost(it), it.line))
-            if at >= len(out) or out[at][2] != id(it):
-                return RECOMPUTE
-            del out[at]
-        for it in wanted(added):
-            bisect.insort(out, (cost(it), it.line, id(it)), key=lambda t: (t[0], t[1]))
-        return out
-
-    files = []
-    for p in pool.files:
-        if p.split("/", 1)[0] != kind:
-            continue
-        cls = pool.memo(p, ("rank-classes", kind, half_life),
-                        lambda items: Classes.of(wanted(items), salience, half_life), classes_delta)
-        if not cls.members:
-            continue
-        costs = pool.memo(p, ("rank-costs", kind), lambda items: sorted(
-            ((cost(it), it.line, id(it)) for it in wanted(items)), key=lambda t: (t[0], t[1])), costs_delta)
-        lazy = pool.memo(p, ("rank-lazy", kind, today, half_life), lambda items, cls=cls, costs=costs: Lazy(
-            stream(cls, today, half_life, salience), costs, _second))  # costs: (cost, line, id(item))
-        files.append(lazy)
-    heap = [((got[0], got[1].path, got[1].line), n, 0) for n, lazy in enumerate(files)
-            if (got := lazy.get(0)) is not None]
-    heapq.heapify(heap)
-    while heap:
-        _, n, at = heap[0]
-        lazy = files[n]
-        if room() < lazy.floor(at):
-            heapq.heappop(heap)
-            continue
-        nxt = lazy.get(at + 1)
-        if nxt is not None:
-            heapq.heapreplace(heap, ((nxt[0], nxt[1].path, nxt[1].line), n, at + 1))
-        else:
-            heapq.heappop(heap)
-        yield lazy.got[at][1]
-
-
-_second = operator.itemgetter(1)  # Lazy's key function: the item of a (score, item) entry
 
 
 def counts(pool: Pool, path: str) -> tuple[int, int, int]:
