@@ -34,6 +34,9 @@ class _Part:
     current: int
 
 
+_Chunk = tuple[list[EntryItem], list[EntryItem], _Part]
+
+
 @dataclass(frozen=True)
 class _Assembled:
     """One person's facts over every file, in path order (what people_in puts on a Person)."""
@@ -45,6 +48,7 @@ class _Assembled:
     superseded: list[EntryItem]
     current: int
     sources: tuple[tuple[str, int], ...]
+    chunks: tuple["_Chunk", ...]  # per path: (facts about them, facts naming them, their _Part) there
 
 
 class PeopleCache:
@@ -108,7 +112,9 @@ class PeopleCache:
             else:
                 keep = {p for p in (prev.paths if prev is not None else ()) if p in files and name in files[p][1]}
                 paths = sorted(keep | touched.get(name, set()), key=order.__getitem__)
-            assembled[name] = self._assemble(pool, name, paths, files, signature)
+            reuse = {} if fresh or prev is None else {
+                p: c for p, c in zip(prev.paths, prev.chunks) if p not in touched.get(name, ())}
+            assembled[name] = self._assemble(pool, name, paths, files, signature, reuse)
         self._signature, self._files, self._people = signature, files, assembled
         sources: dict[str, tuple[tuple[str, int], ...]] = {}
         for name, person in people.items():
@@ -144,26 +150,31 @@ class PeopleCache:
                     del into[name]
 
     @staticmethod
-    def _assemble(pool: Pool, name: str, paths: list[str], files: dict[str, tuple[int, Got]],
-                  signature: str) -> _Assembled:
-        """One person's facts from the files that name them, in path order; sums in the
-        order people_in sums them, so the score is the same float."""
+    def _assemble(pool: Pool, name: str, paths: list[str], files: dict[str, tuple[int, Got]], signature: str,
+                  reuse: dict[str, _Chunk]) -> _Assembled:
+        """One person's facts from the files that name them, in path order (an unchanged
+        file's share is taken from `reuse`); sums in the order people_in sums them, so the
+        score is the same float."""
         subject: list[EntryItem] = []
         mentions: list[EntryItem] = []
         superseded: list[EntryItem] = []
         score, current = 0.0, 0
+        chunks: list[_Chunk] = []
         for path in paths:
-            got = files[path][1]
-            parts = pool.memo(path, ("person-parts+", signature), lambda items, got=got: _parts(got))
-            subj, ment = got[name]
-            subject.extend(subj)
-            mentions.extend(ment)
-            part = parts[name]
+            chunk = reuse.get(path)
+            if chunk is None:
+                got = files[path][1]
+                parts = pool.memo(path, ("person-parts+", signature), lambda items, got=got: _parts(got))
+                chunk = (*got[name], parts[name])
+            chunks.append(chunk)
+            subject.extend(chunk[0])
+            mentions.extend(chunk[1])
+            part = chunk[2]
             score += part.score
             superseded.extend(part.superseded)
             current += part.current
         return _Assembled(tuple(paths), subject, mentions, score, superseded, current,
-                          tuple((p, files[p][0]) for p in paths))
+                          tuple((p, files[p][0]) for p in paths), tuple(chunks))
 
 
 def _parts(got: Got) -> dict[str, _Part]:
