@@ -15,7 +15,6 @@ import argparse
 import operator
 import statistics
 import time
-from collections.abc import Iterator
 from typing import NamedTuple
 
 from memfs.entry.pool import EntryItem

@@ -13,7 +13,6 @@ front-matter summary is shown instead.
 from __future__ import annotations
 
 import importlib.util
-import math
 import os
 import re
 from collections import Counter
