@@ -13,10 +13,12 @@ from memfs.config import Config
 from memfs.core.rootfiles import approx_tokens
 from memfs.entry import heapfreeze
 from memfs.entry.facetrank import FacetCache
-from memfs.entry.incremental import Keywords, People, file_stats, people_in
+from memfs.entry.incremental import People, file_stats
+from memfs.entry.keywords import Keywords
 from memfs.entry.indexfile import CategoryRow, render_index, resource_stats
 from memfs.entry.memoryfile import render_memory, render_skill
 from memfs.entry.pages import render_and_write
+from memfs.entry.peoplecache import PeopleCache
 from memfs.entry.people import PEOPLE_DIR, read_pages
 from memfs.entry.pool import EntryItem, parse_day, save_history
 from memfs.entry.poolcache import Pool, forget_pools, pool_for
@@ -60,6 +62,7 @@ class ViewState:
     def __init__(self) -> None:
         self.keywords = Keywords()
         self.facets = FacetCache()
+        self.people = PeopleCache()
         self.page_bodies: dict[str, tuple[tuple, str]] = {}  # type: ignore[type-arg]
 
 
@@ -126,7 +129,7 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
     ref = today or _reference_day(pool)
     half_life = config.recall.recency_half_life_days
     budget = config.memory.token_budget
-    found = people_in(pool, read_pages(ws))
+    found = state.people.find(pool, read_pages(ws))
     state.facets.keep_only(found.people)
     llm = summarize is not None
     bodies = {

@@ -84,3 +84,33 @@ def test_salience_is_its_age_0_score_times_a_recency_factor_that_grows_with_the_
                 factors.append(salience(it, today, 365.0) / salience(it, day, 365.0))
         assert all(math.isclose(f, factors[0], rel_tol=1e-12) for f in factors)
         assert factors[0] <= 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 40), max_size=30), st.integers(0, 10**6), st.one_of(st.none(), st.integers(1, 40)),
+       st.booleans())
+def test_lazy_floor_is_the_least_cost_from_each_position_on(costs: list[int], seed: int, extra: int | None,
+                                                            as_lines: bool) -> None:
+    """ranking.Lazy (one class for a file's ranked items and a person's facets): whatever the
+    ranking's order, floor(at) is the least cost of the entries at `at` or after it (and
+    never above `extra`, the cheapest entry the costs do not list), read in any order."""
+    import operator
+    from collections import namedtuple
+
+    from memfs.entry.ranking import Lazy
+
+    items = [EntryItem(id=f"{i:08x}", text="x", type="fact", when=None, src="s", seen=1, updated=None,
+                       path="memory/a.md", line=i) for i in range(len(costs))]
+    order = list(range(len(items)))
+    random.Random(seed).shuffle(order)
+    table = sorted((costs[i], ("memory/a.md", i), id(items[i])) for i in range(len(items)))
+    line = namedtuple("line", "item")
+    entries = [line(items[i]) if as_lines else (0.0, items[i]) for i in order]
+    lazy = Lazy(iter(entries), table, operator.attrgetter("item") if as_lines else operator.itemgetter(1), extra)
+    assert list(lazy) == entries and lazy.get(len(entries)) is None
+    fresh = Lazy(iter(entries), table, operator.attrgetter("item") if as_lines else operator.itemgetter(1), extra)
+    for at in range(len(entries), -1, -1) if seed % 2 else range(len(entries) + 1):
+        fresh.get(at)
+        rest = [costs[i] for i in order[at:]]
+        want = min(rest + ([extra] if extra is not None else []), default=1 << 62)
+        assert fresh.floor(at) == want

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -28,7 +29,7 @@ from memfs.entry.facets import FACETS, facets_of, is_filler
 from memfs.entry.people import Person
 from memfs.entry.pool import EntryItem, parse_day
 from memfs.entry.profile import Line, is_quoted, salience, stamp
-from memfs.entry.ranking import Classes, pos, stream
+from memfs.entry.ranking import Classes, Costs, Lazy, pos, stream
 
 #: Facets profile.order sorts newest stamp first (salience breaks ties), and plans' own order.
 STAMP_FACETS = frozenset({"home", "work", "identity", "events"})
@@ -95,45 +96,7 @@ class Base:
         return (self.facet, *self.also)
 
 
-class LazyFacet:
-    """One facet's lines in profile.order's order for one day, produced as far as read,
-    with `floor(at)`: a lower bound of the cost of every line from position `at` on."""
-
-    def __init__(self, gen: Iterator[Line], costs: list[tuple[int, tuple[str, int], int]],
-                 extra: int | None = None) -> None:
-        self.lines: list[Line] = []
-        self._gen: Iterator[Line] | None = gen
-        self._costs = costs  # (cost, pos, id(item)) of every line of the facet, cheapest first
-        self._extra = extra  # the least cost of lines not in `costs` (plans moved to events)
-        self._floors: list[int] = []
-        self._gone: set[int] = set()
-        self._ptr = 0
-
-    def get(self, i: int) -> Line | None:
-        while len(self.lines) <= i and self._gen is not None:
-            got = next(self._gen, None)
-            if got is None:
-                self._gen = None
-            else:
-                self.lines.append(got)
-        return self.lines[i] if i < len(self.lines) else None
-
-    def __iter__(self) -> Iterator[Line]:
-        i = 0
-        while (line := self.get(i)) is not None:
-            yield line
-            i += 1
-
-    def floor(self, at: int) -> int:
-        while len(self._floors) <= at:
-            k = len(self._floors)
-            if k and k - 1 < len(self.lines):
-                self._gone.add(id(self.lines[k - 1].item))
-            while self._ptr < len(self._costs) and self._costs[self._ptr][2] in self._gone:
-                self._ptr += 1
-            low = self._costs[self._ptr][0] if self._ptr < len(self._costs) else 1 << 62
-            self._floors.append(low if self._extra is None else min(low, self._extra))
-        return self._floors[at]
+_line_item = operator.attrgetter("item")  # Lazy's key function: the item a Line stands for
 
 
 class PersonRank:
@@ -170,9 +133,9 @@ class PersonRank:
         self.movable = sorted((b for b in members["plans"] if b.movable and b.facet == "plans"),
                               key=lambda b: (b.when, pos(b.item)))
         self._moves_on = [b.when for b in self.movable]
-        self._costs: dict[str, list[tuple[int, tuple[str, int], int]]] | None = None
+        self._costs: dict[str, Costs] | None = None
         self._cost_of: dict[int, int] = {}
-        self._day: tuple[date, dict[str, LazyFacet]] | None = None
+        self._day: tuple[date, dict[str, Lazy[Line]]] | None = None
 
     def release(self) -> None:
         """Drop the day's lazy facets: their generators refer back to this object (a cycle
@@ -183,7 +146,7 @@ class PersonRank:
         """How many plans have become events by `today` (the only way the day changes a page)."""
         return bisect.bisect_left(self._moves_on, today)
 
-    def facets(self, today: date, cost: Cost) -> dict[str, LazyFacet]:
+    def facets(self, today: date, cost: Cost) -> dict[str, Lazy[Line]]:
         """{facet: lines in profile.order's order} for `today`, produced as far as read."""
         if self._day is not None and self._day[0] == today:
             return self._day[1]
@@ -193,7 +156,7 @@ class PersonRank:
             self._costs = {f: sorted((self._cost_of[id(b.item)], pos(b.item), id(b.item)) for b in lst)
                            for f, lst in self.members.items()}
         moved = self.movable[: self.moved_count(today)]
-        out: dict[str, LazyFacet] = {}
+        out: dict[str, Lazy[Line]] = {}
         for f, _ in FACETS:
             extra = None
             if f == "plans":
@@ -205,7 +168,7 @@ class PersonRank:
             else:
                 by_id = self.bases
                 gen = (by_id[id(it)].line(today) for _, it in stream(self.classes[f], today, self.half_life, salience))
-            out[f] = LazyFacet(gen, self._costs[f], extra)
+            out[f] = Lazy(gen, self._costs[f], _line_item, extra)
         self._day = (today, out)
         return out
 
@@ -270,7 +233,7 @@ class FacetCache:
         return hit
 
     def facets(self, person: Person, names: tuple[str, ...], today: date, half_life: float,
-               cost: Cost) -> dict[str, LazyFacet]:
+               cost: Cost) -> dict[str, Lazy[Line]]:
         return self.rank(person, names, half_life).facets(today, cost)
 
     def keep_only(self, people: list[Person]) -> None:

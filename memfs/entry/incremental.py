@@ -1,7 +1,8 @@
 """What the entry files need from the whole store, assembled from per-file parts.
 
 Each function here gives exactly what its whole-store counterpart gives (people.find_people,
-the word counts of indexfile.keywords, the ranked pools of memoryfile), but computes the
+index.md's file rows; the keywords and ranked pools now live in entry/keywords.py and
+entry/poolrank.py, built the same way), but computes the
 part of one file once per content of that file (`Pool.memo`) and only combines the parts:
 after a write, the work is the changed file's plus a pass over files and people.
 """
@@ -12,15 +13,12 @@ import hashlib
 import heapq
 import math
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
 
 from memfs.entry.people import PageFront, Person, assignments, lead_counts, ordered, people_of
 from memfs.entry.pool import EntryItem, parse_day
-from memfs.entry.poolcache import RECOMPUTE, Pool
-from memfs.entry import rankparts
-from memfs.entry.ranking import stream
+from memfs.entry.poolcache import Pool
 
 
 @dataclass
@@ -147,154 +145,6 @@ def _file_stats(pool: Pool, path: str) -> FileStats:
     span = "" if not days else (f"dated {days[0]}" if days[0] == days[-1] else f"dated {days[0]} to {days[-1]}")
     newest = [d for d in (parse_day(s) for s in learned) if d is not None]
     return FileStats(n, current, max(learned, default=None), span, max(newest) if newest else None)
-
-
-class Keywords:
-    """indexfile.keywords, kept up to date file by file: each file's word counts, the number
-    of files holding each word (df) and the surface forms, plus each file's top words, which
-    are recomputed only when the file, the number of files, the names or the df of one of
-    its words changed."""
-
-    def __init__(self) -> None:
-        self.counts: dict[str, tuple[Counter[str], dict[str, Counter[str]]]] = {}
-        self.df: Counter[str] = Counter()
-        self.surface: dict[str, Counter[str]] = {}
-        self.top: dict[str, tuple[int, frozenset[str], list[str]]] = {}
-
-    def words(self, pool: Pool, paths: list[str], names: set[str], count_words, best_surface,  # type: ignore[no-untyped-def]
-              words_delta, top: int = 5) -> dict[str, list[str]]:
-        fresh = {p: pool.memo(p, ("words",), lambda items: count_words([it for it in items if it.current]),
-                              words_delta)
-                 if p in pool.files else (Counter(), {}) for p in paths}
-        dirty: set[str] = set()
-        for p in set(self.counts) | set(fresh):
-            old, new = self.counts.get(p), fresh.get(p)
-            if old is new:
-                continue
-            if old is not None:
-                self._add(old, -1)
-            if new is not None:
-                self._add(new, +1)
-            # A word in both the old and the new counts of a file kept its df; the rest changed.
-            dirty |= (old[0].keys() if old else set()) ^ (new[0].keys() if new else set())
-            self.top.pop(p, None)
-        self.counts = fresh
-        n = max(1, len(fresh))
-        frozen = frozenset(names)
-        out: dict[str, list[str]] = {}
-        for p, (c, _) in fresh.items():
-            hit = self.top.get(p)
-            if hit is None or hit[0] != n or hit[1] != frozen or self._may_change(hit[2], c, dirty, names, n, top):
-                usable = [w for w in c if w not in names]
-                scored = sorted(usable, key=lambda w: (-(c[w] * math.log(1 + n / self.df[w])), w))
-                hit = (n, frozen, scored[:top])
-                self.top[p] = hit
-            out[p] = [best_surface(self.surface[w]) for w in hit[2]]
-        for p in set(self.top) - set(fresh):
-            del self.top[p]
-        return out
-
-    def _may_change(self, best: list[str], c: Counter[str], dirty: set[str], names: set[str], n: int,
-                    top: int) -> bool:
-        """Could the df changes of `dirty` change this file's top words? Only if one of its
-        top words changed df, or a changed word of the file now scores past the last of
-        them (the others' scores are unchanged): then it is re-scored, else a common word
-        in the new input does not re-sort every file of the store."""
-        touched = [w for w in dirty if w in c and w not in names] if len(dirty) < len(c) else [
-            w for w in c if w in dirty and w not in names]
-        if not touched:
-            return False
-        if len(best) < top or any(w in best for w in touched):
-            return True
-        last = best[-1]
-        bar = (-(c[last] * math.log(1 + n / self.df[last])), last)
-        return any((-(c[w] * math.log(1 + n / self.df[w])), w) < bar for w in touched)
-
-    def _add(self, part: tuple[Counter[str], dict[str, Counter[str]]], sign: int) -> None:
-        c, surf = part
-        for w in c:
-            self.df[w] += sign
-            if self.df[w] <= 0:
-                del self.df[w]
-        for w, forms in surf.items():
-            into = self.surface.setdefault(w, Counter())
-            for form, k in forms.items():
-                into[form] += sign * k
-                if into[form] <= 0:
-                    del into[form]
-            if not into:
-                del self.surface[w]
-
-
-def ranked(pool: Pool, kind: str, today: date, half_life: float, salience, cost, room) -> Iterator[EntryItem]:  # type: ignore[no-untyped-def]
-    """Current non-skill items under `kind`/, most salient first, file order breaking ties:
-    the per-file rankings merged (the order of sorting the whole pool). A file is left out
-    as soon as none of its remaining items fits in `room()` tokens by `cost` (the budget
-    only shrinks), so a spent budget does not walk every item of the store. Each file's
-    ranking is walked lazily from classes kept across days (entry/ranking.py), so a new
-    day does not re-score every item of the store; the classes' members and the items'
-    costs are kept as ids and counts (entry/rankparts.py), so a file whose parts the index
-    holds is ranked without building its items."""
-    def wanted(items: list[EntryItem]) -> list[EntryItem]:
-        return [it for it in items if it.current and not it.is_skill and it.kind == kind]
-
-    files = []
-    for p in pool.files:
-        if p.split("/", 1)[0] != kind:
-            continue
-        fv = pool.files[p]
-        members = pool.memo(p, ("rank-members", kind), lambda items: rankparts.members_of(wanted(items)),
-                            lambda old, removed, added, fv=fv: rankparts.members_delta(
-                                old, wanted(removed), wanted(added), fv.line_of, RECOMPUTE))
-        if not members:
-            continue
-        cls = pool.derived(p, ("rank-classes", kind, half_life), lambda members=members, fv=fv: rankparts.classes_of(
-            members, fv.item_of(pool.horizon), salience, half_life))
-        costs = pool.memo(p, ("rank-cost-counts", kind), lambda items: rankparts.cost_counts(wanted(items), cost),
-                          lambda old, removed, added: rankparts.cost_counts_delta(
-                              old, wanted(removed), wanted(added), cost, RECOMPUTE))
-        lazy = pool.derived(p, ("rank-lazy", kind, today, half_life), lambda cls=cls, costs=costs: _Lazy(
-            stream(cls, today, half_life, salience), rankparts.Floors(costs, cost)))
-        files.append(lazy)
-    heap = [((got[0], got[1].path, got[1].line), n, 0) for n, lazy in enumerate(files)
-            if (got := lazy.get(0)) is not None]
-    heapq.heapify(heap)
-    while heap:
-        _, n, at = heap[0]
-        lazy = files[n]
-        if room() < lazy.floor(at):
-            heapq.heappop(heap)
-            continue
-        nxt = lazy.get(at + 1)
-        if nxt is not None:
-            heapq.heapreplace(heap, ((nxt[0], nxt[1].path, nxt[1].line), n, at + 1))
-        else:
-            heapq.heappop(heap)
-        yield lazy.items[at][1]
-
-
-class _Lazy:
-    """The prefix of one file's ranking given out so far, and for each position the least
-    cost of the items from there on (kept for the day: the next regeneration reads it
-    again and goes on where it stopped)."""
-
-    def __init__(self, gen: Iterator[tuple[float, EntryItem]], floors: "rankparts.Floors") -> None:
-        self.items: list[tuple[float, EntryItem]] = []
-        self._gen: Iterator[tuple[float, EntryItem]] | None = gen
-        self._floors = floors
-
-    def get(self, i: int) -> tuple[float, EntryItem] | None:
-        while len(self.items) <= i and self._gen is not None:
-            got = next(self._gen, None)
-            if got is None:
-                self._gen = None
-            else:
-                self.items.append(got)
-        return self.items[i] if i < len(self.items) else None
-
-    def floor(self, at: int) -> int:
-        """The least cost of the items at position `at` of the ranking or after it."""
-        return self._floors.floor(at, self.items)
 
 
 def counts(pool: Pool, path: str) -> tuple[int, int, int]:

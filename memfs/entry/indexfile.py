@@ -13,7 +13,6 @@ front-matter summary is shown instead.
 from __future__ import annotations
 
 import importlib.util
-import math
 import os
 import re
 from collections import Counter
@@ -22,7 +21,8 @@ from dataclasses import dataclass
 from memfs.core.model import KINDS
 from memfs.core.rootfiles import link_path
 from memfs.entry.facets import FILLER, STOPWORDS
-from memfs.entry.incremental import FileStats, Keywords, People, file_stats
+from memfs.entry.incremental import FileStats, People, file_stats
+from memfs.entry.keywords import Keywords
 from memfs.entry.pool import EntryItem
 from memfs.entry.poolcache import Pool
 from memfs.walk import group_of
@@ -172,11 +172,11 @@ def render_index(cats: list[CategoryRow], pool: Pool, people: People, res: Resou
     if people.people:
         lines += ["## People", ""]
         for p in people.people:
-            current = [it for it in p.subject if it.current]
+            current = p.current_count if p.current_count is not None else sum(1 for it in p.subject if it.current)
             also = f", also {', '.join(_safe(a) for a in p.aliases)}" if p.aliases else ""
             mentioned = f", mentioned in {len(p.mentions)} more" if p.mentions else ""
-            lines.append(f"- [{_safe(p.name[:1].upper() + p.name[1:])}]({p.rel}) ({len(current)} "
-                         f"fact{'s' if len(current) != 1 else ''}{mentioned}{also})")
+            lines.append(f"- [{_safe(p.name[:1].upper() + p.name[1:])}]({p.rel}) ({current} "
+                         f"fact{'s' if current != 1 else ''}{mentioned}{also})")
         lines.append("")
     empty: list[str] = []
     cat_paths = {c.path for c in cats}

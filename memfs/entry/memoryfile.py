@@ -18,11 +18,13 @@ from memfs.core.rootfiles import approx_tokens
 from collections.abc import Iterable, Iterator
 
 from memfs.entry.facetrank import FacetCache
-from memfs.entry.incremental import People, counts, ranked
+from memfs.entry.incremental import People, counts
 from memfs.entry.people import Person
 from memfs.entry.pool import EntryItem
+from memfs.entry.poolrank import ranked, skyline
 from memfs.entry.poolcache import RECOMPUTE, Pool
 from memfs.entry.profile import Line, classify, salience
+from memfs.entry.ranking import Classes
 
 #: (facet, how many of its lines) per tier; a tier is offered to every person before the next.
 TIERS: tuple[tuple[tuple[str, int], ...], ...] = (
@@ -174,9 +176,10 @@ def _ranked_section(title: str, ranked_items: Iterable[EntryItem], names: tuple[
     return [f"## {title}", "", *lines, ""] if lines else []
 
 
-def skill_groups(items: list[EntryItem], today: date, half_life: float) -> list[SkillGroup]:
-    """One file's part of skill.md: its current skill items grouped by (path, heading),
-    each with the token cost of its bullet, and the group's weight (most salient first)."""
+def skill_groups(items: list[EntryItem], half_life: float) -> list[SkillParts]:
+    """One file's part of skill.md, whatever the day: its current skill items grouped by
+    (path, heading), each with the token cost of its bullet, and the few items whose
+    salience can be the group's best on some day (the skyline of entry/poolrank.py)."""
     groups: dict[tuple[str, str], list[EntryItem]] = {}
     for it in items:
         if it.current and it.is_skill:
@@ -186,18 +189,29 @@ def skill_groups(items: list[EntryItem], today: date, half_life: float) -> list[
     for key, members in groups.items():
         steps = sorted(members, key=lambda it: it.line)
         costs = [approx_tokens(bullet(it, item_ref(it)) + key[1]) + 1 for it in steps]
-        weight = (-max(salience(it, today, half_life) for it in members), key[0], key[1])
-        out.append(SkillGroup(weight, key, steps, costs, min(costs)))
+        cls = Classes.of(members, salience, half_life)
+        out.append(SkillParts(key, steps, costs, min(costs), tuple(cls.members[k][0] for k in skyline(cls))))
     return out
 
 
 @dataclass(frozen=True)
-class SkillGroup:
-    weight: tuple[float, str, str]
+class SkillParts:
     key: tuple[str, str]
     steps: list[EntryItem]
     costs: list[int]
     cheapest: int
+    best: tuple[EntryItem, ...]  # one item per skyline class: the group's best score is one of theirs
+
+
+@dataclass(frozen=True)
+class SkillGroup:
+    weight: tuple[float, str, str]  # most salient group first (its best step's salience today)
+    parts: SkillParts
+
+
+def _day_groups(parts: list[SkillParts], today: date, half_life: float) -> list[SkillGroup]:
+    return [SkillGroup((-max(salience(it, today, half_life) for it in g.best), g.key[0], g.key[1]), g)
+            for g in parts]
 
 
 def render_skill(pool: Pool, budget: int, today: date, half_life: float) -> str:
@@ -212,28 +226,29 @@ def render_skill(pool: Pool, budget: int, today: date, half_life: float) -> str:
         return RECOMPUTE if any(it.is_skill for it in removed) or any(it.is_skill for it in added) else old
 
     # Only files with current skill items (counted per file, whatever the day): a new day
-    # re-weighs their groups, not every file of the store.
-    groups = sorted((g for p in pool.files if counts(pool, p)[2] for g in pool.memo(p, ("skill", today, half_life),
-                                                                lambda items: skill_groups(items, today, half_life),
-                                                                same)),
-                    key=lambda g: g.weight)
+    # re-weighs their groups, not every file of the store; and a group is weighed by its few
+    # skyline items, not by every step.
+    groups = sorted((g for p in pool.files if counts(pool, p)[2] for g in pool.memo(
+        p, ("skill", today, half_life), lambda items, p=p: _day_groups(pool.memo(
+            p, ("skill-parts", half_life), lambda items: skill_groups(items, half_life), same), today, half_life),
+        same)), key=lambda g: g.weight)
     # The cheapest step of this group or any after it: once the budget is below it, nothing
     # later fits, so the walk can stop (it takes exactly what a walk over every step takes).
     floor = [0] * len(groups)
     low = None
     for i in range(len(groups) - 1, -1, -1):
-        low = groups[i].cheapest if low is None else min(low, groups[i].cheapest)
+        low = groups[i].parts.cheapest if low is None else min(low, groups[i].parts.cheapest)
         floor[i] = low
     chosen: dict[tuple[str, str], list[EntryItem]] = {}
     weight: dict[tuple[str, str], tuple[float, str, str]] = {}
     for i, g in enumerate(groups):
         if left.left < floor[i]:
             break
-        for it, cost in zip(g.steps, g.costs):
+        for it, cost in zip(g.parts.steps, g.parts.costs):
             if cost <= left.left:
                 left.left -= cost
-                chosen.setdefault(g.key, []).append(it)
-                weight[g.key] = g.weight
+                chosen.setdefault(g.parts.key, []).append(it)
+                weight[g.parts.key] = g.weight
                 left.shown.add(it.id)
     body: list[str] = []
     for path in sorted({k[0] for k in chosen}):

@@ -57,6 +57,7 @@ class Person:
     #: Set by incremental.people_in from per-file parts (None: computed from the lists).
     subject_score: float | None = None
     superseded: list[EntryItem] | None = None
+    current_count: int | None = None  # of `subject` (set by entry/peoplecache.py)
 
     @property
     def slug(self) -> str:

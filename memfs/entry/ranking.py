@@ -26,6 +26,7 @@ import heapq
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
+from typing import Generic, Protocol, TypeVar
 
 from memfs.entry.pool import EntryItem, parse_day
 
@@ -34,6 +35,11 @@ Salience = Callable[[EntryItem, date, float], float]
 #: A class's score is compared with the bound only when clearly above it: the bound is a
 #: product of two floats and may round below a score it equals.
 _SLACK = 1e-9
+T = TypeVar("T")
+#: (cost, position, id(item)) of every entry of a ranking, cheapest first (`Lazy.floor`'s
+#: input; the position breaks ties, so the id is never compared).
+Costs = list[tuple[int, object, int]]
+_NO_COST = 1 << 62  # the floor past the last entry: nothing is left to fit
 
 
 def pos(it: EntryItem) -> tuple[str, int]:
@@ -157,3 +163,64 @@ def stream(cls: Classes, today: date, half_life: float, salience: Salience) -> I
         flip = not flip
         seen.add(k)
         heapq.heappush(heap, (-score(k), len(seen), k))
+
+
+class FloorsOf(Protocol[T]):
+    """Floors computed elsewhere from the entries given out so far (rankparts.Floors)."""
+
+    def floor(self, at: int, given: list[T]) -> int: ...
+
+
+class Lazy(Generic[T]):
+    """The prefix of a lazily produced ranking given out so far, and `floor(at)`: the least
+    cost of the entries from position `at` on, so a reader with a budget stops walking as
+    soon as nothing left fits. Kept for the day: the next regeneration reads it again and
+    goes on where it stopped. One class for every such ranking (a file's items in
+    memory.md's ranked sections, a person's facet in its profile): `item_of` says which
+    item an entry stands for, and `extra` is the least cost of entries that `costs` does
+    not list (plans moved to events by the day)."""
+
+    def __init__(self, gen: Iterator[T], costs: Costs, item_of: Callable[[T], EntryItem],
+                 extra: int | None = None, floors: "FloorsOf[T] | None" = None) -> None:
+        self.got: list[T] = []
+        self._gen: Iterator[T] | None = gen
+        self._costs = costs
+        self._item_of = item_of
+        self._extra = _NO_COST if extra is None else extra
+        self._floors: list[int] = []
+        self._gone: set[int] = set()
+        self._ptr = 0
+        #: Floors kept as cost counts instead of `costs` (entry/rankparts.Floors: parts that
+        #: a fresh process reads from the index, with no item per cost).
+        self._counted = floors
+
+    def get(self, i: int) -> T | None:
+        """The entry at position `i`, produced as far as needed (None past the end)."""
+        got = self.got
+        while len(got) <= i and self._gen is not None:
+            nxt = next(self._gen, None)
+            if nxt is None:
+                self._gen = None
+            else:
+                got.append(nxt)
+        return got[i] if i < len(got) else None
+
+    def __iter__(self) -> Iterator[T]:
+        i = 0
+        while (entry := self.get(i)) is not None:
+            yield entry
+            i += 1
+
+    def floor(self, at: int) -> int:
+        """The least cost of the entries at position `at` of the ranking or after it."""
+        if self._counted is not None:
+            return self._counted.floor(at, self.got)
+        while len(self._floors) <= at:
+            k = len(self._floors)
+            if k and k - 1 < len(self.got):
+                self._gone.add(id(self._item_of(self.got[k - 1])))
+            while self._ptr < len(self._costs) and self._costs[self._ptr][2] in self._gone:
+                self._ptr += 1
+            low = self._costs[self._ptr][0] if self._ptr < len(self._costs) else _NO_COST
+            self._floors.append(low if low < self._extra else self._extra)
+        return self._floors[at]

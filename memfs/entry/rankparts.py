@@ -1,6 +1,6 @@
 """memory.md's per-file rankings in a form that can be persisted: ids and costs, not items.
 
-`incremental.ranked` walks each file's items most salient first (entry/ranking.py). Its
+`poolrank.ranked` walks each file's items most salient first (entry/ranking.py). Its
 per-file parts held `EntryItem`s (the classes' members, every item's cost), so a fresh
 process built every item of a 50,000-item file to rank it, although memory.md shows a
 few of them. The parts are now plain values, persisted with the others

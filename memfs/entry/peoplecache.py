@@ -1,0 +1,185 @@
+"""The people of a regeneration, rebuilt only for the people whose files changed (issue #18 item 4).
+
+incremental.people_in combines per-file parts, but still walks every (file, person) pair
+to concatenate each person's facts: at 100,000 items (1,000 files, ~50 people) that was
+~50,000 list extends per input, and index.md then counted each person's current facts
+again. A new input changes a few files, so only the people those files name (before or
+after the change) need their facts put together again; the others keep what the previous
+regeneration assembled. The name counts that decide who is a person are kept as running
+totals, changed by the files whose counts changed. The result is the one people_in gives
+(tests/test_people_cache.py compares them after random changes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from memfs.entry.incremental import People, _assign_delta, _lead_delta
+from memfs.entry.people import PageFront, assignments, lead_counts, ordered, people_of
+from memfs.entry.pool import EntryItem
+from memfs.entry.poolcache import Pool
+
+Got = dict[str, tuple[list[EntryItem], list[EntryItem]]]  # person -> (facts about them, facts naming them)
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One file's share of one person, in the form their assembly sums (kept with the file)."""
+
+    score: float
+    superseded: list[EntryItem]
+    current: int
+
+
+_Chunk = tuple[list[EntryItem], list[EntryItem], _Part]
+
+
+@dataclass(frozen=True)
+class _Assembled:
+    """One person's facts over every file, in path order (what people_in puts on a Person)."""
+
+    paths: tuple[str, ...]
+    subject: list[EntryItem]
+    mentions: list[EntryItem]
+    score: float
+    superseded: list[EntryItem]
+    current: int
+    sources: tuple[tuple[str, int], ...]
+    chunks: tuple["_Chunk", ...]  # per path: (facts about them, facts naming them, their _Part) there
+
+
+class PeopleCache:
+    """people_in's result, kept per person between regenerations of one workspace."""
+
+    def __init__(self) -> None:
+        self._leads: dict[str, object] = {}  # path -> the lead counts added into the totals
+        self._counts: Counter[str] = Counter()
+        self._in_memory: Counter[str] = Counter()
+        self._signature: str | None = None
+        self._files: dict[str, tuple[int, Got]] = {}  # path -> (file serial, assignment) last assembled
+        self._people: dict[str, _Assembled] = {}
+
+    def find(self, pool: Pool, pages: list[PageFront]) -> People:
+        self._totals(pool)
+        people, alias_of = people_of(dict(self._counts), set(self._in_memory), pages)
+        signature = hashlib.sha1(repr(sorted(alias_of.items())).encode()).hexdigest()
+        if not people:
+            self._signature, self._files, self._people = signature, {}, {}
+            return People([], signature, {}, alias_of)
+        files: dict[str, tuple[int, Got]] = {}
+        for path, fv in pool.files.items():
+            got = pool.memo(path, ("assign", signature), lambda items: assignments(items, alias_of),
+                            lambda old, removed, added: _assign_delta(old, removed, added, alias_of))
+            files[path] = (fv.serial, got)
+        fresh = signature != self._signature
+        touched: dict[str, set[str]] = {}  # person -> changed files that name them now
+        moved: set[str] = set()  # people whose facts are the same, in a file with a new serial
+        if not fresh:
+            for path, (serial, got) in files.items():
+                old = self._files.get(path)
+                if old is not None and old[0] == serial and old[1] is got:
+                    continue
+                was = old[1] if old is not None else {}
+                for name, facts in got.items():
+                    if was.get(name) == facts:  # the same items (identity first: C speed)
+                        moved.add(name)
+                    else:
+                        touched.setdefault(name, set()).add(path)
+                for name in was:
+                    if name not in got:
+                        touched.setdefault(name, set())
+            for path in set(self._files) - set(files):
+                for name in self._files[path][1]:
+                    touched.setdefault(name, set())
+        order = {p: i for i, p in enumerate(files)} if fresh or touched else {}
+        by_name: dict[str, list[str]] = {}
+        if fresh:
+            for path, (_, got) in files.items():
+                for name in got:
+                    by_name.setdefault(name, []).append(path)
+        assembled: dict[str, _Assembled] = {}
+        for name in people:
+            prev = self._people.get(name)
+            if not fresh and prev is not None and name not in touched:
+                assembled[name] = prev if name not in moved else replace(
+                    prev, sources=tuple((p, files[p][0]) for p in prev.paths))
+                continue
+            if fresh:
+                paths = by_name.get(name, [])
+            else:
+                keep = {p for p in (prev.paths if prev is not None else ()) if p in files and name in files[p][1]}
+                paths = sorted(keep | touched.get(name, set()), key=order.__getitem__)
+            reuse = {} if fresh or prev is None else {
+                p: c for p, c in zip(prev.paths, prev.chunks) if p not in touched.get(name, ())}
+            assembled[name] = self._assemble(pool, name, paths, files, signature, reuse)
+        self._signature, self._files, self._people = signature, files, assembled
+        sources: dict[str, tuple[tuple[str, int], ...]] = {}
+        for name, person in people.items():
+            a = assembled[name]
+            if not a.paths:
+                continue  # a page-only person: people_in leaves them as people_of made them
+            person.subject, person.mentions = list(a.subject), list(a.mentions)
+            person.subject_score, person.superseded, person.current_count = a.score, list(a.superseded), a.current
+            sources[name] = a.sources
+        return People(ordered(people), signature, sources, alias_of)
+
+    def _totals(self, pool: Pool) -> None:
+        """Bring the name counts up to the pool, file by file (people_in sums every file's)."""
+        seen = set()
+        for path in pool.files:
+            got = pool.memo(path, ("lead",), lead_counts, _lead_delta)
+            seen.add(path)
+            old = self._leads.get(path)
+            if old is got:
+                continue
+            if old is not None:
+                self._add(old, -1)  # type: ignore[arg-type]
+            self._add(got, +1)
+            self._leads[path] = got
+        for path in set(self._leads) - seen:
+            self._add(self._leads.pop(path), -1)  # type: ignore[arg-type]
+
+    def _add(self, part: tuple[dict[str, int], dict[str, int]], sign: int) -> None:
+        for into, counts in ((self._counts, part[0]), (self._in_memory, part[1])):
+            for name, n in counts.items():
+                into[name] += sign * n
+                if not into[name]:
+                    del into[name]
+
+    @staticmethod
+    def _assemble(pool: Pool, name: str, paths: list[str], files: dict[str, tuple[int, Got]], signature: str,
+                  reuse: dict[str, _Chunk]) -> _Assembled:
+        """One person's facts from the files that name them, in path order (an unchanged
+        file's share is taken from `reuse`); sums in the order people_in sums them, so the
+        score is the same float."""
+        subject: list[EntryItem] = []
+        mentions: list[EntryItem] = []
+        superseded: list[EntryItem] = []
+        score, current = 0.0, 0
+        chunks: list[_Chunk] = []
+        for path in paths:
+            chunk = reuse.get(path)
+            if chunk is None:
+                got = files[path][1]
+                parts = pool.memo(path, ("person-parts+", signature), lambda items, got=got: _parts(got))
+                chunk = (*got[name], parts[name])
+            chunks.append(chunk)
+            subject.extend(chunk[0])
+            mentions.extend(chunk[1])
+            part = chunk[2]
+            score += part.score
+            superseded.extend(part.superseded)
+            current += part.current
+        return _Assembled(tuple(paths), subject, mentions, score, superseded, current,
+                          tuple((p, files[p][0]) for p in paths), tuple(chunks))
+
+
+def _parts(got: Got) -> dict[str, _Part]:
+    """Per person, one file's part of Person.score, of their superseded facts and of the
+    count of their current facts (index.md's "Priya (6 facts)")."""
+    return {name: _Part(sum(1 + math.log(it.seen) for it in subj if it.current),
+                        [it for it in subj + ment if not it.current], sum(1 for it in subj if it.current))
+            for name, (subj, ment) in got.items()}

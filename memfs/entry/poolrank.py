@@ -1,0 +1,98 @@
+"""The pool's current items most salient first, over every file (memory.md's ranked sections).
+
+Each file's ranking is walked lazily from classes kept across days (entry/ranking.py), and
+the files' rankings are merged by a heap. The heap used to start every file's ranking to
+learn its first item: on a new day that was a stream (a few salience scores) per file of
+the store, ~1,000 at 100,000 items, although memory.md reads a few dozen lines. Now a file
+enters the heap by its best score for the day (the best of its few skyline classes, kept
+with its classes), and its ranking starts only once that score reaches the top of the heap:
+the order given out is the same, and only the files whose best items are read start.
+"""
+
+from __future__ import annotations
+
+import heapq
+import operator
+from collections.abc import Callable, Iterator
+from datetime import date
+
+from memfs.entry import rankparts
+from memfs.entry.pool import EntryItem
+from memfs.entry.poolcache import RECOMPUTE, Pool
+from memfs.entry.ranking import ClassKey, Classes, Lazy, Salience, stream
+
+_second = operator.itemgetter(1)  # Lazy's item_of: the item of a (score, item) entry
+
+
+def skyline(cls: Classes) -> list[ClassKey]:
+    """The classes no other class beats on both peak and day: on any day the file's best
+    score is one of theirs (salience is its peak times a recency factor that grows with the
+    day, entry/ranking.py). Usually a handful, kept with the file's classes."""
+    out: list[ClassKey] = []
+    newest: tuple[int, int] | None = None
+    for _, order, key in cls.by_peak:  # best peak first
+        if newest is None or order[:2] < newest:  # newer than every class of a higher peak
+            out.append(key)
+            newest = order[:2]
+    return out
+
+
+def best_bound(cls: Classes, sky: list[ClassKey], today: date, half_life: float, salience: Salience) -> float:
+    """The best score of the file's items on `today`: exactly its first item's, so a tie
+    with another file's item is broken by path as in the full sort. (A class off the
+    skyline scores no more than one on it: the same (seen, type) with an older day computes
+    the same product with a smaller recency factor, and different peaks are too far apart
+    for rounding to matter.)"""
+    return max(salience(cls.members[k][0], today, half_life) for k in sky)
+
+
+def ranked(pool: Pool, kind: str, today: date, half_life: float, salience: Salience,
+           cost: Callable[[EntryItem], int], room: Callable[[], int]) -> Iterator[EntryItem]:
+    """Current non-skill items under `kind`/, most salient first, file order breaking ties:
+    the per-file rankings merged (the order of sorting the whole pool). A file is left out
+    as soon as none of its remaining items fits in `room()` tokens by `cost` (the budget
+    only shrinks), so a spent budget does not walk every item of the store."""
+    def wanted(items: list[EntryItem]) -> list[EntryItem]:
+        return [it for it in items if it.current and not it.is_skill and it.kind == kind]
+
+    files: list[Lazy[tuple[float, EntryItem]]] = []
+    heap: list[tuple[tuple[float, str, int], int, int]] = []
+    for p in pool.files:
+        if p.split("/", 1)[0] != kind:
+            continue
+        fv = pool.files[p]
+        # The classes' members and the items' costs are kept as ids and counts
+        # (entry/rankparts.py), so a file whose parts the index holds is ranked without
+        # building its items; the classes, skyline and the day's ranking derive from them.
+        members = pool.memo(p, ("rank-members", kind), lambda items: rankparts.members_of(wanted(items)),
+                            lambda old, removed, added, fv=fv: rankparts.members_delta(
+                                old, wanted(removed), wanted(added), fv.line_of, RECOMPUTE))
+        if not members:
+            continue
+        cls = pool.derived(p, ("rank-classes", kind, half_life), lambda members=members, fv=fv: rankparts.classes_of(
+            members, fv.item_of(pool.horizon), salience, half_life))
+        costs = pool.memo(p, ("rank-cost-counts", kind), lambda items: rankparts.cost_counts(wanted(items), cost),
+                          lambda old, removed, added: rankparts.cost_counts_delta(
+                              old, wanted(removed), wanted(added), cost, RECOMPUTE))
+        sky = pool.derived(p, ("rank-skyline", kind, half_life), lambda cls=cls: skyline(cls))
+        lazy, bound = pool.derived(p, ("rank-lazy", kind, today, half_life), lambda cls=cls, costs=costs, sky=sky: (
+            Lazy(stream(cls, today, half_life, salience), [], _second, floors=rankparts.Floors(costs, cost)),
+            best_bound(cls, sky, today, half_life, salience)))
+        # At position -1 (the file's ranking not started): its bound, before any of its items
+        # that could tie with it; an item of an earlier file at the same score still comes first.
+        heap.append(((-bound, p, -1), len(files), -1))
+        files.append(lazy)
+    heapq.heapify(heap)
+    while heap:
+        _, n, at = heap[0]
+        lazy = files[n]
+        if room() < lazy.floor(max(at, 0)):
+            heapq.heappop(heap)
+            continue
+        nxt = lazy.get(at + 1)
+        if nxt is not None:
+            heapq.heapreplace(heap, ((nxt[0], nxt[1].path, nxt[1].line), n, at + 1))
+        else:
+            heapq.heappop(heap)
+        if at >= 0:
+            yield lazy.got[at][1]
