@@ -8,6 +8,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ import pytest
 from memfs import views
 from memfs.api import Memory
 from memfs.entry import partstore, poolcache
+from memfs.entry.poolcache import pool_for
 from memfs.index.entryparts import parts_of
 from memfs.views import forget_state
 from tests.support.cli import MEMFS, env, run
@@ -216,3 +218,72 @@ def test_a_row_whose_count_is_damaged_is_a_miss(ws_path: Path) -> None:
     with fresh(ws_path) as mem:
         mem.add("Moved the zqdamaged rollout to Friday.", category="index/big")
     assert_full(ws_path)
+
+
+def _on_day(monkeypatch: pytest.MonkeyPatch, day: date) -> None:
+    class Day(date):
+        @classmethod
+        def today(cls) -> "Day":
+            return cls(day.year, day.month, day.day)
+    monkeypatch.setattr(poolcache, "date", Day)
+
+
+def test_a_new_day_moves_the_horizon_of_a_store_with_future_dates(ws_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A learned date past the wall clock clamps to today: the horizon moves every day and
+    an item whose `when` falls between two days changes its learned date."""
+    body = text(1000).replace("id=c000003 type=knowledge", "id=c000003 type=knowledge "
+                              "src=resources/2027/01/05-zqfuture.json#S1:1")
+    body = body.replace("id=c000004 type=knowledge", "id=c000004 type=knowledge "
+                        "src=resources/2026/11/02-zqwhen.json#S1:1 when=2026-12-25")
+    (ws_path / BIG).write_text(body)
+    for k, day in enumerate((date(2026, 12, 20), date(2026, 12, 28), date(2027, 1, 9))):
+        _on_day(monkeypatch, day)
+        with fresh(ws_path) as mem:
+            mem.sync()
+            with mem.lock("test"):
+                mem.regenerate_views()
+            if k:
+                assert pool_for(mem.ws).parts.served > 0
+        assert_full(ws_path)
+        with fresh(ws_path) as mem:
+            mem.add(f"Moved the {_word(80000 + k)} rollout to Friday.", category="index/big")
+        assert_full(ws_path)
+
+
+def test_a_big_memory_file_about_a_few_people(ws_path: Path) -> None:
+    """Under memory/ the parts are keyed by the alias map too, and a file with people builds its items."""
+    rel = "memory/notes.md"
+    people = {0: "Priya", 1: "Dana"}
+    lines = "".join(f"- {people[i % 200] + ' said' if i % 200 in people else 'Note'} {_word(i)} about "
+                    f"{_word(i + 7919)}. <!-- id=m{i:06d} type=fact{' seen=3' if i % 9 == 0 else ''} -->\n"
+                    for i in range(1000))
+    (ws_path / rel).write_text("---\ntitle: Notes\n---\n" + lines)
+    with fresh(ws_path) as mem:
+        mem.sync()
+    assert parts_of(hashing_memory(ws_path).indexer.db, rel)
+    assert_full(ws_path)
+    for k, fact in enumerate(("Priya said the zqporto move is done.", "Tom said the zqlisbon trip is off.",
+                              "Tom said the zqlisbon trip is on again.")):
+        with fresh(ws_path) as mem:
+            mem.add(fact, category="memory/notes")
+            if k == 1:
+                mem.forget("m000200")
+        assert_full(ws_path)
+
+
+def test_a_damaged_row_for_the_current_content_is_rewritten(ws_path: Path) -> None:
+    """Computed afresh, and persisted again: not left damaged for every later process to recompute."""
+    big_store(ws_path, 1000)
+    conn = sqlite3.connect(ws_path / ".memfs" / "index.sqlite3")
+    conn.execute("UPDATE entry_parts SET value='{' WHERE key='[\"words\"]'")
+    conn.commit()
+    conn.close()
+    for _ in range(2):
+        with fresh(ws_path) as mem:
+            with mem.lock("test"):
+                mem.regenerate_views()
+        assert_full(ws_path)
+    with fresh(ws_path) as mem:
+        row = parts_of(mem.indexer.db, BIG)['["words"]']
+        assert partstore.PartStore._decode("words", row.value) is not partstore.MISS
