@@ -87,6 +87,12 @@ def test_files_at_the_threshold_through_adds_and_forgets(ws_path: Path, n: int) 
                 mem.add(f"Moved the {_word(50000 + n)} rollout to Friday.", category="index/big")
             else:
                 mem.forget(f"c{(3 if 'id=c000003 ' in (ws_path / BIG).read_text() else 4):06d}")
+            db = mem.indexer.db
+            count, digest = db.conn.execute("SELECT items, hash FROM files WHERE path=?", (BIG,)).fetchone()
+            rows = {k: r for k, r in parts_of(db, BIG).items() if k != '["summary-head"]'}
+            # Rows are written for the content of 1,000 items or more, and only for it.
+            assert {r.digest for r in rows.values()} == ({digest} if count >= 1000 else {r.digest for r in rows.values()})
+            assert count >= 1000 or digest not in {r.digest for r in rows.values()}
         assert_full(ws_path)
 
 
