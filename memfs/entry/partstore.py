@@ -118,7 +118,9 @@ class PartStore:
                 digest, count, horizon_text(key, horizon), marks):
             return MISS
         value = self._decode(key[0], row.value)
-        if value is not MISS:
+        if value is MISS:  # damaged: forgotten, so the value computed now is written over it (`offer`)
+            del self.loaded[path][kt]  # type: ignore[index]
+        else:
             self.served += 1
         return value
 

@@ -40,7 +40,14 @@ def parts_of(db: IndexDB, path: str) -> dict[str, PartRow]:
         if "no such table" in str(err):
             return {}
         raise
-    return {r[0]: PartRow(r[0], r[1], int(r[2]), r[3], r[4], r[5]) for r in rows}
+    out: dict[str, PartRow] = {}
+    for r in rows:
+        try:
+            count = int(r[2])
+        except (TypeError, ValueError):
+            continue  # a damaged row (its count is not a number): a miss, rewritten when offered
+        out[r[0]] = PartRow(r[0], r[1], count, r[3], r[4], r[5])
+    return out
 
 
 def save_parts(db: IndexDB, rows: list[tuple[str, PartRow]]) -> None:
