@@ -8,12 +8,14 @@ to a file's previous rows without reading them back.
 from __future__ import annotations
 
 import bisect
+import os
 from collections import Counter
 from datetime import date
 from typing import TYPE_CHECKING
 
 from memfs.entry.pool import EntryItem, learned_date, parse_day
 from memfs.entry.partstore import MISS, PartStore
+from memfs.index.db import IndexDB
 from memfs.index.delta import FileDelta, effective_shifts
 
 if TYPE_CHECKING:
@@ -128,3 +130,14 @@ def base_days(parts: PartStore, path: str, digest: str, count: int, marks: str,
         return None
     parts.derived += 1
     return dict(+out)
+
+
+def index_identity(db: IndexDB) -> tuple[str, int, int, int]:
+    """The index's `index_version` (bumped by every change of its items) and its file's
+    identity: a rebuilt or healed index is another file, whatever its version says."""
+    try:
+        st = os.stat(db.path)
+        ident = (st.st_dev, st.st_ino, st.st_ctime_ns)
+    except OSError:
+        ident = (0, 0, 0)
+    return (db.get_meta("index_version") or "0", *ident)
