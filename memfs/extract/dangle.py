@@ -1,4 +1,4 @@
-"""A line that opens on "It"/"They"/"That"/"He" pointing at nothing: resolved, rewritten or dropped.
+"""A line that opens on "It"/"They"/"That"/"He" pointing at nothing: resolved, rewritten or kept as said.
 
 The last gate before a conversation fact is stored. Earlier passes already join a
 follow-up onto the fact before it in the same turn or spell out its antecedent
@@ -25,8 +25,10 @@ or something false once the reader guesses what "it" is. Precision first:
    loves volunteering" -> "Maria loves volunteering"; "It's true, nature has a way ..."
    -> "Nature has a way ..."; of two sentences glued into one line, the second stays
    when it reads alone.
-3. **Drop** otherwise: a reaction ("That's a great lesson to pass on"), a view of
-   something unnamed ("It really conveys unity and strength").
+3. **Keep it as said** otherwise: a reaction ("That's a great lesson to pass on"), a view
+   of something unnamed ("It really conveys unity and strength"). Dropping these was
+   measured and not kept: they are the evidence some questions are found by (LoCoMo
+   hit@10 0.812 -> 0.783), and a guess would write a false fact.
 
 "There" as a place is ``deixis``'s job; an existential "There is", a dummy "It's great
 to ...", "It's been two years since ..." and weather point at nothing and stay.
@@ -129,7 +131,7 @@ def pointer(body: str) -> str | None:
 
 
 def settle(text: str, name: str, people: tuple[str, ...], before: str | None, previous: str,
-           listener: str = "", earlier: str = "") -> str | None:
+           listener: str = "", earlier: str = "") -> str:
     """`text` (a stored conversation line by `name`) when it reads alone; resolved or
     rewritten when it opens on a pointer that `before` (the speaker's words before it in
     the same turn) or `previous` (the turn before) resolves; as said when neither can."""

@@ -367,9 +367,8 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
         said = attributed(_with_heading(p, p.text, heading), name, people, ctx.kind, p.dated)
         if said is None or (ctx.kind == "conversation" and courtesy(said, name, ctx.addressee.get(name, ""), ctx.names)):
             continue
-        if ctx.kind == "conversation" and (said := settle(said, name, people, p.before, ctx.previous,
-                                                          ctx.addressee.get(name, ""), ctx.earlier)) is None:
-            continue  # "It taught me self-acceptance" opening a turn that names no "it"
+        if ctx.kind == "conversation":  # a line opening on a pointer: resolved, rewritten or as said
+            said = settle(said, name, people, p.before, ctx.previous, ctx.addressee.get(name, ""), ctx.earlier)
         text = _trim(said)
         facts.append(Fact(text=text, type=mtype, when=p.when or stated, anchor=seg.anchor,
                           speaker=seg.speaker, category_hint=hint, stated=stated))
