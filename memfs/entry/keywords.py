@@ -100,19 +100,17 @@ class Keywords:
 
     def _hold(self, path: str, was: _Top | None, hit: _Top) -> None:
         """Keep `_holders` (word -> files that keep it) up to date with a file's new kept words."""
-        for _, w in was.kept if was is not None else ():
-            got = self._holders.get(w)
-            if got is not None:
-                got.discard(path)
-                if not got:
-                    del self._holders[w]
+        self._unhold(path, was)
         for _, w in hit.kept:
             self._holders.setdefault(w, set()).add(path)
         self.top[path] = hit
 
     def _drop(self, path: str) -> None:
-        was = self.top.pop(path, None)
         self.shown.pop(path, None)
+        self._unhold(path, self.top.pop(path, None))
+
+    def _unhold(self, path: str, was: _Top | None) -> None:
+        """`path` no longer keeps the words it kept (`was`)."""
         for _, w in was.kept if was is not None else ():
             got = self._holders.get(w)
             if got is not None:
