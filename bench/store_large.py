@@ -52,7 +52,13 @@ def main(n: int, cache: Path | None = None) -> None:
             mem.sync()
             print(f"items={n} initial_sync={time.perf_counter() - t0:.2f}s", flush=True)
             if built is not None:
+                # Closed first: copying opens and closes index.sqlite3 in this process, which
+                # drops the POSIX locks its open connection holds (SQLite's "how to corrupt",
+                # 2.2); the one-shot adds below then checkpoint and delete the WAL under it and
+                # this process's next read fails "database disk image is malformed".
+                mem.close()
                 shutil.copytree(root, built, symlinks=True)
+                mem = Memory(root, config=load_config(root, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"}))
         cli_runs = _one_shot_adds(root)  # before this process writes: the store as built
         t0 = time.perf_counter()
         mem.add("A first fact: this process's first regeneration reads the whole store.", category="index/big")
