@@ -353,6 +353,16 @@ def test_runtime(fake: FakeOpenAI, tmp_path: Path) -> None:
     assert SECRET not in repr(rt) and SECRET not in (tmp_path / USAGE_FILE).read_text()
 
 
+def test_parse_json_lenient_fence_inside_a_json_string() -> None:
+    """A string holding ``` cut the fenced value short; the piece it cut held a smaller
+    balanced "[]" that was taken for the answer (found by the hypothesis test below)."""
+    for value in ([{"a": 1}, "```"], {"```": {"b": [2]}, "c": "```"}, ["a```b", {"x": [1]}, "```"]):
+        assert parse_json_lenient(f"intro\n```json\n{json.dumps(value)}\n```\nend") == value
+    # prose brackets before a fenced answer, and a broken block before a good one
+    assert parse_json_lenient("see [1] below\n```json\n{\"a\": 1}\n```") == {"a": 1}
+    assert parse_json_lenient('{"a": [1, 2], oops} then {"b": 2}') == {"b": 2}  # never the broken one's [1, 2]
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),

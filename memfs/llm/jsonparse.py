@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 _FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\n?(.*?)```", re.DOTALL)
@@ -24,27 +25,42 @@ def parse_json_lenient(text: str) -> Any:
         return json.loads(s)
     except ValueError:
         pass
-    candidates = [m.group(1) for m in _FENCE_RE.finditer(s)] + [s]
-    for cand in candidates:
-        block = _first_balanced(cand)
-        if block is None:
-            continue
-        for attempt in (block, _drop_trailing_commas(block)):
-            try:
-                return json.loads(attempt)
-            except ValueError:
-                continue
+    # A fence is trusted only when it holds exactly one JSON value: a string inside the
+    # JSON can itself contain ``` (the fence regex then cuts the value short, and the
+    # piece it cut may hold a smaller balanced "[]" that is not the answer).
+    for m in _FENCE_RE.finditer(s):
+        inner = m.group(1).strip()
+        if next(_balanced(inner), None) == inner and (value := _loads(inner)) is not _NONE:
+            return value
+    for block in _balanced(s):  # else the first bracketed block, from the start, that parses
+        if (value := _loads(block)) is not _NONE:
+            return value
     raise ValueError("answer is not JSON")
 
 
-def _first_balanced(s: str) -> str | None:
-    """The first complete {...} or [...] in ``s`` (brackets inside strings ignored)."""
-    for start, ch in enumerate(s):
-        if ch in _CLOSE:
-            end = _match(s, start)
-            if end is not None:
-                return s[start : end + 1]
-    return None
+_NONE = object()
+
+
+def _loads(block: str) -> Any:
+    for attempt in (block, _drop_trailing_commas(block)):
+        try:
+            return json.loads(attempt)
+        except ValueError:
+            continue
+    return _NONE
+
+
+def _balanced(s: str) -> Iterator[str]:
+    """Each outermost complete {...} or [...] in ``s``, left to right (brackets inside
+    strings ignored); never a piece of one, so a broken object never yields its parts."""
+    start = 0
+    while start < len(s):
+        end = _match(s, start) if s[start] in _CLOSE else None
+        if end is None:
+            start += 1
+            continue
+        yield s[start : end + 1]
+        start = end + 1
 
 
 def _match(s: str, start: int) -> int | None:
