@@ -163,3 +163,29 @@ def test_pointers_are_resolved_or_kept_as_said_through_the_cli(tmp_path: Path) -
     assert not any(t.startswith(("It meets", "Priya: It meets")) for t in texts), texts
     # "it" asked about by a question that itself points back: kept as said, never guessed
     assert not any("course made" in t or "film" in t and "rethink" in t for t in texts), texts
+
+
+def test_an_unresolved_follow_up_joins_the_line_just_before_it_in_the_turn() -> None:
+    # "Her" has no candidate the rules may take ("a rescue greyhound" is no name or relative),
+    # but the sentence just before it is a line: joined, the pair reads on its own.
+    got = lines(("Priya", "We adopted a rescue greyhound last month. Her name is Pip and she sleeps all day."))
+    assert got == ["Priya and others adopted a rescue greyhound in April 2023. Her name is Pip and she sleeps all day."]
+
+
+def test_a_pointer_opening_the_turn_is_not_joined_to_the_line_after_it() -> None:
+    # Only the sentence before a pointer can say what it means.
+    got = lines(("Tom", "How was the week?"),
+                ("Priya", "It was a long haul. I finished my thesis on Monday."))
+    assert "Priya finished their thesis on 2023-05-08." in got, got
+
+
+def test_a_question_that_names_nothing_asks_about_the_sentence_before_it() -> None:
+    got = lines(("Tom", "Woah, that whiteboard has a bunch of good ideas! How are you going to keep track?"),
+                ("Priya", "It helps me keep track of ideas and deadlines."))
+    assert "The whiteboard helps Priya keep track of ideas and deadlines." in got, got
+
+
+def test_a_question_that_names_nothing_after_an_indefinite_statement_resolves_nothing() -> None:
+    got = lines(("Tom", "I found a new hiking trail! How do you stay so fit?"),
+                ("Priya", "It helps me to swim every morning."))
+    assert not any("trail helps" in t for t in got), got

@@ -13,7 +13,9 @@ or something false once the reader guesses what "it" is. Precision first:
    ("What concert was it?" -> "the concert"; "How was the pottery class?"; "your son" is
    the speaker's son); a question that itself points ("What made you pick it?") asks
    about the sentence before it, or about the speaker's own turn before it when all of
-   that turn names one thing. The other speaker's statement counts only with a definite
+   that turn names one thing; a question that names nothing ("How will you keep track?")
+   asks about the sentence before it when that one opens on a definite subject ("Woah,
+   that whiteboard's got good ideas!"). The other speaker's statement counts only with a definite
    phrase ("the roadways") or a bare noun opening it ("Running can boost your mood");
    the speaker's own sentence also with a name ("Definitely Star Wars!"). The pronoun
    must agree ("It" a singular or a name, "They"/"Their" a plural, "He"/"She" a name or
@@ -25,7 +27,8 @@ or something false once the reader guesses what "it" is. Precision first:
    loves volunteering" -> "Maria loves volunteering"; "It's true, nature has a way ..."
    -> "Nature has a way ..."; of two sentences glued into one line, the second stays
    when it reads alone.
-3. **Keep it as said** otherwise: a reaction ("That's a great lesson to pass on"), a view
+3. **Keep it as said** otherwise (the caller, ``offline``, joins it onto the line made
+   from the sentence just before it in the same turn, when there is one): a reaction ("That's a great lesson to pass on"), a view
    of something unnamed ("It really conveys unity and strength"). Dropping these was
    measured and not kept: they are the evidence some questions are found by (LoCoMo
    hit@10 0.812 -> 0.783), and a guess would write a false fact.
@@ -219,7 +222,33 @@ def _candidate(before: str, previous: str, name: str, listener: str,
         named = [f for f in found if f is not None]
         return named[0] if len(named) == 1 and len({f[0].lower() for f in named}) == 1 \
             and len(own_before) <= 3 else None
-    return _of_question(q, listener, name, people)
+    found = _of_question(q, listener, name, people)
+    if found is None and _names_nothing(q):
+        # "Woah, that whiteboard's got good ideas! How you gonna keep track?" / "It helps me
+        # keep track ...": a question that names nothing asks about what its turn just said.
+        said = [s for s in other[1:] if not _courtesy(s)]
+        if said and not said[0].rstrip().endswith("?"):
+            return _definite_subject(said[0])
+    return found
+
+
+# "Woah, that whiteboard's got good ideas!": the subject, a definite phrase, is the topic.
+_DEFINITE_SUBJECT_RE = re.compile(
+    r"^(?:(?:\w+|\w+ \w+),\s+){0,2}(?P<det>the|that|this|these|those)\s+(?P<n>(?:[a-z-]{3,}\s+){0,2}[a-z-]{3,}?)"
+    r"(?='s\b|\s+(?:is|are|was|were|has|have|had|looks?|seems?|sounds?|got|really|must)\b)")
+
+
+def _definite_subject(sentence: str) -> tuple[str, str] | None:
+    m = _DEFINITE_SUBJECT_RE.match(sentence.strip())
+    if m is None or any(w in _NOT_NOUNS or w in ("one", "ones", "thing", "things", "stuff") for w in m.group("n").split()):
+        return None
+    return _only([("the", m.group("n"))])
+
+
+def _names_nothing(q: str) -> bool:
+    """ "How you gonna keep track?": no phrase, no name, no pointer a candidate could come from."""
+    return not phrases_of(q) and _WH_NOUN_RE.search(q) is None and _Q_POINTER_RE.search(q) is None \
+        and not _NAME_RE.search(q) and _BARE_SUBJECT_RE.match(q) is None
 
 
 def _possessives(sentence: str, speaker: str, addressee: str) -> str:
