@@ -189,3 +189,29 @@ def test_a_question_that_names_nothing_after_an_indefinite_statement_resolves_no
     got = lines(("Tom", "I found a new hiking trail! How do you stay so fit?"),
                 ("Priya", "It helps me to swim every morning."))
     assert not any("trail helps" in t for t in got), got
+
+
+@pytest.mark.parametrize("turn,expected", [
+    # The frame goes when what follows names the speaker; their own singular "they" and an
+    # idiom's "it" ("give it their best") point at nothing.
+    ("Thanks! It's been a bumpy month, but I'm feeling good and ready to give it my best.",
+     "Priya is feeling good and ready to give it their best."),
+    ("It wasn't easy, but I'm proud of what I built.", "Priya is proud of what they built."),
+    ("It means a lot that you liked the scarf I knitted.", "Tom liked the scarf Priya knitted."),
+    ("That's okay, I'll try again at the spring race.", "Priya will try again at the spring race."),
+])
+def test_a_frame_before_the_speakers_own_fact_goes(turn: str, expected: str) -> None:
+    got = lines(("Tom", "How did the week go?"), ("Priya", turn))
+    assert expected in got, got
+
+
+def test_a_frame_whose_rest_still_points_stays() -> None:
+    # "them" after the name is not the speaker: the rest would still point at nothing.
+    got = lines(("Tom", "What do you think of the new podcasts?"),
+                ("Priya", "That's why I love them so much."))
+    assert not any(t.startswith("Priya loves them") for t in got), got
+
+
+@pytest.mark.parametrize("text", ["It means a lot to share this with you.", "It means so much having you in my corner."])
+def test_thanks_said_as_it_means_a_lot_is_talk(text: str) -> None:
+    assert lines(("Priya", text)) == []

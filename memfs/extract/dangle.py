@@ -104,10 +104,12 @@ _FRAME_RE = re.compile(
     r"^(?:(?:it|that|this)(?:'s|\s+is|\s+was|\s+has been|'s been|\s+can be|\s+could be|\s+hasn't been|"
     r"\s+wasn't|\s+isn't|\s+sure has been|\s+may be)\s+(?:still\s+|not\s+|a bit\s+|so\s+|really\s+|"
     r"super\s+|pretty\s+|very\s+)*(?:an?\s+)?(?:[a-z-]+\s+)?(?:[a-z-]+)(?:,\s*|\s+)(?:but|so|yet)\s+|"
-    r"that's\s+(?:why|how|because)\s+)(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
+    r"that's\s+(?:why|how|because)\s+|"
+    r"(?:it|that|this)\s+(?:really\s+)?(?:means|meant)\s+(?:a lot|so much|the world|everything)"
+    r"(?:\s+to\s+[A-Z][\w-]*)?\s+that\s+)(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
 # Agreement before the point: "It's true, ...", "It really is, ...", "That's right - ...".
 _AGREE_RE = re.compile(r"^(?:(?:it's|that's|it is|that is)\s+(?:so\s+|very\s+|totally\s+|definitely\s+)?"
-                       r"(?:true|right|for sure)|it\s+(?:really\s+|sure\s+|totally\s+|definitely\s+)?"
+                       r"(?:true|right|for sure|okay|ok|fine|alright|all right)|it\s+(?:really\s+|sure\s+|totally\s+|definitely\s+)?"
                        r"(?:is|does|was|did|has))\s*(?:[,;!.\u2026]+|\s-)\s*", re.IGNORECASE)
 # A second pointer in what is left: it still does not read alone.
 _ANY_POINTER_RE = re.compile(r"\b(?:it|its|they|them|this|that|these|those|he|she|him|there)\b", re.IGNORECASE)
@@ -158,6 +160,10 @@ def settle(text: str, name: str, people: tuple[str, ...], before: str | None, pr
     if m is not None:
         rest = m.group("rest").strip()
         first = _SENTENCE_END_RE.split(rest, 1)[0]
+        if rest.startswith(f"{name} "):
+            # After the speaker's name, "they"/"their" is the speaker (attribution's singular
+            # they) and "give it their best", "taking it slow" point at nothing.
+            first = _SPEAKER_THEY_RE.sub(" ", _IDIOM_IT_RE.sub(" ", first))
         if not _OPENS_POINTER_RE.match(rest) and not _ANY_POINTER_RE.search(first) \
                 and any(p and rest.startswith(p) for p in people):
             return settle(rest[0].upper() + rest[1:], name, people, None, "")
@@ -174,6 +180,10 @@ def settle(text: str, name: str, people: tuple[str, ...], before: str | None, pr
     return text
 
 
+_SPEAKER_THEY_RE = re.compile(r"\b(?:they|their|themself|they're|they've|they'll)\b", re.IGNORECASE)
+_IDIOM_IT_RE = re.compile(r"\b(?:give|giving|gave|gives)\s+it\s+(?:their|his|her|my|one's)\s+(?:best|all)\b|"
+                          r"\b(?:take|taking|took|takes)\s+it\s+(?:slow|easy|one day at a time)\b|"
+                          r"\b(?:made|make|makes|making)\s+it\s*(?=[.!,]|$)|\bworth\s+it\b", re.IGNORECASE)
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 

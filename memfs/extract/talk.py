@@ -43,6 +43,11 @@ _TRAIL_CHEER_RE = re.compile(
 # What is left when the cheer is cut off "Even when it's tough, you got this!": no clause.
 CHEER_LEFT_RE = re.compile(r"^(?:even\s+)?(?:when|if|though|although|because|while|whenever|no matter)\b",
                            re.IGNORECASE)
+# Thanks for sharing, said as "it": "It means a lot to share this with you", "It means so
+# much having you in my corner" -- talk between the two, pointing at nothing.
+_MEANS_A_LOT_RE = re.compile(r"^(?:and\s+)?(?:it|that|this)\s+(?:really\s+|truly\s+)?(?:means|meant)\s+(?:a lot|a ton|so much|"
+                             r"the world|everything)(?:\s+to\s+me)?(?:\s+(?:to\s+(?:share|hear|have|know|see)|having|"
+                             r"you)\b[^.!?]*)?[.!?\u2026]*$", re.IGNORECASE)
 # Thanks for the listener's words: "Your support means a lot, ...", "Ur words mean so much!".
 _GRATITUDE_RE = re.compile(
     r"^(?:your|ur)\s+(?:[\w'-]+\s+){0,3}?(?:(?:means?|meant)\s+(?:a lot|a ton|so much|the world|"
@@ -112,5 +117,6 @@ def is_talk(sentence: str) -> bool:
     """Catching up, the chat's logistics, support talk, a look at what was shown: no fact."""
     return bool(_CATCH_UP_RE.match(sentence) or _LOGISTICS_RE.match(sentence)
                 or _CHEER_RE.match(sentence) or _LET_ME_KNOW_RE.match(sentence)
+                or _MEANS_A_LOT_RE.match(sentence)
                 or _SUPPORT_RE.match(sentence)
                 or (_LOOKS_RE.match(sentence) and not _NAMED_RE.search(sentence)))
