@@ -36,6 +36,7 @@ from memfs.extract.lexicon import (
     is_past_form,
 )
 from memfs.extract.groups import group_name  # noqa: F401 (public here)
+from memfs.extract.listener import is_impersonal_you
 from memfs.extract.subject import normalize_slang, restore_subject  # noqa: F401 (public here)
 
 USER_ROLES = frozenset({"user", "human", "me", "customer", "client", "person", "speaker",
@@ -104,20 +105,6 @@ _GENERIC_YOU_RE = re.compile(
     r"\byou never know\b",
     re.IGNORECASE,
 )
-# An impersonal "you" in a statement about how something works: "It's a good way to work out
-# your legs and core", "it's grippy but still lets you move", "Running helps you sleep". It
-# is anyone, not the listener: naming the listener there writes a false fact ("a good way to
-# work out Tim's legs"). Only when the first "you" of the sentence is this one, so "your
-# studio lets you ..." still names the listener's studio.
-_IMPERSONAL_YOU_RE = re.compile(
-    r"\b(?:an?|the|one|another)\s+(?:[\w-]+\s+){0,2}ways?\s+to\s+(?:[\w-]+\s+){1,3}?(?:you|your|yourself)\b|"
-    r"\b(?:lets|helps|makes|keeps|gives|allows|gets|brings|takes|puts|teaches|forces|reminds)\s+you\b",
-    re.IGNORECASE)
-# The same verbs in the base form ("they still let you move") only where no first person
-# is in the sentence: "I can help you" is the listener.
-_IMPERSONAL_BASE_RE = re.compile(r"\b(?:can|still)\s+(?:let|help|make|keep|give|"
-                                 r"allow|get|bring|take|teach|force)\s+you\b", re.IGNORECASE)
-_FIRST_RE = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|we're|we've|us|our)\b", re.IGNORECASE)
 _YOU_KNOW_RE = re.compile(
     r"(?<!\blet)(?<!\blet\s)(?<!\blet's)(?<!\blet's\s)"
     r",?\s*\byou know\b,?(?!\s+(?:what|how|that|about|if|when|where|who|why)\b)",
@@ -382,19 +369,6 @@ class _Rewriter:
 
 def is_generic_you(sentence: str) -> bool:
     return "you" in sentence.lower() and bool(_GENERIC_YOU_RE.search(sentence))
-
-
-def is_impersonal_you(sentence: str) -> bool:
-    """ "It's a good way to work out your legs": the first "you" of the sentence is anyone."""
-    if "you" not in sentence.lower():
-        return False
-    first = _YOU_RE.search(sentence)
-    if first is None:
-        return False
-    m = _IMPERSONAL_YOU_RE.search(sentence)
-    if m is None and not _FIRST_RE.search(sentence):
-        m = _IMPERSONAL_BASE_RE.search(sentence)
-    return m is not None and m.start() <= first.start() < m.end()
 
 
 def attribute(sentence: str, name: str, addressee: str | None = None, *,

@@ -47,7 +47,7 @@ from memfs.extract.attribution import (
 from memfs.extract.blocks import Block, chat_blocks, document_blocks
 from memfs.extract.classify import classify
 from memfs.extract.clauses import clauses_of
-from memfs.extract.dangle import pointer, settle
+from memfs.extract.dangle import joined, settle
 from memfs.extract.dates import resolve_dates
 from memfs.extract.deixis import resolve_place
 from memfs.extract.intro import drop_introduction, introduced_name
@@ -68,6 +68,7 @@ from memfs.extract.sentences import (
     is_talk,
     normalize_text,
     question_to_statement,
+    short_fact,
     split_sentences,
     strip_edges,
 )
@@ -180,23 +181,6 @@ def _dedupe_key(text: str) -> str:
     return _END_RE.sub("", " ".join(text.lower().split()))
 
 
-# A short first-person statement can still be a fact worth a line: "I'm vegetarian.",
-# "I smoke.", "I'm 31.", "I'm dating Alex." (not "I agree.", "I'm fine.", "I love it!").
-_SHORT_FACT_RE = re.compile(r"^(?:i|i'm|im|i've|my\s+\w+(?:\s+is)?)\s+(?:(?:am|is|a|an|no|not|longer|now|just|"
-                            r"also|still|never)\s+)*(?P<rest>[\w' -]+?)[.!]*$", re.IGNORECASE)
-_DANGLING_END_RE = re.compile(r"\b(?:it|that|this|them|so|too|there|here|one)\W*$", re.IGNORECASE)
-
-
-def _short_fact(s: str, names: list[str]) -> bool:
-    m = _SHORT_FACT_RE.match(s.strip())
-    if not m or _DANGLING_END_RE.search(s) or len(s.split()) > 6 or is_talk(s):
-        return False
-    rest = m.group("rest")
-    if re.fullmatch(r"\d{1,3}(?: years old)?", rest.strip()):
-        return True  # an age
-    return has_content(rest, min_words=1, names=names)
-
-
 def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: str,
                     ref: datetime | None, named: bool = False) -> _Piece | None:
     is_doc = ctx.kind == "document"
@@ -216,7 +200,7 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
         s = stmt
     min_words = 2 if is_doc else 4
     if not has_content(s, min_words=min_words, names=names) and not block.code \
-            and not (not is_doc and _short_fact(s, names)):
+            and not (not is_doc and short_fact(s, names)):
         return None
     personal = alone = False
     if is_doc:
@@ -379,14 +363,10 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
             continue
         if ctx.kind == "conversation":  # a line opening on a pointer: resolved, rewritten or as said
             said = settle(said, name, people, p.before, ctx.previous, ctx.addressee.get(name, ""), ctx.earlier)
-            body = said[len(name) + 2:] if said.startswith(f"{name}: ") else said
-            if last is not None and facts and last.last == p.first - 1 and pointer(body) is not None \
-                    and not facts[-1].text.endswith("\u2026") \
-                    and len(facts[-1].text) + len(body) + 1 <= MAX_FACT_CHARS:
-                # Nothing resolved it, but the sentence just before it in the turn is a line:
-                # joined, the pair reads on its own ("Maria got a puppy. Her name's Coco.").
-                facts[-1].text = facts[-1].text + " " + body
-                last = p
+            pair = joined(facts[-1].text, said, name, MAX_FACT_CHARS) \
+                if last is not None and facts and last.last == p.first - 1 else None
+            if pair is not None:  # unresolved, joined to the line of the sentence just before it
+                facts[-1].text, last = pair, p
                 continue
         last = p
         text = _trim(said)

@@ -356,3 +356,21 @@ def has_content(sentence: str, *, min_words: int = 4, names: Iterable[str] = ())
         return len(rest) >= 3
     lowered = {n.lower() for name in names for n in name.split()}
     return any(w not in lowered for w in content_words(sentence))
+
+
+# A short first-person statement can still be a fact worth a line: "I'm vegetarian.",
+# "I smoke.", "I'm 31.", "I'm dating Alex." (not "I agree.", "I'm fine.", "I love it!").
+_SHORT_FACT_RE = re.compile(r"^(?:i|i'm|im|i've|my\s+\w+(?:\s+is)?)\s+(?:(?:am|is|a|an|no|not|longer|now|just|"
+                            r"also|still|never)\s+)*(?P<rest>[\w' -]+?)[.!]*$", re.IGNORECASE)
+_DANGLING_END_RE = re.compile(r"\b(?:it|that|this|them|so|too|there|here|one)\W*$", re.IGNORECASE)
+
+
+def short_fact(s: str, names: list[str]) -> bool:
+    """ "I'm vegetarian.", "I'm 31.": a short first-person statement worth a line."""
+    m = _SHORT_FACT_RE.match(s.strip())
+    if not m or _DANGLING_END_RE.search(s) or len(s.split()) > 6 or is_talk(s):
+        return False
+    rest = m.group("rest")
+    if re.fullmatch(r"\d{1,3}(?: years old)?", rest.strip()):
+        return True  # an age
+    return has_content(rest, min_words=1, names=names)
