@@ -215,3 +215,32 @@ def test_a_frame_whose_rest_still_points_stays() -> None:
 @pytest.mark.parametrize("text", ["It means a lot to share this with you.", "It means so much having you in my corner."])
 def test_thanks_said_as_it_means_a_lot_is_talk(text: str) -> None:
     assert lines(("Priya", text)) == []
+
+
+def test_a_title_the_speakers_turn_went_on_about_is_what_a_pointing_question_asks_about() -> None:
+    # The turn names one quoted title and goes on about it with "It"; its author after "by"
+    # is not the topic. "It taught me" is otherwise a view of the situation: here it is the book.
+    turns = (("Priya", 'I just finished "The Overstory" by Richard Powers. It is a novel about trees and '
+                       'the people who love them. It made me cry twice.'),
+             ("Tom", "Sounds great! What did you take away from it?"),
+             ("Priya", "It taught me patience and to look up more often."))
+    got = lines(*turns)
+    assert "The Overstory taught Priya patience and to look up more often." in got, got
+    assert not any("Richard Powers taught" in t for t in got), got
+
+
+def test_two_titles_or_no_it_after_the_title_resolve_nothing() -> None:
+    two = (("Priya", 'I read "Dune" and "Emma" this month. It was a good month for books.'),
+           ("Tom", "Nice! What did you take away from it?"), ("Priya", "It taught me patience."))
+    assert "It taught Priya patience." in lines(*two)
+    no_it = (("Priya", 'I read "Dune" this month. My sister lent it to me.'),
+             ("Tom", "Nice! What did you take away from it?"), ("Priya", "It taught me patience."))
+    assert "It taught Priya patience." in lines(*no_it)
+
+
+def test_a_reaction_before_the_question_names_nothing_so_the_speakers_turn_is_asked_about() -> None:
+    turns = (("Tom", "We played Carcassonne all night. I love it!"),
+             ("Priya", "Looks cool! Is it more of a competitive game or a chill one?"),
+             ("Tom", "It can be both competitive and chill."))
+    got = lines(*turns)
+    assert "Tom: Carcassonne can be both competitive and chill." in got, got

@@ -239,3 +239,13 @@ def test_a_dropped_i_is_still_restored(text: str, expected: str) -> None:
 def test_each_other_is_the_group_the_turn_names(text: str, who: str) -> None:
     got = lines(("Tim", text))
     assert any(who in t for t in got), got
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("We played Azul - it's a tile game where you build a palace wall.",
+     "Tim and others played Azul - it's a tile game where you build a palace wall."),
+    ("It's great when you find a group that likes the same books.",
+     "Tim: It's great when you find a group that likes the same books."),
+])
+def test_a_general_where_you_or_when_you_is_not_the_listener(text: str, expected: str) -> None:
+    assert lines(("Tim", text)) == [expected]

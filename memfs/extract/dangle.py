@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 
-from memfs.extract.antecedent import SITUATION_RE, antecedent_of, phrases_of, plural
+from memfs.extract.antecedent import SITUATION_RE, antecedent_of, phrases_of, plural, title_topic
 from memfs.extract.lexicon import RELATION_WORDS
 from memfs.extract.rewrite import EVALUATIVE
 from memfs.extract.sentences import split_sentences
@@ -151,7 +151,8 @@ def settle(text: str, name: str, people: tuple[str, ...], before: str | None, pr
         rest = body[agreed.end():]
         return settle(_named(rest, name, people), name, people, None, "")
     situation = _VIEW_RE.match(body) is not None or SITUATION_RE.match(body) is not None
-    found = None if before is None or situation else _candidate(before, previous, name, listener, people, earlier)
+    found = None if before is None else _candidate(before, previous, name, listener, people, earlier,
+                                                   titles_only=situation)
     if found is not None:
         resolved = _substitute(body, pro, found)
         if resolved is not None:
@@ -216,10 +217,13 @@ def _courtesy(sentence: str) -> bool:
     return bool(_COURTESY_RE.match(sentence)) and len(sentence.split()) <= 6 and not _NAME_RE.search(sentence)
 
 
-def _candidate(before: str, previous: str, name: str, listener: str,
-               people: tuple[str, ...], earlier: str = "") -> tuple[str, str] | None:
-    """(spelled subject, number) of the one thing the sentence before names, or None."""
+def _candidate(before: str, previous: str, name: str, listener: str, people: tuple[str, ...],
+               earlier: str = "", titles_only: bool = False) -> tuple[str, str] | None:
+    """(spelled subject, number) of the one thing the sentence before names, or None.
+    `titles_only`: only a title the speaker's turn before a pointing question is about."""
     own = _last_sentences(before)
+    if titles_only and own:
+        return None
     if own:
         return _of_statement(own[0], name, listener, people, before + " " + previous, own=True)
     other = _last_sentences(previous)
@@ -234,14 +238,22 @@ def _candidate(before: str, previous: str, name: str, listener: str,
         # before it points further back, where a guess would start.
         said = [s for s in other[1:] if not _courtesy(s)]
         if said and not said[0].rstrip().endswith("?"):
-            return _of_statement(said[0], listener, name, people, previous, own=False, shown=True)
+            shown = _of_statement(said[0], listener, name, people, previous, own=False, shown=True)
+            if shown is not None or len(said[0].split()) > 5:
+                return None if titles_only else shown
+            # "That sounds awesome! What did you take away from it?": a reaction names nothing
+        if titles_only:
+            return title_topic(earlier)
         # "I went to a poetry reading last Fri!" / "What was it about?": the speaker's own
         # turn before the question, when all of it names exactly one thing.
         own_before = [s for s in _last_sentences(earlier) if not s.rstrip().endswith("?")]
         found = [_of_statement(s, name, listener, people, earlier + " " + previous, own=True) for s in own_before]
         named = [f for f in found if f is not None]
-        return named[0] if len(named) == 1 and len({f[0].lower() for f in named}) == 1 \
-            and len(own_before) <= 3 else None
+        if len(named) == 1 and len({f[0].lower() for f in named}) == 1 and len(own_before) <= 3:
+            return named[0]
+        return title_topic(earlier)
+    if titles_only:
+        return None
     found = _of_question(q, listener, name, people)
     if found is None and _names_nothing(q):
         # "Woah, that whiteboard's got good ideas! How you gonna keep track?" / "It helps me

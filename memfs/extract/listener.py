@@ -83,7 +83,10 @@ _EAGER_RE = re.compile(r"\bcan't wait (?:to (?:see|hear|show|try|read|watch|chec
 # studio lets you ..." still names the listener's studio.
 _IMPERSONAL_YOU_RE = re.compile(
     r"\b(?:an?|the|one|another)\s+(?:[\w-]+\s+){0,2}ways?\s+to\s+(?:[\w-]+\s+){1,3}?(?:you|your|yourself)\b|"
-    r"\b(?:lets|helps|makes|keeps|gives|allows|gets|brings|takes|puts|teaches|forces|reminds)\s+you\b",
+    r"\b(?:lets|helps|makes|keeps|gives|allows|gets|brings|takes|puts|teaches|forces|reminds)\s+you\b|"
+    # "a strategy game where you build settlements", "It's great when you find a group ..."
+    r"\ban?\s+(?:[\w-]+\s+){0,3}(?:where|in which)\s+you\b|"
+    r"^(?:it's|it is|it can be|it feels|it's always)\s+(?:so\s+|really\s+|just\s+|super\s+)*[\w-]+\s+(?:when|whenever)\s+you\b",
     re.IGNORECASE)
 # The same verbs in the base form ("they still let you move") only where no first person
 # is in the sentence: "I can help you" is the listener.
