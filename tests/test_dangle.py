@@ -163,3 +163,84 @@ def test_pointers_are_resolved_or_kept_as_said_through_the_cli(tmp_path: Path) -
     assert not any(t.startswith(("It meets", "Priya: It meets")) for t in texts), texts
     # "it" asked about by a question that itself points back: kept as said, never guessed
     assert not any("course made" in t or "film" in t and "rethink" in t for t in texts), texts
+
+
+def test_an_unresolved_follow_up_joins_the_line_just_before_it_in_the_turn() -> None:
+    # "Her" has no candidate the rules may take ("a rescue greyhound" is no name or relative),
+    # but the sentence just before it is a line: joined, the pair reads on its own.
+    got = lines(("Priya", "We adopted a rescue greyhound last month. Her name is Pip and she sleeps all day."))
+    assert got == ["Priya and others adopted a rescue greyhound in April 2023. Her name is Pip and she sleeps all day."]
+
+
+def test_a_pointer_opening_the_turn_is_not_joined_to_the_line_after_it() -> None:
+    # Only the sentence before a pointer can say what it means.
+    got = lines(("Tom", "How was the week?"),
+                ("Priya", "It was a long haul. I finished my thesis on Monday."))
+    assert "Priya finished their thesis on 2023-05-08." in got, got
+
+
+def test_a_question_that_names_nothing_asks_about_the_sentence_before_it() -> None:
+    got = lines(("Tom", "Woah, that whiteboard has a bunch of good ideas! How are you going to keep track?"),
+                ("Priya", "It helps me keep track of ideas and deadlines."))
+    assert "The whiteboard helps Priya keep track of ideas and deadlines." in got, got
+
+
+def test_a_question_that_names_nothing_after_an_indefinite_statement_resolves_nothing() -> None:
+    got = lines(("Tom", "I found a new hiking trail! How do you stay so fit?"),
+                ("Priya", "It helps me to swim every morning."))
+    assert not any("trail helps" in t for t in got), got
+
+
+@pytest.mark.parametrize("turn,expected", [
+    # The frame goes when what follows names the speaker; their own singular "they" and an
+    # idiom's "it" ("give it their best") point at nothing.
+    ("Thanks! It's been a bumpy month, but I'm feeling good and ready to give it my best.",
+     "Priya is feeling good and ready to give it their best."),
+    ("It wasn't easy, but I'm proud of what I built.", "Priya is proud of what they built."),
+    ("It means a lot that you liked the scarf I knitted.", "Tom liked the scarf Priya knitted."),
+    ("That's okay, I'll try again at the spring race.", "Priya will try again at the spring race."),
+])
+def test_a_frame_before_the_speakers_own_fact_goes(turn: str, expected: str) -> None:
+    got = lines(("Tom", "How did the week go?"), ("Priya", turn))
+    assert expected in got, got
+
+
+def test_a_frame_whose_rest_still_points_stays() -> None:
+    # "them" after the name is not the speaker: the rest would still point at nothing.
+    got = lines(("Tom", "What do you think of the new podcasts?"),
+                ("Priya", "That's why I love them so much."))
+    assert not any(t.startswith("Priya loves them") for t in got), got
+
+
+@pytest.mark.parametrize("text", ["It means a lot to share this with you.", "It means so much having you in my corner."])
+def test_thanks_said_as_it_means_a_lot_is_talk(text: str) -> None:
+    assert lines(("Priya", text)) == []
+
+
+def test_a_title_the_speakers_turn_went_on_about_is_what_a_pointing_question_asks_about() -> None:
+    # The turn names one quoted title and goes on about it with "It"; its author after "by"
+    # is not the topic. "It taught me" is otherwise a view of the situation: here it is the book.
+    turns = (("Priya", 'I just finished "The Overstory" by Richard Powers. It is a novel about trees and '
+                       'the people who love them. It made me cry twice.'),
+             ("Tom", "Sounds great! What did you take away from it?"),
+             ("Priya", "It taught me patience and to look up more often."))
+    got = lines(*turns)
+    assert "The Overstory taught Priya patience and to look up more often." in got, got
+    assert not any("Richard Powers taught" in t for t in got), got
+
+
+def test_two_titles_or_no_it_after_the_title_resolve_nothing() -> None:
+    two = (("Priya", 'I read "Dune" and "Emma" this month. It was a good month for books.'),
+           ("Tom", "Nice! What did you take away from it?"), ("Priya", "It taught me patience."))
+    assert "It taught Priya patience." in lines(*two)
+    no_it = (("Priya", 'I read "Dune" this month. My sister lent it to me.'),
+             ("Tom", "Nice! What did you take away from it?"), ("Priya", "It taught me patience."))
+    assert "It taught Priya patience." in lines(*no_it)
+
+
+def test_a_reaction_before_the_question_names_nothing_so_the_speakers_turn_is_asked_about() -> None:
+    turns = (("Tom", "We played Carcassonne all night. I love it!"),
+             ("Priya", "Looks cool! Is it more of a competitive game or a chill one?"),
+             ("Tom", "It can be both competitive and chill."))
+    got = lines(*turns)
+    assert "Tom: Carcassonne can be both competitive and chill." in got, got

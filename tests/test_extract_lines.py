@@ -140,3 +140,112 @@ def test_a_plan_with_the_listener_that_names_a_place_or_date_is_kept() -> None:
         "Tim will show John around Galway in August 2023."]
     assert lines(("Tim", "I will start writing down my favourite memories.")) == [
         "Tim will start writing down their favourite memories."]
+
+
+# --- "you" that is not the listener (issue #19 item 4, "Speakers and subjects") -----------
+
+@pytest.mark.parametrize("text,expected", [
+    # "Here you go" hands something over: the listener does not go anywhere.
+    ("Here you go, a pic of my new kayak.", ["A pic of Tim's new kayak."]),
+    ("Here ya go, here's the recipe card.", ["Tim: Here's the recipe card."]),
+    ("There you go - the spare key is under the mat.", ["Tim: The spare key is under the mat."]),
+])
+def test_here_you_go_is_no_fact_about_the_listener(text: str, expected: list[str]) -> None:
+    got = lines(("Tim", text))
+    assert got == expected
+    assert not any("John go" in t for t in got)
+
+
+@pytest.mark.parametrize("text,expected", [
+    # "You got this" is encouragement: John did not get anything.
+    ("I know the stress of moving house, but you got this!", ["Tim knows the stress of moving house."]),
+    ("Keep me posted on the audition - you've got this!", []),
+    ("You got this, John!", []),
+    ("John, you've got this.", []),
+    ("Even when it gets tough, you got this!", []),
+])
+def test_you_got_this_is_encouragement_not_a_fact(text: str, expected: list[str]) -> None:
+    got = lines(("Tim", text))
+    assert got == expected
+    assert not any("John got this" in t or "John has got this" in t for t in got)
+
+
+@pytest.mark.parametrize("text", [
+    "Lemme know when you got time and I'll send you a vid.",
+    "Let me know what you think of the draft!",
+    "Just let me know when you're free and I will bring the tent over.",
+])
+def test_asking_the_listener_to_get_back_is_logistics(text: str) -> None:
+    assert lines(("Tim", text)) == []
+
+
+@pytest.mark.parametrize("text,expected", [
+    # An impersonal "you": anyone, not the listener.
+    ("Here's a photo of me on the rowing machine. It's a good way to work out your arms and back.",
+     "Here's a photo of Tim on the rowing machine. It's a good way to work out your arms and back."),
+    ("The rubber tiles are grippy but still let you move.", "Tim: The rubber tiles are grippy but still let you move."),
+    ("Swimming in cold water helps you sleep.", "Tim believes swimming in cold water helps you sleep."),
+])
+def test_an_impersonal_you_is_not_named_as_the_listener(text: str, expected: str) -> None:
+    got = lines(("Tim", text))
+    assert expected in got, got
+    assert not any("John" in t for t in got), got
+
+
+@pytest.mark.parametrize("text,expected", [
+    # ... but the listener's own things, and what the speaker does for them, stay theirs.
+    ("The puppy teaches your kids to be gentle.", "The puppy teaches John's kids to be gentle."),
+    ("I can help you paint the fence on Saturday.", "Tim can help John paint the fence on 2023-05-13."),
+    ("Your new bike lets you ride to work.", "Tim thinks John's new bike lets John ride to work."),
+])
+def test_the_listeners_own_you_is_still_named(text: str, expected: str) -> None:
+    assert expected in lines(("Tim", text))
+
+
+@pytest.mark.parametrize("text,expected,wrong", [
+    # The dropped subject of "Gonna be a great night" is "it", never the speaker.
+    ("Gonna be a great night with live jazz and food trucks!",
+     "Tim: Going to be a great night with live jazz and food trucks.", "Tim is going to be a great night"),
+    # A gerund taken up by "it"/"that" is the topic, not something the speaker is doing.
+    ("Watching the kids open their presents - it's the best part!",
+     "Tim: Watching the kids open their presents - it's the best part.", "Tim is watching"),
+])
+def test_a_dropped_subject_is_not_made_the_speaker_when_it_is_it(text: str, expected: str, wrong: str) -> None:
+    got = lines(("Tim", text))
+    assert got == [expected]
+    assert not any(wrong in t for t in got)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Gonna be a dad in November!", "Tim is going to be a dad in November 2023."),
+    ("Going to keep volunteering - it's my way of giving back.",
+     "Tim is going to keep volunteering - it's their way of giving back."),
+    ("Researching flights to Lisbon - it's been a dream to see it.",
+     "Tim is researching flights to Lisbon - it's been a dream to see it."),
+])
+def test_a_dropped_i_is_still_restored(text: str, expected: str) -> None:
+    assert lines(("Tim", text)) == [expected]
+
+
+@pytest.mark.parametrize("text,who", [
+    # "each other" says the group is mutual; it is the two talking only when the turn names
+    # no other group. A team or a family the turn names is who "we" is.
+    ("My teammates are great. We push each other to get better every week.", "Tim and others push each other"),
+    ("The crew at the shelter is amazing - we're like a family, always covering for each other.",
+     "Tim and others are like a family"),
+    ("Family comes first for me. We have each other's backs no matter what.", "Tim and family have each other's backs"),
+    ("Thanks, John. I'm glad we can always count on each other.", "Tim and John can always count on each other"),
+])
+def test_each_other_is_the_group_the_turn_names(text: str, who: str) -> None:
+    got = lines(("Tim", text))
+    assert any(who in t for t in got), got
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("We played Azul - it's a tile game where you build a palace wall.",
+     "Tim and others played Azul - it's a tile game where you build a palace wall."),
+    ("It's great when you find a group that likes the same books.",
+     "Tim: It's great when you find a group that likes the same books."),
+])
+def test_a_general_where_you_or_when_you_is_not_the_listener(text: str, expected: str) -> None:
+    assert lines(("Tim", text)) == [expected]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 
 from memfs.extract.lexicon import RELATION_WORDS
+from memfs.extract.sentences import split_sentences
 
 #: The longest noun phrase taken as an antecedent, in words after its determiner.
 MAX_NP_WORDS = 4
@@ -199,3 +200,21 @@ antecedent_of = _antecedent
 SITUATION_RE = _SITUATION_RE
 phrases_of = _phrases
 plural = _plural
+
+
+_TITLE_RE = re.compile(r'"(?P<t>(?-i:[A-Z])[^"]{1,60}?)[.,!?]?"')
+_IT_OPENS_RE = re.compile(r"^(?:it|it's|it is|it was|it has|it made|it gave)\b", re.IGNORECASE)
+
+
+def title_topic(turn: str) -> tuple[str, str] | None:
+    """ "I loved "Becoming Nicole" by Amy Ellis Nutt. It's a true story ..." / "What did you
+    take away from it?": a turn that names one title in quotes and then goes on about it with
+    "It" is about that title (its author, after "by", is not the topic)."""
+    titles = {m.group("t").strip() for m in _TITLE_RE.finditer(turn)}
+    if len(titles) != 1:
+        return None
+    sentences = [x for x in split_sentences(" ".join(turn.split())) if x.strip()]
+    at = next((i for i, x in enumerate(sentences) if '"' in x), None)
+    if at is None or not any(_IT_OPENS_RE.match(x.strip()) for x in sentences[at + 1:]):
+        return None
+    return next(iter(titles)), "name"

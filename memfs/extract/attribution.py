@@ -36,6 +36,7 @@ from memfs.extract.lexicon import (
     is_past_form,
 )
 from memfs.extract.groups import group_name  # noqa: F401 (public here)
+from memfs.extract.listener import is_impersonal_you
 from memfs.extract.subject import normalize_slang, restore_subject  # noqa: F401 (public here)
 
 USER_ROLES = frozenset({"user", "human", "me", "customer", "client", "person", "speaker",
@@ -384,7 +385,7 @@ def attribute(sentence: str, name: str, addressee: str | None = None, *,
     group = group_name(name, context if context is not None else sentence, sentence,
                        addressee) if needs_group \
         else name + " and others"
-    second = addressee is not None and not is_generic_you(sentence)
+    second = addressee is not None and not is_generic_you(sentence) and not is_impersonal_you(sentence)
     if second and "you know" in low:
         sentence = _YOU_KNOW_RE.sub("", sentence)
     out = _Rewriter(sentence, name, addressee, group, plural, named).run(second_person=second)

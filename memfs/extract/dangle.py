@@ -13,7 +13,9 @@ or something false once the reader guesses what "it" is. Precision first:
    ("What concert was it?" -> "the concert"; "How was the pottery class?"; "your son" is
    the speaker's son); a question that itself points ("What made you pick it?") asks
    about the sentence before it, or about the speaker's own turn before it when all of
-   that turn names one thing. The other speaker's statement counts only with a definite
+   that turn names one thing; a question that names nothing ("How will you keep track?")
+   asks about the sentence before it when that one opens on a definite subject ("Woah,
+   that whiteboard's got good ideas!"). The other speaker's statement counts only with a definite
    phrase ("the roadways") or a bare noun opening it ("Running can boost your mood");
    the speaker's own sentence also with a name ("Definitely Star Wars!"). The pronoun
    must agree ("It" a singular or a name, "They"/"Their" a plural, "He"/"She" a name or
@@ -25,7 +27,8 @@ or something false once the reader guesses what "it" is. Precision first:
    loves volunteering" -> "Maria loves volunteering"; "It's true, nature has a way ..."
    -> "Nature has a way ..."; of two sentences glued into one line, the second stays
    when it reads alone.
-3. **Keep it as said** otherwise: a reaction ("That's a great lesson to pass on"), a view
+3. **Keep it as said** otherwise (the caller, ``offline``, joins it onto the line made
+   from the sentence just before it in the same turn, when there is one): a reaction ("That's a great lesson to pass on"), a view
    of something unnamed ("It really conveys unity and strength"). Dropping these was
    measured and not kept: they are the evidence some questions are found by (LoCoMo
    hit@10 0.812 -> 0.783), and a guess would write a false fact.
@@ -38,7 +41,7 @@ from __future__ import annotations
 
 import re
 
-from memfs.extract.antecedent import SITUATION_RE, antecedent_of, phrases_of, plural
+from memfs.extract.antecedent import SITUATION_RE, antecedent_of, phrases_of, plural, title_topic
 from memfs.extract.lexicon import RELATION_WORDS
 from memfs.extract.rewrite import EVALUATIVE
 from memfs.extract.sentences import split_sentences
@@ -101,10 +104,12 @@ _FRAME_RE = re.compile(
     r"^(?:(?:it|that|this)(?:'s|\s+is|\s+was|\s+has been|'s been|\s+can be|\s+could be|\s+hasn't been|"
     r"\s+wasn't|\s+isn't|\s+sure has been|\s+may be)\s+(?:still\s+|not\s+|a bit\s+|so\s+|really\s+|"
     r"super\s+|pretty\s+|very\s+)*(?:an?\s+)?(?:[a-z-]+\s+)?(?:[a-z-]+)(?:,\s*|\s+)(?:but|so|yet)\s+|"
-    r"that's\s+(?:why|how|because)\s+)(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
+    r"that's\s+(?:why|how|because)\s+|"
+    r"(?:it|that|this)\s+(?:really\s+)?(?:means|meant)\s+(?:a lot|so much|the world|everything)"
+    r"(?:\s+to\s+[A-Z][\w-]*)?\s+that\s+)(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
 # Agreement before the point: "It's true, ...", "It really is, ...", "That's right - ...".
 _AGREE_RE = re.compile(r"^(?:(?:it's|that's|it is|that is)\s+(?:so\s+|very\s+|totally\s+|definitely\s+)?"
-                       r"(?:true|right|for sure)|it\s+(?:really\s+|sure\s+|totally\s+|definitely\s+)?"
+                       r"(?:true|right|for sure|okay|ok|fine|alright|all right)|it\s+(?:really\s+|sure\s+|totally\s+|definitely\s+)?"
                        r"(?:is|does|was|did|has))\s*(?:[,;!.\u2026]+|\s-)\s*", re.IGNORECASE)
 # A second pointer in what is left: it still does not read alone.
 _ANY_POINTER_RE = re.compile(r"\b(?:it|its|they|them|this|that|these|those|he|she|him|there)\b", re.IGNORECASE)
@@ -146,7 +151,8 @@ def settle(text: str, name: str, people: tuple[str, ...], before: str | None, pr
         rest = body[agreed.end():]
         return settle(_named(rest, name, people), name, people, None, "")
     situation = _VIEW_RE.match(body) is not None or SITUATION_RE.match(body) is not None
-    found = None if before is None or situation else _candidate(before, previous, name, listener, people, earlier)
+    found = None if before is None else _candidate(before, previous, name, listener, people, earlier,
+                                                   titles_only=situation)
     if found is not None:
         resolved = _substitute(body, pro, found)
         if resolved is not None:
@@ -155,6 +161,10 @@ def settle(text: str, name: str, people: tuple[str, ...], before: str | None, pr
     if m is not None:
         rest = m.group("rest").strip()
         first = _SENTENCE_END_RE.split(rest, 1)[0]
+        if rest.startswith(f"{name} "):
+            # After the speaker's name, "they"/"their" is the speaker (attribution's singular
+            # they) and "give it their best", "taking it slow" point at nothing.
+            first = _SPEAKER_THEY_RE.sub(" ", _IDIOM_IT_RE.sub(" ", first))
         if not _OPENS_POINTER_RE.match(rest) and not _ANY_POINTER_RE.search(first) \
                 and any(p and rest.startswith(p) for p in people):
             return settle(rest[0].upper() + rest[1:], name, people, None, "")
@@ -171,7 +181,21 @@ def settle(text: str, name: str, people: tuple[str, ...], before: str | None, pr
     return text
 
 
+_SPEAKER_THEY_RE = re.compile(r"\b(?:they|their|themself|they're|they've|they'll)\b", re.IGNORECASE)
+_IDIOM_IT_RE = re.compile(r"\b(?:give|giving|gave|gives)\s+it\s+(?:their|his|her|my|one's)\s+(?:best|all)\b|"
+                          r"\b(?:take|taking|took|takes)\s+it\s+(?:slow|easy|one day at a time)\b|"
+                          r"\b(?:made|make|makes|making)\s+it\s*(?=[.!,]|$)|\bworth\s+it\b", re.IGNORECASE)
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def joined(before: str, text: str, name: str, limit: int) -> str | None:
+    """`before` + `text` when `text` (a settled line by `name`) still opens on a pointer and
+    `before` is the line of the sentence just before it in the turn: the pair reads on its
+    own ("Maria got a puppy around 2023-07-28. Her name's Coco."); None otherwise."""
+    body = text[len(name) + 2:] if text.startswith(f"{name}: ") else text
+    if pointer(body) is None or before.endswith("\u2026") or len(before) + len(body) + 1 > limit:
+        return None
+    return f"{before} {body}"
 
 
 def _named(body: str, name: str, people: tuple[str, ...]) -> str:
@@ -193,10 +217,13 @@ def _courtesy(sentence: str) -> bool:
     return bool(_COURTESY_RE.match(sentence)) and len(sentence.split()) <= 6 and not _NAME_RE.search(sentence)
 
 
-def _candidate(before: str, previous: str, name: str, listener: str,
-               people: tuple[str, ...], earlier: str = "") -> tuple[str, str] | None:
-    """(spelled subject, number) of the one thing the sentence before names, or None."""
+def _candidate(before: str, previous: str, name: str, listener: str, people: tuple[str, ...],
+               earlier: str = "", titles_only: bool = False) -> tuple[str, str] | None:
+    """(spelled subject, number) of the one thing the sentence before names, or None.
+    `titles_only`: only a title the speaker's turn before a pointing question is about."""
     own = _last_sentences(before)
+    if titles_only and own:
+        return None
     if own:
         return _of_statement(own[0], name, listener, people, before + " " + previous, own=True)
     other = _last_sentences(previous)
@@ -211,15 +238,49 @@ def _candidate(before: str, previous: str, name: str, listener: str,
         # before it points further back, where a guess would start.
         said = [s for s in other[1:] if not _courtesy(s)]
         if said and not said[0].rstrip().endswith("?"):
-            return _of_statement(said[0], listener, name, people, previous, own=False, shown=True)
+            shown = _of_statement(said[0], listener, name, people, previous, own=False, shown=True)
+            if shown is not None or len(said[0].split()) > 5:
+                return None if titles_only else shown
+            # "That sounds awesome! What did you take away from it?": a reaction names nothing
+        if titles_only:
+            return title_topic(earlier)
         # "I went to a poetry reading last Fri!" / "What was it about?": the speaker's own
         # turn before the question, when all of it names exactly one thing.
         own_before = [s for s in _last_sentences(earlier) if not s.rstrip().endswith("?")]
         found = [_of_statement(s, name, listener, people, earlier + " " + previous, own=True) for s in own_before]
         named = [f for f in found if f is not None]
-        return named[0] if len(named) == 1 and len({f[0].lower() for f in named}) == 1 \
-            and len(own_before) <= 3 else None
-    return _of_question(q, listener, name, people)
+        if len(named) == 1 and len({f[0].lower() for f in named}) == 1 and len(own_before) <= 3:
+            return named[0]
+        return title_topic(earlier)
+    if titles_only:
+        return None
+    found = _of_question(q, listener, name, people)
+    if found is None and _names_nothing(q):
+        # "Woah, that whiteboard's got good ideas! How you gonna keep track?" / "It helps me
+        # keep track ...": a question that names nothing asks about what its turn just said.
+        said = [s for s in other[1:] if not _courtesy(s)]
+        if said and not said[0].rstrip().endswith("?"):
+            return _definite_subject(said[0])
+    return found
+
+
+# "Woah, that whiteboard's got good ideas!": the subject, a definite phrase, is the topic.
+_DEFINITE_SUBJECT_RE = re.compile(
+    r"^(?:(?:\w+|\w+ \w+),\s+){0,2}(?P<det>the|that|this|these|those)\s+(?P<n>(?:[a-z-]{3,}\s+){0,2}[a-z-]{3,}?)"
+    r"(?='s\b|\s+(?:is|are|was|were|has|have|had|looks?|seems?|sounds?|got|really|must)\b)")
+
+
+def _definite_subject(sentence: str) -> tuple[str, str] | None:
+    m = _DEFINITE_SUBJECT_RE.match(sentence.strip())
+    if m is None or any(w in _NOT_NOUNS or w in ("one", "ones", "thing", "things", "stuff") for w in m.group("n").split()):
+        return None
+    return _only([("the", m.group("n"))])
+
+
+def _names_nothing(q: str) -> bool:
+    """ "How you gonna keep track?": no phrase, no name, no pointer a candidate could come from."""
+    return not phrases_of(q) and _WH_NOUN_RE.search(q) is None and _Q_POINTER_RE.search(q) is None \
+        and not _NAME_RE.search(q) and _BARE_SUBJECT_RE.match(q) is None
 
 
 def _possessives(sentence: str, speaker: str, addressee: str) -> str:

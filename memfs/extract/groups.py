@@ -20,6 +20,16 @@ _MUTUAL_RE = re.compile(r"\b(?:chat|chats|chatted|chatting|talk|talks|talked|tal
                         re.IGNORECASE)
 
 
+# "We're like a family", "It's like having a second family": a metaphor, no family meant.
+_LIKE_FAMILY_RE = re.compile(r"\blike\s+(?:\w+\s+){0,2}(?:family|families|brothers|sisters|siblings)\b|"
+                             r"\bsecond\s+family\b", re.IGNORECASE)
+# A group in the turn: then "we ... each other" is that group, not the two talking.
+_GROUP_RE = re.compile(r"\b(?:team|teams|teammates?|group|groups|crew|squad|class|classmates|club|members|"
+                       r"community|colleagues|coworkers|co-workers|friends|everyone|everybody|all|people|"
+                       r"folks|guys|veterans|volunteers|players|fans|neighbors|neighbours)\b", re.IGNORECASE)
+# What a photo shows is no one the speaker means by "we": "[shares a photo of a group of people]".
+_SHOWN_RE = re.compile(r"\b(?:shares?|shared|sends?|sent)\s+(?:a|an|some|the)\s+(?:photo|picture|pic|image|"
+                       r"video|screenshot|drawing)s?\b.*", re.IGNORECASE | re.DOTALL)
 _TOGETHER_RE = re.compile(r"\btogether\b", re.IGNORECASE)
 
 
@@ -29,9 +39,14 @@ def group_name(name: str, context: str, sentence: str = "", addressee: str | Non
     "since we last chatted" between two people -> "Caroline and Melanie"; a turn that
     mentions family -> "Caroline and family"; otherwise "Caroline and others".
     """
-    if addressee and (_MUTUAL_RE.search(sentence) or (
+    # "each other"/"one another" says the group is mutual, not that it is the two talking:
+    # "We push each other to be our best" is John's team, said to Tim.
+    found = [m.lower() for m in _MUTUAL_RE.findall(sentence)]
+    mutual = any(m not in ("each other", "one another") for m in found) or (
+        bool(found) and not _GROUP_RE.search(_SHOWN_RE.sub("", context)) and not _FAMILY_RE.search(context))
+    if addressee and (mutual or (
             _TOGETHER_RE.search(sentence) and not _FAMILY_RE.search(sentence))):
         return f"{name} and {addressee}"  # "we volunteered together", said to the other one
-    if _FAMILY_RE.search(context):
+    if _FAMILY_RE.search(_LIKE_FAMILY_RE.sub("", context)):
         return f"{name} and family"
     return f"{name} and others"

@@ -74,3 +74,36 @@ def courtesy(text: str, speaker: str, listener: str, names: list[str]) -> bool:
 
 
 _EAGER_RE = re.compile(r"\bcan't wait (?:to (?:see|hear|show|try|read|watch|check)\b|for)")
+
+
+# An impersonal "you" in a statement about how something works: "It's a good way to work out
+# your legs and core", "it's grippy but still lets you move", "Running helps you sleep". It
+# is anyone, not the listener: naming the listener there writes a false fact ("a good way to
+# work out Tim's legs"). Only when the first "you" of the sentence is this one, so "your
+# studio lets you ..." still names the listener's studio.
+_IMPERSONAL_YOU_RE = re.compile(
+    r"\b(?:an?|the|one|another)\s+(?:[\w-]+\s+){0,2}ways?\s+to\s+(?:[\w-]+\s+){1,3}?(?:you|your|yourself)\b|"
+    r"\b(?:lets|helps|makes|keeps|gives|allows|gets|brings|takes|puts|teaches|forces|reminds)\s+you\b|"
+    # "a strategy game where you build settlements", "It's great when you find a group ..."
+    r"\ban?\s+(?:[\w-]+\s+){0,3}(?:where|in which)\s+you\b|"
+    r"^(?:it's|it is|it can be|it feels|it's always)\s+(?:so\s+|really\s+|just\s+|super\s+)*[\w-]+\s+(?:when|whenever)\s+you\b",
+    re.IGNORECASE)
+# The same verbs in the base form ("they still let you move") only where no first person
+# is in the sentence: "I can help you" is the listener.
+_IMPERSONAL_BASE_RE = re.compile(r"\b(?:can|still)\s+(?:let|help|make|keep|give|"
+                                 r"allow|get|bring|take|teach|force)\s+you\b", re.IGNORECASE)
+_FIRST_RE = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|we're|we've|us|our)\b", re.IGNORECASE)
+_ANY_YOU_RE = re.compile(r"\b(?:you|your|you're|you've|you'll|you'd|yours|yourself)\b", re.IGNORECASE)
+
+
+def is_impersonal_you(sentence: str) -> bool:
+    """ "It's a good way to work out your legs": the first "you" of the sentence is anyone."""
+    if "you" not in sentence.lower():
+        return False
+    first = _ANY_YOU_RE.search(sentence)
+    if first is None:
+        return False
+    m = _IMPERSONAL_YOU_RE.search(sentence)
+    if m is None and not _FIRST_RE.search(sentence):
+        m = _IMPERSONAL_BASE_RE.search(sentence)
+    return m is not None and m.start() <= first.start() < m.end()

@@ -7,7 +7,9 @@ only continues the previous one ("It's special to me.") onto it -> classify -> F
 Decisions:
 - One fact per sentence, except that a sentence opening with a bare reference ("It",
   "That", "This", "They", "He", "She", "There") is appended to the previous fact of
-  the same segment, so the pair reads on its own; one still opening a line is ``dangle``'s.
+  the same segment, so the pair reads on its own; one still opening a line is ``dangle``'s,
+  and one ``dangle`` cannot resolve joins the line made from the sentence just before it
+  in the turn, when there is one ("Maria got a puppy. Her name's Coco.").
 - Conversation turns by assistant/system/tool roles are skipped: the memory is about
   the user and the people in the conversation, and an assistant's text is mostly
   advice, not facts about them.
@@ -45,7 +47,7 @@ from memfs.extract.attribution import (
 from memfs.extract.blocks import Block, chat_blocks, document_blocks
 from memfs.extract.classify import classify
 from memfs.extract.clauses import clauses_of
-from memfs.extract.dangle import settle
+from memfs.extract.dangle import joined, settle
 from memfs.extract.dates import resolve_dates
 from memfs.extract.deixis import resolve_place
 from memfs.extract.intro import drop_introduction, introduced_name
@@ -66,6 +68,7 @@ from memfs.extract.sentences import (
     is_talk,
     normalize_text,
     question_to_statement,
+    short_fact,
     split_sentences,
     strip_edges,
 )
@@ -106,6 +109,8 @@ class _Piece:
     block: Block
     continuation: bool = False
     before: str | None = ""  # the turn's words before this sentence (None: not found)
+    first: int = 0  # the turn's sentences this piece holds: first and last, counted from 0
+    last: int = 0
 
 
 @dataclass
@@ -176,23 +181,6 @@ def _dedupe_key(text: str) -> str:
     return _END_RE.sub("", " ".join(text.lower().split()))
 
 
-# A short first-person statement can still be a fact worth a line: "I'm vegetarian.",
-# "I smoke.", "I'm 31.", "I'm dating Alex." (not "I agree.", "I'm fine.", "I love it!").
-_SHORT_FACT_RE = re.compile(r"^(?:i|i'm|im|i've|my\s+\w+(?:\s+is)?)\s+(?:(?:am|is|a|an|no|not|longer|now|just|"
-                            r"also|still|never)\s+)*(?P<rest>[\w' -]+?)[.!]*$", re.IGNORECASE)
-_DANGLING_END_RE = re.compile(r"\b(?:it|that|this|them|so|too|there|here|one)\W*$", re.IGNORECASE)
-
-
-def _short_fact(s: str, names: list[str]) -> bool:
-    m = _SHORT_FACT_RE.match(s.strip())
-    if not m or _DANGLING_END_RE.search(s) or len(s.split()) > 6 or is_talk(s):
-        return False
-    rest = m.group("rest")
-    if re.fullmatch(r"\d{1,3}(?: years old)?", rest.strip()):
-        return True  # an age
-    return has_content(rest, min_words=1, names=names)
-
-
 def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: str,
                     ref: datetime | None, named: bool = False) -> _Piece | None:
     is_doc = ctx.kind == "document"
@@ -212,7 +200,7 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
         s = stmt
     min_words = 2 if is_doc else 4
     if not has_content(s, min_words=min_words, names=names) and not block.code \
-            and not (not is_doc and _short_fact(s, names)):
+            and not (not is_doc and short_fact(s, names)):
         return None
     personal = alone = False
     if is_doc:
@@ -297,9 +285,11 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
               else chat_blocks(text))
 
     pieces: list[_Piece] = []
+    k = -1  # the sentence's place in the turn
     for block in blocks:
         sentences = split_sentences(block.text)
         for raw in (clauses_of(sentences) if ctx.kind == "conversation" else sentences):
+            k += 1
             prev = pieces[-1] if pieces else None
             joins = (prev is not None and prev.block is block and not block.list_item
                      and name in prev.text and bool(_CONTINUATION_RE.match(raw.strip())))
@@ -326,6 +316,7 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
                     resolve_view(piece.text, prev.text, name) or (alone and resolve_opening(alone.text, prev.text)))
                 if alone is not None and spelled:
                     alone.text, alone.continuation = _finish(spelled), False
+                    alone.first = alone.last = k
                     pieces.append(alone)
                     continue
             if (piece.continuation and prev is not None and prev.block is block
@@ -334,6 +325,7 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
                 prev.text = prev.text + " " + piece.text
                 prev.when = prev.when or piece.when
                 prev.dated = prev.dated or piece.dated
+                prev.last = k
                 continue
             if joins and piece.continuation:
                 # Too long to join: on its own the line must name its speaker ("They ..." would not).
@@ -341,6 +333,7 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
                 if alone is None:
                     continue
                 piece = alone
+            piece.first = piece.last = k
             pieces.append(piece)
     if len(pieces) > 1 or (pieces and _ATTACHMENT_RE.search(pieces[0].text) and
                            _ATTACHMENT_RE.search(pieces[0].text).start() > 0):
@@ -359,6 +352,7 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
     stated = ref.date().isoformat() if ref is not None else None
     people = tuple(ctx.names) + (name,)
     facts: list[Fact] = []
+    last: _Piece | None = None  # the piece the last fact of this turn came from
     for p in pieces:
         heading = p.block.heading if ctx.kind == "document" else None
         mtype, hint = classify(p.text, kind=ctx.kind, dated=p.dated, heading=heading,
@@ -369,6 +363,12 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
             continue
         if ctx.kind == "conversation":  # a line opening on a pointer: resolved, rewritten or as said
             said = settle(said, name, people, p.before, ctx.previous, ctx.addressee.get(name, ""), ctx.earlier)
+            pair = joined(facts[-1].text, said, name, MAX_FACT_CHARS) \
+                if last is not None and facts and last.last == p.first - 1 else None
+            if pair is not None:  # unresolved, joined to the line of the sentence just before it
+                facts[-1].text, last = pair, p
+                continue
+        last = p
         text = _trim(said)
         facts.append(Fact(text=text, type=mtype, when=p.when or stated, anchor=seg.anchor,
                           speaker=seg.speaker, category_hint=hint, stated=stated))

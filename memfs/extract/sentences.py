@@ -28,6 +28,8 @@ from memfs.extract.talk import (  # noqa: F401 (is_talk is public here)
     _CATCH_UP_LEAD_RE,
     _GRATITUDE_RE,
     _NEWS_LEAD_RE,
+    _TRAIL_CHEER_RE,
+    CHEER_LEFT_RE,
     _TRAIL_FEELING_RE,
     is_talk,
 )
@@ -126,7 +128,8 @@ _INTERJECTION = (
     r"congrats|congratulations|by the way|btw|anyway|anyways|honestly|seriously|actually|"
     r"also|plus|and|but|man|dude|girl|guys|friend|buddy|dear|hun|babe|totally agree|agreed|"
     r"i agree|same here|me too|for sure|of course|no way|you know what|guess what|ya know|"
-    r"you know|i mean|to be honest|tbh|haha yeah|aww+ thanks|that's awesome|that's great|"
+    r"you know|i mean|to be honest|tbh|here (?:you|ya|u) go|there (?:you|ya|u) go|"
+    r"(?:you|ya|u)(?:'ve| have)? got this|haha yeah|aww+ thanks|that's awesome|that's great|"
     r"that's cool|that's amazing|that's so cool|that's wonderful|that's fantastic|"
     r"that's so awesome|that's really cool|that's great news|that's so sweet|good luck|"
     r"thank you so much|thanks so much|thanks a lot|remind me|reminder|note to self|note|"
@@ -192,6 +195,10 @@ def strip_edges(sentence: str, names: Iterable[str] = ()) -> str:
             s = _strip_vocatives(s, names)
         if "," in s or " - " in s:
             s = _TRAIL_FEELING_RE.sub("", s).strip()
+            cut = _TRAIL_CHEER_RE.sub("", s).strip()
+            if cut != s and CHEER_LEFT_RE.match(cut):
+                return ""  # "Even when it's tough, you got this!": nothing but the cheer
+            s = cut
         last = s.rstrip(".!?\u2026 ").rsplit(None, 1)[-1].lower() if s.strip(".!?\u2026 ") else ""
         if last in _TAG_WORDS:
             s = _TRAIL_TAG_RE.sub("", s).strip()
@@ -207,7 +214,7 @@ congratulations by btw incidentally anyway anyways honestly seriously actually a
 girl guys friend buddy dear hun babe agreed same me for of you to tbh that's remind reminder
 note fyi just quick update then it's how really very super im i'm glad happy neat impressive
 lovely exciting please big some fun heads keep bear remember be worth noted understood got will
-a since lots much tons loads your ur oof ouch yikes phew interesting crazy exciting wild things
+here there a since lots much tons loads your ur oof ouch yikes phew interesting crazy exciting wild things
 rock
 """.split())
 _TAG_WORDS = frozenset("""know right lol haha hahaha hehe though too tbh honestly it think huh
@@ -349,3 +356,21 @@ def has_content(sentence: str, *, min_words: int = 4, names: Iterable[str] = ())
         return len(rest) >= 3
     lowered = {n.lower() for name in names for n in name.split()}
     return any(w not in lowered for w in content_words(sentence))
+
+
+# A short first-person statement can still be a fact worth a line: "I'm vegetarian.",
+# "I smoke.", "I'm 31.", "I'm dating Alex." (not "I agree.", "I'm fine.", "I love it!").
+_SHORT_FACT_RE = re.compile(r"^(?:i|i'm|im|i've|my\s+\w+(?:\s+is)?)\s+(?:(?:am|is|a|an|no|not|longer|now|just|"
+                            r"also|still|never)\s+)*(?P<rest>[\w' -]+?)[.!]*$", re.IGNORECASE)
+_DANGLING_END_RE = re.compile(r"\b(?:it|that|this|them|so|too|there|here|one)\W*$", re.IGNORECASE)
+
+
+def short_fact(s: str, names: list[str]) -> bool:
+    """ "I'm vegetarian.", "I'm 31.": a short first-person statement worth a line."""
+    m = _SHORT_FACT_RE.match(s.strip())
+    if not m or _DANGLING_END_RE.search(s) or len(s.split()) > 6 or is_talk(s):
+        return False
+    rest = m.group("rest")
+    if re.fullmatch(r"\d{1,3}(?: years old)?", rest.strip()):
+        return True  # an age
+    return has_content(rest, min_words=1, names=names)

@@ -23,6 +23,7 @@ _SLANG = [
     (re.compile(r"\bsorta\b", re.I), "sort of"),
     (re.compile(r"(?<!\w)'cause\b|\bcuz\b|\bcoz\b", re.I), "because"),
     (re.compile(r"(?<![\w'])ya\b(?!')", re.I), "you"),
+    (re.compile(r"\blemme\b", re.I), "let me"),
     (re.compile(r"\b([A-Za-z]{3,})in'(?=\W|$)"), r"\1ing"),
 ]
 
@@ -51,8 +52,22 @@ _LATER_CLAUSE_RE = re.compile(
     r"|\s-\s|;", re.IGNORECASE)
 
 
+# The -ing phrase taken up again by a pronoun: "Seeing their smiles when they try it - it's
+# a total win!" (the gerund is the topic, not "I'm seeing ...").
+_RESUMED_RE = re.compile(r"\s[-\u2013]\s(?:and\s+)?(?:it|that|this)(?:'s|\s+is|\s+was)\s+"
+                         r"(?:(?:so|such|a|an|the|really|super|pretty|just|totally|truly)\s+)*(?:[\w-]+\s+)?[\w-]+"
+                         r"\s*[.!?\u2026]*$", re.IGNORECASE)
+# "Gonna be a great night featuring ...": the dropped subject is "it", not "I".
+_IT_GOING_RE = re.compile(r"^going\s+to\s+be\s+(?:(?:a|an|so|such|really|super|pretty|very|totally|the)\s+)*"
+                          r"(?:great|amazing|awesome|fun|epic|wild|crazy|busy|long|big|huge|fantastic|incredible|"
+                          r"interesting|exciting|tough|hard|lit|blast|night|day|week|weekend|party|show|event|"
+                          r"one|time)\b", re.IGNORECASE)
+
+
 def _gerund_is_subject(sentence: str) -> bool:
     """ "Taking care of ourselves is vital": the -ing phrase has its own verb."""
+    if _RESUMED_RE.search(sentence) and sentence.split(None, 1)[0].lower() not in _DROP_IM:
+        return True
     m = _GERUND_VERB_RE.search(sentence)
     return m is not None and not _LATER_CLAUSE_RE.search(sentence[:m.start()])
 _OBJECT_START = frozenset("""my a an the some this that these those to up out back our his her
@@ -73,7 +88,7 @@ _DROP_ADV = frozenset({"just", "really", "finally", "recently", "also", "actuall
 _NOT_AFTER_DROP = frozenset({"is", "was", "are", "were", "can", "will", "would", "has",
                              "have", "'s", "of", "and", "it's", "but", "or"})
 
-_SLANG_ANY_RE = re.compile(r"gonna|wanna|gotta|kinda|sorta|cause|cuz|coz|in'|\bya\b",
+_SLANG_ANY_RE = re.compile(r"gonna|wanna|gotta|kinda|sorta|cause|cuz|coz|in'|\bya\b|lemme",
                            re.IGNORECASE)
 _FIRST_TWO_RE = re.compile(r"([A-Za-z']+)(\s+)([A-Za-z']+)?")
 _IT_MADE_ME_RE = re.compile(r"(?:[A-Za-z']+\s+)?(?:made|makes|make|gave|gives|got|gets|helped|"
@@ -115,6 +130,8 @@ def restore_subject(sentence: str) -> str:
     ing_verb = (first.endswith("ing") and len(first) > 5 and first not in _ING_NOUNS
                 and first not in _DROP_I)
     if first in _DROP_IM or ing_verb:
+        if first == "going" and _IT_GOING_RE.match(sentence):
+            return sentence  # "Gonna be a great night": it is, not I am
         if first.endswith("ing") and (_gerund_is_subject(sentence)
                                       or _YOU_RE.search(sentence)
                                       or _PARTICIPLE_COMMA_RE.match(sentence)):

@@ -34,6 +34,20 @@ _TRAIL_FEELING_RE = re.compile(
     r"a blast|exciting)\s*[.!\u2026]*$|"
     r"(?:,|\s-)\s*(?:and\s+)?(?:it|that|this)\s+(?:really\s+)?(?:means|meant)\s+(?:a lot|so much|the world|"
     r"everything)(?:\s+to\s+me)?\s*[.!\u2026]*$", re.IGNORECASE)
+# Encouragement tacked on at the end: "I know the stress of exams, but you got this!",
+# "Keep me posted - you got this!". "You got this" says the listener can do it, not that
+# they got something: as a fact about them it would be false.
+_TRAIL_CHEER_RE = re.compile(
+    r"(?:,|\s-|\s\u2013)\s*(?:(?:but|and|so)\s+)?(?:you|ya|u)(?:'ve|\s+have)?\s+(?:totally\s+|so\s+)?got\s+this"
+    r"(?:,?\s+(?:bud|buddy|man|dude|girl|friend|[A-Z][a-z]+))?\s*[.!\u2026]*$", re.IGNORECASE)
+# What is left when the cheer is cut off "Even when it's tough, you got this!": no clause.
+CHEER_LEFT_RE = re.compile(r"^(?:even\s+)?(?:when|if|though|although|because|while|whenever|no matter)\b",
+                           re.IGNORECASE)
+# Thanks for sharing, said as "it": "It means a lot to share this with you", "It means so
+# much having you in my corner" -- talk between the two, pointing at nothing.
+_MEANS_A_LOT_RE = re.compile(r"^(?:and\s+)?(?:it|that|this)\s+(?:really\s+|truly\s+)?(?:means|meant)\s+(?:a lot|a ton|so much|"
+                             r"the world|everything)(?:\s+to\s+me)?(?:\s+(?:to\s+(?:share|hear|have|know|see)|having|"
+                             r"you)\b[^.!?]*)?[.!?\u2026]*$", re.IGNORECASE)
 # Thanks for the listener's words: "Your support means a lot, ...", "Ur words mean so much!".
 _GRATITUDE_RE = re.compile(
     r"^(?:your|ur)\s+(?:[\w'-]+\s+){0,3}?(?:(?:means?|meant)\s+(?:a lot|a ton|so much|the world|"
@@ -90,8 +104,19 @@ _CATCH_UP_LEAD_RE = re.compile(
     r"(?:\s+-\s+|,\s+)", re.IGNORECASE)
 
 
+# "You got this!", "Jon, you've got this.": encouragement, not that they got something.
+_CHEER_RE = re.compile(r"^(?:[A-Z][a-z]+,?\s+)?(?:you|ya|u)(?:'ve|\s+have)?\s+(?:totally\s+|so\s+)?got\s+this\b"
+                       r"[^.!?]{0,12}[.!?\u2026]*$", re.IGNORECASE)
+# Asking the listener to get back: "Let me know when you've got time and I'll send you a
+# vid", "Let me know what you think!" -- the chat's own logistics, with or without a promise.
+_LET_ME_KNOW_RE = re.compile(r"^(?:(?:so|and|just|please)\s+)*(?:let\s+me|lemme)\s+know\b",
+                             re.IGNORECASE)
+
+
 def is_talk(sentence: str) -> bool:
     """Catching up, the chat's logistics, support talk, a look at what was shown: no fact."""
     return bool(_CATCH_UP_RE.match(sentence) or _LOGISTICS_RE.match(sentence)
+                or _CHEER_RE.match(sentence) or _LET_ME_KNOW_RE.match(sentence)
+                or _MEANS_A_LOT_RE.match(sentence)
                 or _SUPPORT_RE.match(sentence)
                 or (_LOOKS_RE.match(sentence) and not _NAMED_RE.search(sentence)))
