@@ -12,7 +12,7 @@ from memfs.core.hashing import file_hash
 from memfs.config import Config
 from memfs.core.rootfiles import approx_tokens
 from memfs.entry import heapfreeze
-from memfs.entry.facetrank import FacetCache
+from memfs.entry.facetcache import FacetCache
 from memfs.entry.incremental import People, file_stats
 from memfs.entry.keywords import Keywords
 from memfs.entry.indexfile import CategoryRow, render_index, resource_stats

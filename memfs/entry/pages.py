@@ -29,7 +29,7 @@ from memfs.entry.pagefile import PAGE_BEGIN, PAGE_END, PageParts, digest, split_
 from memfs.entry.people import PEOPLE_DIR, Person, read_page_front
 from memfs.entry.pool import EntryItem
 from memfs.entry.profile import Line, history, stamp
-from memfs.entry.facetrank import FacetCache
+from memfs.entry.facetcache import FacetCache
 from memfs.entry.incremental import People
 from memfs.errors import MemfsError
 from memfs.fsutil import ChangedMeanwhile, atomic_write
@@ -52,8 +52,11 @@ def page_bullet(item: EntryItem) -> str:
     return f"- {when}{item.text} {link(item)}"
 
 
-def render_page(person: Person, facets: dict[str, list[Line]], by_id: Mapping[str, EntryItem]) -> str:
-    """The generated block of one person's page (deterministic for the same items)."""
+def render_page(person: Person, facets: dict[str, list[Line]], by_id: Mapping[str, EntryItem],
+                mentions: list[EntryItem] | None = None) -> str:
+    """The generated block of one person's page (deterministic for the same items).
+    `mentions`: the person's current mentions in the page's order, if kept elsewhere
+    (facetcache.mentions_order, which is this function's own sort)."""
     title = person.name[:1].upper() + person.name[1:]
     also = f" (also {', '.join(person.aliases)})" if person.aliases else ""
     lines = [f"# {title}", "",
@@ -75,8 +78,9 @@ def render_page(person: Person, facets: dict[str, list[Line]], by_id: Mapping[st
         lines += [f"memfs has no current facts about {title}.", ""]
     if said:
         lines += ["## Also said", ""] + _capped([ln.item for ln in said], person, "said")
-    mentions = sorted((it for it in person.mentions if it.current), key=lambda it: (it.path, it.line))
-    mentions.sort(key=stamp, reverse=True)  # newest first; a stable sort keeps file order among equals
+    if mentions is None:
+        mentions = sorted((it for it in person.mentions if it.current), key=lambda it: (it.path, it.line))
+        mentions.sort(key=stamp, reverse=True)  # newest first; a stable sort keeps file order among equals
     if mentions:
         lines += ["## Mentioned in", ""] + _capped(mentions, person, "mentions")
     old = history(person)
@@ -223,7 +227,7 @@ def render_and_write(ws: Workspace, found: People, by_id: Mapping[str, EntryItem
                tuple(sorted(set(names))), rank.moved_count(today), half_life, newer)
         hit = bodies_cache.get(person.rel)
         if hit is None or hit[0] != key:
-            hit = (key, render_page(person, rank.page_facets(today), by_id))
+            hit = (key, render_page(person, rank.page_facets(today), by_id, cache.mentions(person)))
             bodies_cache[person.rel] = hit
         bodies[person.rel] = hit[1]
         writer.write(person, hit[1], previous)

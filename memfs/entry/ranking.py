@@ -224,3 +224,36 @@ class Lazy(Generic[T]):
             low = self._costs[self._ptr][0] if self._ptr < len(self._costs) else _NO_COST
             self._floors.append(low if low < self._extra else self._extra)
         return self._floors[at]
+
+
+# Sorted lists changed by a delta (entry/facetrank.py's PersonRank.changed, flat5).
+
+def diff(old: tuple[EntryItem, ...], new: tuple[EntryItem, ...]) -> tuple[list[EntryItem], list[EntryItem]]:
+    """(removed, added) between two lists of items, by identity (C-speed passes; an item
+    the pool re-made is both)."""
+    a, b = dict(zip(map(id, old), old)), dict(zip(map(id, new), new))
+    return [a[k] for k in a.keys() - b.keys()], [b[k] for k in b.keys() - a.keys()]
+
+
+def small(removed: list[EntryItem], added: list[EntryItem], size: int) -> bool:
+    """Whether a change is worth applying by delta rather than rebuilding."""
+    return len(removed) + len(added) <= max(8, size // 4)
+
+
+class Collision(Exception):
+    """Two entries with the same sort key: the delta cannot place one (rebuild instead)."""
+
+
+def take(lst: list, entry: object, key: Callable[[object], object]) -> None:  # type: ignore[type-arg]
+    at = bisect.bisect_left(lst, key(entry), key=key)
+    if at >= len(lst) or lst[at] is not entry:
+        raise Collision
+    del lst[at]
+
+
+def put(lst: list, entry: object, key: Callable[[object], object]) -> None:  # type: ignore[type-arg]
+    k = key(entry)
+    at = bisect.bisect_left(lst, k, key=key)
+    if at < len(lst) and key(lst[at]) == k:
+        raise Collision
+    lst.insert(at, entry)
