@@ -81,6 +81,7 @@ class Keywords:
         visit = None if len(moved) > len(up) else set().union(*(self._holders.get(w, ()) for w in up))
         n = max(1, len(fresh))
         frozen = frozenset(names)
+        styled: dict[str, str] = {}
         out: dict[str, list[str]] = {}
         for p, (c, _) in fresh.items():
             hit = was = self.top.get(p)
@@ -91,8 +92,12 @@ class Keywords:
             if hit is not was:
                 self._hold(p, was, hit)
             shown = self.shown.get(p)
-            if shown is None or hit is not was or any(w in restyled for w in hit.best):
-                shown = self.shown[p] = [best_surface(self.surface[w]) for w in hit.best]
+            if shown is None or (hit is not was and (was is None or hit.best != was.best)) or any(
+                    w in restyled for w in hit.best):
+                again = [styled[w] if w in styled else styled.setdefault(w, best_surface(self.surface[w]))
+                         for w in hit.best]  # a word's shown form, once per regeneration, not per file
+                if again != shown:  # the same list object otherwise: index.md keeps the file's row
+                    shown = self.shown[p] = again
             out[p] = shown
         for p in set(self.top) - set(fresh):
             self._drop(p)
@@ -100,10 +105,13 @@ class Keywords:
 
     def _hold(self, path: str, was: _Top | None, hit: _Top) -> None:
         """Keep `_holders` (word -> files that keep it) up to date with a file's new kept words."""
+        self.top[path] = hit
+        if was is not None and len(was.kept) == len(hit.kept) and all(
+                a[1] == b[1] for a, b in zip(was.kept, hit.kept)):
+            return  # the same words kept (their scores moved): the holders stay
         self._unhold(path, was)
         for _, w in hit.kept:
             self._holders.setdefault(w, set()).add(path)
-        self.top[path] = hit
 
     def _drop(self, path: str) -> None:
         self.shown.pop(path, None)
