@@ -150,6 +150,7 @@ def test_a_rank_changed_by_delta_is_the_rebuilt_one(n: int, seed: int, half_life
     """PersonRank.changed (flat5) keeps exactly what a rebuild from the facts keeps, and the
     page's order is flat3's full sort; the kept mentions' order is the page's own sort."""
     from memfs.entry.facetcache import mentions_order
+    from memfs.entry.pages import facts_block
 
     rng = random.Random(seed)
     items = _items(rng, n)
@@ -176,6 +177,9 @@ def test_a_rank_changed_by_delta_is_the_rebuilt_one(n: int, seed: int, half_life
         assert _structure(got) == _structure(fresh)
         assert {f: _rows(v) for f, v in got.page_facets(today).items()} == _page_reference(person, today, half_life)
         assert [it.id for it in cache.mentions(person)] == [it.id for it in mentions_order(person.mentions)]
+        for day in (today, today + timedelta(days=1), DAY0 + timedelta(days=rng.choice([3, 600, 5000]))):
+            kept_block = cache.block("Priya", got, day, lambda: facts_block("Priya", got.page_facets(day)))
+            assert kept_block == facts_block("Priya", fresh.page_facets(day))  # kept across days: the same
         want = person_facets(person, NAMES, today, half_life)
         lazy = cache.facets(person, NAMES, today, half_life, _cost)
         assert {f: _rows(lazy[f]) for f in want} == {f: _rows(v) for f, v in want.items()}

@@ -12,6 +12,7 @@ changed, a collision of sort keys, other names or another half-life: rebuilt as 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 
 from memfs.entry.facetrank import Cost, PersonRank
@@ -43,6 +44,7 @@ class FacetCache:
     def __init__(self) -> None:
         self._by_person: dict[str, PersonRank] = {}
         self._mentions: dict[str, tuple[tuple[EntryItem, ...], list[EntryItem]]] = {}
+        self._blocks: dict[str, tuple[PersonRank, int, list[str]]] = {}
 
     def rank(self, person: Person, names: tuple[str, ...], half_life: float) -> PersonRank:
         names = tuple(sorted(set(names)))  # their order does not matter to a classification
@@ -90,8 +92,20 @@ class FacetCache:
         self._mentions[person.name] = (key, order)
         return order
 
+    def block(self, name: str, rank: PersonRank, today: date, build: Callable[[], list[str]]) -> list[str]:
+        """The page's facts sections (`build()`), kept while the person's rank is the same
+        object and no plan moved to the events since: a page whose person is only mentioned
+        anew formats its mentions, not their facts (flat5)."""
+        moved = rank.moved_count(today)
+        hit = self._blocks.get(name)
+        if hit is None or hit[0] is not rank or hit[1] != moved:
+            hit = self._blocks[name] = (rank, moved, build())
+        return hit[2]
+
     def keep_only(self, people: list[Person]) -> None:
         live = {p.name for p in people}
+        for name in set(self._blocks) - live:
+            del self._blocks[name]
         for name in set(self._by_person) - live:
             self._by_person.pop(name).release()
         for name in set(self._mentions) - live:

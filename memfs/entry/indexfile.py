@@ -154,7 +154,8 @@ def offline_summary(about: Counter[str], words: list[str], span: str) -> str:
 
 
 def render_index(cats: list[CategoryRow], pool: Pool, people: People, res: ResourceStats, kw: Keywords,
-                 llm_summaries: bool = False, row_cache: dict[str, tuple] | None = None) -> str:  # type: ignore[type-arg]
+                 llm_summaries: bool = False,
+                 row_cache: dict[str, tuple] | None = None) -> str:  # type: ignore[type-arg]
     """index.md's body. `row_cache` keeps each file's row with what it was made from (the very
     objects: a file's stats, people and words are kept while it does not change), so a
     regeneration formats only the rows of changed files (flat5)."""
