@@ -15,7 +15,8 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import Counter
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from functools import reduce
 from itertools import chain
 from operator import add, attrgetter, itemgetter
@@ -50,7 +51,6 @@ class _Assembled:
     score: float
     superseded: list[EntryItem]
     current: int
-    sources: tuple[tuple[str, int], ...]
     chunks: tuple["_Chunk", ...]  # per path: (facts about them, facts naming them, their _Part) there
 
 
@@ -110,7 +110,7 @@ class PeopleCache:
         for name in people:
             prev = self._people.get(name)
             if not fresh and prev is not None and name not in touched:
-                assembled[name] = prev if name not in moved else replace(prev, sources=_sources(prev.paths, files))
+                assembled[name] = prev  # its files' serials are read when asked (_Sources)
                 continue
             reuse: dict[str, _Chunk] = {}
             if fresh:
@@ -127,15 +127,15 @@ class PeopleCache:
                         reuse.pop(p, None)
             assembled[name] = self._assemble(pool, name, paths, files, signature, reuse)
         self._signature, self._files, self._people = signature, files, assembled
-        sources: dict[str, tuple[tuple[str, int], ...]] = {}
+        sources: dict[str, tuple[str, ...]] = {}
         for name, person in people.items():
             a = assembled[name]
             if not a.paths:
                 continue  # a page-only person: people_in leaves them as people_of made them
             person.subject, person.mentions = list(a.subject), list(a.mentions)
             person.subject_score, person.superseded, person.current_count = a.score, list(a.superseded), a.current
-            sources[name] = a.sources
-        return People(ordered(people), signature, sources, alias_of)
+            sources[name] = a.paths
+        return People(ordered(people), signature, _Sources(sources, files), alias_of)
 
     def _totals(self, pool: Pool) -> None:
         """Bring the name counts up to the pool, file by file (people_in sums every file's)."""
@@ -179,16 +179,30 @@ class PeopleCache:
         return _Assembled(tuple(paths), list(chain.from_iterable(map(_first, chunks))),
                           list(chain.from_iterable(map(_second, chunks))), reduce(add, map(_score, parts), 0.0),
                           list(chain.from_iterable(map(_superseded, parts))), sum(map(_current, parts)),
-                          _sources(paths, files), tuple(chunks))
+                          tuple(chunks))
 
 
 _first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
 _score, _superseded, _current = attrgetter("score"), attrgetter("superseded"), attrgetter("current")
 
 
-def _sources(paths: "list[str] | tuple[str, ...]", files: dict[str, tuple[int, Got]]) -> tuple[tuple[str, int], ...]:
-    """((path, file serial), ...) of a person's files (C-level passes: ~1,000 files a person at 100k)."""
-    return tuple(zip(paths, map(_first, map(files.__getitem__, paths))))
+class _Sources(Mapping[str, tuple[tuple[str, int], ...]]):
+    """People.sources, made when asked: ((path, file serial), ...) per person. Nothing in a
+    regeneration reads it, and making it for every person whose file got a new serial was
+    a pass over ~1,000 files a person at 100,000 items (flat5)."""
+
+    def __init__(self, paths: dict[str, tuple[str, ...]], files: dict[str, tuple[int, Got]]) -> None:
+        self._paths, self._files = paths, files
+
+    def __getitem__(self, name: str) -> tuple[tuple[str, int], ...]:
+        paths = self._paths[name]
+        return tuple(zip(paths, map(_first, map(self._files.__getitem__, paths))))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
 
 
 def _parts(got: Got) -> dict[str, _Part]:
