@@ -21,6 +21,7 @@ from memfs.entry.pool import EntryItem
 from memfs.entry.poolcache import RECOMPUTE, Pool
 from memfs.entry.ranking import ClassKey, Classes, Lazy, Salience, stream
 
+_NOTHING = 1 << 62  # Floors' floor when no item is left
 _second = operator.itemgetter(1)  # Lazy's item_of: the item of a (score, item) entry
 
 
@@ -71,6 +72,7 @@ def ranked(pool: Pool, kind: str, today: date, half_life: float, salience: Salie
 
     files: list[Lazy[tuple[float, EntryItem]] | Callable[[], Lazy[tuple[float, EntryItem]]]] = []
     scores: dict[ClassKey, float] = {}
+    lowest: list[int] = []  # per file, the least cost of its items (its floor before it starts)
     heap: list[tuple[tuple[float, str, int], int, int]] = []
     for p in pool.files:
         if p.split("/", 1)[0] != kind:
@@ -100,11 +102,15 @@ def ranked(pool: Pool, kind: str, today: date, half_life: float, salience: Salie
         files.append(lambda p=p, cls=cls, costs=costs: pool.derived(
             p, ("rank-lazy", kind, today, half_life), lambda: Lazy(
                 stream(cls, today, half_life, salience), [], _second, floors=rankparts.Floors(costs, cost))))
+        lowest.append(min((k for k, v in costs.items() if v > 0), default=_NOTHING))  # Floors.floor(0)
     heapq.heapify(heap)
     while heap:
         _, n, at = heap[0]
         lazy = files[n]
         if not isinstance(lazy, Lazy):
+            if room() < lowest[n]:  # nothing of the file fits: dropped without making its ranking
+                heapq.heappop(heap)
+                continue
             lazy = files[n] = lazy()
         if room() < lazy.floor(max(at, 0)):
             heapq.heappop(heap)
