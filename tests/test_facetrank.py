@@ -201,3 +201,26 @@ def test_mentions_order_is_the_pages_two_sorts() -> None:
     ref = sorted((it for it in items if it.current), key=lambda it: (it.path, it.line))
     ref.sort(key=stamp, reverse=True)
     assert [it.id for it in mentions_order(items)] == [it.id for it in ref]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 10**6))
+def test_diff_by_identity_skips_the_common_head_and_tail(seed: int) -> None:
+    """ranking.diff: (removed, added) by identity, for lists holding no item twice."""
+    from memfs.entry.ranking import diff
+
+    rng = random.Random(seed)
+    old = _items(rng, rng.randint(0, 30))
+    new = list(old)
+    for _ in range(rng.randint(0, 5)):
+        r = rng.random()
+        if r < 0.4 and new:
+            new.pop(rng.randrange(len(new)))
+        elif r < 0.8:
+            new.insert(rng.randint(0, len(new)), _items(rng, 1, start=5000 + rng.randrange(10**6))[0])
+        elif new:  # an item re-made with the same values: removed and added by identity
+            k = rng.randrange(len(new))
+            new[k] = EntryItem(**new[k].__dict__)
+    removed, added = diff(tuple(old), tuple(new))
+    was, now = {id(it) for it in old}, {id(it) for it in new}
+    assert sorted(map(id, removed)) == sorted(was - now) and sorted(map(id, added)) == sorted(now - was)

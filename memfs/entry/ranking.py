@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -230,8 +231,17 @@ class Lazy(Generic[T]):
 
 def diff(old: tuple[EntryItem, ...], new: tuple[EntryItem, ...]) -> tuple[list[EntryItem], list[EntryItem]]:
     """(removed, added) between two lists of items, by identity (C-speed passes; an item
-    the pool re-made is both)."""
-    a, b = dict(zip(map(id, old), old)), dict(zip(map(id, new), new))
+    the pool re-made is both). The common head and tail (most of a person's facts, when a
+    few files changed) are skipped first, by identity, without a dict of every item: exact
+    for lists that hold no item twice (a person's facts or mentions, in (path, line) order)."""
+    same = list(map(operator.is_, old, new))
+    head = same.index(False) if False in same else len(same)
+    if head == len(old) == len(new):
+        return [], []
+    same = list(map(operator.is_, reversed(old[head:]), reversed(new[head:])))
+    tail = same.index(False) if False in same else len(same)
+    a_mid, b_mid = old[head:len(old) - tail], new[head:len(new) - tail]
+    a, b = dict(zip(map(id, a_mid), a_mid)), dict(zip(map(id, b_mid), b_mid))
     return [a[k] for k in a.keys() - b.keys()], [b[k] for k in b.keys() - a.keys()]
 
 
