@@ -12,7 +12,7 @@ from memfs.core.hashing import file_hash
 from memfs.config import Config
 from memfs.core.rootfiles import approx_tokens
 from memfs.entry import heapfreeze
-from memfs.entry.facetrank import FacetCache
+from memfs.entry.facetcache import FacetCache
 from memfs.entry.incremental import People, file_stats
 from memfs.entry.keywords import Keywords
 from memfs.entry.indexfile import CategoryRow, render_index, resource_stats
@@ -64,6 +64,7 @@ class ViewState:
         self.facets = FacetCache()
         self.people = PeopleCache()
         self.page_bodies: dict[str, tuple[tuple, str]] = {}  # type: ignore[type-arg]
+        self.index_rows: dict[str, tuple] = {}  # type: ignore[type-arg]
 
 
 _STATES: dict[str, ViewState] = {}
@@ -133,7 +134,8 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
     state.facets.keep_only(found.people)
     llm = summarize is not None
     bodies = {
-        "index.md": render_index(cats, pool, found, resource_stats(ws), state.keywords, llm_summaries=llm),
+        "index.md": render_index(cats, pool, found, resource_stats(ws), state.keywords, llm_summaries=llm,
+                                 row_cache=state.index_rows),
         "memory.md": render_memory(pool, found, budget, ref, half_life, cache=state.facets),
         "skill.md": render_skill(pool, budget, ref, half_life),
     }

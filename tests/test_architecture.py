@@ -60,6 +60,7 @@ NOT_MEMFS_ERRORS = {
     "IndexDamaged": "index.heal: the cache is damaged; the caller rebuilds it",
     "_FormatRejected": "llm.wire: the server refused a response_format; the client steps down",
     "_Deadline": "llm.wire: the wall-clock deadline of one request passed",
+    "Collision": "entry.ranking: a delta cannot place an entry in a kept sorted list; the caller rebuilds it",
 }
 
 

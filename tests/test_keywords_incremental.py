@@ -119,3 +119,43 @@ def test_a_common_new_word_does_not_resort_the_files_it_tops() -> None:
         got = kw.words(pool, sorted(pool.files), set(), None, lambda forms: max(forms), None)  # type: ignore[arg-type]
         assert got == _brute(pool.files, set())
     assert sorts == 3  # the changed file each time, none of the 60 that "chat" tops
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from([5, 8, 20]))
+def test_deferred_rescoring_stays_exact_over_long_runs(seed: int, kept: int) -> None:
+    """flat5: a file none of whose top words rose in df is not re-scored, only told which of
+    its kept words' scores went stale. Over long runs of rises (new inputs), with now and
+    then a fall, a new file or a file's own change, the top words stay a full re-scoring's."""
+    _long_run(seed, kept)
+
+
+def test_the_deferral_is_exercised() -> None:
+    assert sum(_long_run(seed, kept) for seed in range(10) for kept in (5, 20)) > 10
+
+
+def _long_run(seed: int, kept: int) -> int:
+    """Checks every step against a full re-scoring; returns how often a file was deferred."""
+    rng = random.Random(seed)
+    pool, kw = _Pool(), Keywords(kept=kept)
+    for k in range(rng.randint(3, 8)):
+        pool.files[f"f{k}.md"] = _counts(rng)
+    deferred = 0
+    for _ in range(40):
+        got = kw.words(pool, sorted(pool.files), set(), None, _most, None)  # type: ignore[arg-type]
+        assert got == _surface(pool.files, _brute(pool.files, set()))
+        deferred += sum(len(v) for v in kw._pending.values())
+        step = rng.random()
+        p = rng.choice(sorted(pool.files))
+        c, _ = pool.files[p]
+        c2 = Counter(c)
+        if step < 0.8:  # words enter one file: their df rises
+            for w in rng.sample(WORDS, rng.randint(1, 2)):
+                c2[w] += rng.randint(1, 3)
+        elif step < 0.9 and c2:  # a word leaves a file: its df falls
+            del c2[rng.choice(sorted(c2))]
+        else:
+            pool.files[f"f{rng.randint(0, 12)}.md"] = _counts(rng)
+            continue
+        pool.files[p] = (c2, _forms(rng, c2))
+    return deferred

@@ -77,3 +77,61 @@ def test_a_write_reassembles_only_the_people_its_file_names(ws_path: Path) -> No
         assert after["Priya"] is not before["Priya"]
         _check(mem)
         assert_same_as_full_rebuild(mem)
+
+
+_LINES = ("Priya met Tom at the market.", "Dana works with Priya on the launch.", "Priya lives in Leeds.",
+          "Tom plans a trip with Dana.", "Dana is vegan.", "Tom likes jazz.", "Priya called Dana about Tom.")
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(st.lists(st.tuples(st.integers(0, 5), st.sampled_from(["append", "drop", "reword"]),
+                                         st.integers(0, 99)), min_size=1, max_size=3), min_size=2, max_size=6))
+def test_a_person_spliced_from_a_few_changed_files_is_people_in(tmp_path_factory: pytest.TempPathFactory,
+                                                                steps: list[list[tuple]]) -> None:  # type: ignore[type-arg]
+    """flat5: a person named in a few changed files has those files' shares spliced into
+    their facts and mentions (PeopleCache._splice); after changes to one to three files at
+    a time (lines added, dropped, reworded, before and after each other), every person is
+    what people_in gives."""
+    from memfs.entry.peoplecache import PeopleCache
+
+    root = init_workspace(tmp_path_factory.mktemp("sp") / "w", git=False).root
+    files = {k: [f"{_LINES[(k + i) % len(_LINES)]} <!-- id=s{k}x{i} type=event -->" for i in range(6)]
+             for k in range(6)}
+
+    def write() -> None:
+        for k, lines in files.items():
+            (root / "memory" / f"f{k}.md").write_text(f"---\ntitle: F{k}\n---\n" + "".join(
+                f"- {ln}\n" for ln in lines))
+
+    write()
+    forget_state()
+    spliced = []
+    real = PeopleCache._splice
+
+    def counting(*args: object) -> object:
+        spliced.append(args[1])
+        return real(*args)  # type: ignore[arg-type]
+
+    PeopleCache._splice = staticmethod(counting)  # type: ignore[method-assign, assignment]
+    try:
+        with hashing_memory(root) as mem:
+            mem.sync()
+            _check(mem)
+            for n, step in enumerate(steps):
+                for k, what, r in step:
+                    lines = files[k]
+                    if what == "append" or not lines:
+                        lines.append(f"{_LINES[r % len(_LINES)]} <!-- id=a{n}x{k}x{r}x{len(lines)} type=event -->")
+                    elif what == "drop":
+                        del lines[r % len(lines)]
+                    else:
+                        at = r % len(lines)
+                        lines[at] = f"{_LINES[r % len(_LINES)]} <!-- id=r{n}x{k}x{r} type=event -->"
+                write()
+                mem.sync()
+                _check(mem)
+            assert_same_as_full_rebuild(mem)
+    finally:
+        PeopleCache._splice = staticmethod(real)  # type: ignore[method-assign, assignment]
+    assert spliced  # the splice ran, not only the assembly from every file
+    shutil.rmtree(root, ignore_errors=True)

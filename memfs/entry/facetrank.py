@@ -13,7 +13,10 @@ day moved: ~60% of an input at 100,000 items. Here:
   across days, walked with the threshold algorithm of entry/ranking.py. memory.md reads a
   few lines per facet, so a day costs a few classes per facet, not the person's facts;
 - a page lists facts in an order that does not depend on the day (`page_facets`), so it is
-  rebuilt (and written) only when the person's facts change or a plan's day passes.
+  rebuilt (and written) only when the person's facts change or a plan's day passes;
+- when a person's facts change, what is kept per facet (page order, classes, stamps,
+  costs) is updated by the facts removed and added (`PersonRank.changed`), not rebuilt
+  from their ~1,000 facts at 100,000 items (flat5).
 """
 
 from __future__ import annotations
@@ -29,12 +32,16 @@ from memfs.entry.facets import FACETS, facets_of, is_filler
 from memfs.entry.people import Person
 from memfs.entry.pool import EntryItem, parse_day
 from memfs.entry.profile import Line, is_quoted, salience, stamp
-from memfs.entry.ranking import Classes, Costs, Lazy, pos, stream
+from memfs.entry.ranking import Classes, Collision, Costs, Lazy, pos, put, stream, take
 
 #: Facets profile.order sorts newest stamp first (salience breaks ties), and plans' own order.
 STAMP_FACETS = frozenset({"home", "work", "identity", "events"})
 Cost = Callable[[Line], int]
 _NO_DAY = date(2000, 1, 1)
+
+
+def _first(entry: tuple) -> object:  # type: ignore[type-arg]
+    return entry[0]
 
 
 def neg(s: str) -> tuple[int, ...]:
@@ -99,6 +106,30 @@ class Base:
 _line_item = operator.attrgetter("item")  # Lazy's key function: the item a Line stands for
 
 
+def _stamp_page_key(b: Base) -> tuple:  # type: ignore[type-arg]
+    return (b.stamp_key, -b.peak, b.item.path, b.item.line)
+
+
+def _peak_page_key(b: Base) -> tuple:  # type: ignore[type-arg]
+    return (-b.peak, -b.day_ord, b.item.path, b.item.line)
+
+
+def _plan_page_key(b: Base) -> tuple:  # type: ignore[type-arg]
+    return plan_key(b.item)
+
+
+#: Each facet's page order (day-independent): the order its members are kept in.
+PAGE_KEYS: dict[str, Callable[[Base], tuple]] = {  # type: ignore[type-arg]
+    f: _plan_page_key if f == "plans" else _stamp_page_key if f in STAMP_FACETS else _peak_page_key
+    for f, _ in FACETS}
+
+
+def _movable_key(b: Base) -> tuple:  # type: ignore[type-arg]
+    return (b.when, pos(b.item))
+
+
+
+
 class PersonRank:
     """The day-independent part of one person's facets (rebuilt when their facts change,
     reusing each unchanged fact's `Base`)."""
@@ -117,25 +148,143 @@ class PersonRank:
         for b in self.bases.values():
             for f in b.facets:
                 members[f].append(b)
+        for f, lst in members.items():
+            lst.sort(key=PAGE_KEYS[f])  # the page's order (plans: plan_key, memory.md's too)
         self.members = members
-        self.plans = sorted(members["plans"], key=lambda b: plan_key(b.item))
         # Per stamp facet: its stamps newest first, each with the salience classes of its facts.
         # (a stamp alone on its day needs no classes: most do, and a person has thousands)
         self.stamped: dict[str, list[tuple[tuple[int, ...], EntryItem, Classes | None]]] = {}
+        self.by_stamp: dict[str, dict[tuple[int, ...], list[EntryItem]]] = {}
         for f in STAMP_FACETS:
             by_stamp: dict[tuple[int, ...], list[EntryItem]] = {}
             for b in members[f]:
                 by_stamp.setdefault(b.stamp_key, []).append(b.item)
-            self.stamped[f] = sorted((k, v[0], Classes.of(v, salience, half_life) if len(v) > 1 else None)
-                                     for k, v in by_stamp.items())
+            self.by_stamp[f] = by_stamp
+            self.stamped[f] = sorted((self._group(k, v) for k, v in by_stamp.items()), key=_first)
         self.classes = {f: Classes.of([b.item for b in members[f]], salience, half_life)
                         for f, _ in FACETS if f not in STAMP_FACETS and f != "plans"}
-        self.movable = sorted((b for b in members["plans"] if b.movable and b.facet == "plans"),
-                              key=lambda b: (b.when, pos(b.item)))
+        self.movable = sorted((b for b in members["plans"] if b.movable and b.facet == "plans"), key=_movable_key)
         self._moves_on = [b.when for b in self.movable]
         self._costs: dict[str, Costs] | None = None
+        self._cost_fn: Cost | None = None
         self._cost_of: dict[int, int] = {}
         self._day: tuple[date, dict[str, Lazy[Line]]] | None = None
+        self._page: tuple[date, dict[str, list[Line]]] | None = None
+
+    @property
+    def plans(self) -> list[Base]:
+        return self.members["plans"]
+
+    def _group(self, k: tuple[int, ...], v: list[EntryItem], old: Classes | None = None,
+               removed: list[EntryItem] = (), added: list[EntryItem] = ()  # type: ignore[assignment]
+               ) -> tuple[tuple[int, ...], EntryItem, Classes | None]:
+        if len(v) == 1:
+            return (k, v[0], None)
+        cls = old.changed(removed, added, salience, self.half_life) if old is not None else None
+        return (k, v[0], cls if cls is not None else Classes.of(v, salience, self.half_life))
+
+    def changed(self, subject: tuple[EntryItem, ...], removed: list[EntryItem],
+                added: list[EntryItem]) -> "PersonRank | None":
+        """This rank for `subject`, which is its facts without `removed` and with `added`:
+        each kept structure copied and updated by the facts that changed (None: rebuild)."""
+        new = object.__new__(PersonRank)
+        new.key, new.half_life = (subject, *self.key[1:]), self.half_life
+        bases = dict(self.bases)
+        gone = [b for it in removed if (b := bases.pop(id(it), None)) is not None]
+        names = self.key[1]
+        fresh = [Base.of(it, names, self.half_life) for it in added if it.current and id(it) not in bases]
+        for b in fresh:
+            bases[id(b.item)] = b
+        new.bases = bases
+        touched = {f for b in gone + fresh for f in b.facets}
+        try:
+            new.members = dict(self.members)
+            for f in touched:
+                lst = new.members[f] = list(self.members[f])
+                for b in gone:
+                    if f in b.facets:
+                        take(lst, b, PAGE_KEYS[f])
+                for b in fresh:
+                    if f in b.facets:
+                        put(lst, b, PAGE_KEYS[f])
+            new.stamped, new.by_stamp = dict(self.stamped), dict(self.by_stamp)
+            for f in touched & STAMP_FACETS:
+                new._restamp(f, [b for b in gone if f in b.facets], [b for b in fresh if f in b.facets],
+                             self.stamped[f])
+            new.classes = dict(self.classes)
+            for f in touched & set(self.classes):
+                rem = [b.item for b in gone if f in b.facets]
+                add = [b.item for b in fresh if f in b.facets]
+                cls = self.classes[f].changed(rem, add, salience, self.half_life)
+                new.classes[f] = cls if cls is not None else Classes.of(
+                    [b.item for b in new.members[f]], salience, self.half_life)
+            new.movable = list(self.movable)
+            for b in gone:
+                if b.movable and b.facet == "plans":
+                    take(new.movable, b, _movable_key)
+            for b in fresh:
+                if b.movable and b.facet == "plans":
+                    put(new.movable, b, _movable_key)
+            new._moves_on = [b.when for b in new.movable]
+            new._costs, new._cost_fn, new._cost_of = None, None, {}
+            if self._costs is not None and self._cost_fn is not None:
+                new._carry_costs(self, gone, fresh, touched)
+        except Collision:
+            return None
+        new._day = new._page = None
+        return new
+
+    def _restamp(self, f: str, gone: list[Base], fresh: list[Base],
+                 old: list[tuple[tuple[int, ...], EntryItem, Classes | None]]) -> None:
+        """Stamp facet `f`'s groups after the change (only the stamps it touched)."""
+        groups = self.by_stamp[f] = dict(self.by_stamp[f])
+        rem: dict[tuple[int, ...], list[EntryItem]] = {}
+        add: dict[tuple[int, ...], list[EntryItem]] = {}
+        for b in gone:
+            rem.setdefault(b.stamp_key, []).append(b.item)
+            groups[b.stamp_key] = [it for it in groups[b.stamp_key] if it is not b.item]
+        for b in fresh:
+            add.setdefault(b.stamp_key, []).append(b.item)
+            groups[b.stamp_key] = [*groups.get(b.stamp_key, []), b.item]
+        stamped = self.stamped[f] = list(old)
+        for k in set(rem) | set(add):
+            at = bisect.bisect_left(stamped, k, key=_first)
+            here = at < len(stamped) and stamped[at][0] == k
+            v = groups[k]
+            if not v:
+                del groups[k]
+                if here:
+                    del stamped[at]
+                continue
+            was = stamped[at][2] if here else None
+            entry = self._group(k, v, was, rem.get(k, []), add.get(k, []))
+            if here:
+                stamped[at] = entry
+            else:
+                stamped.insert(at, entry)
+
+    def _carry_costs(self, old: "PersonRank", gone: list[Base], fresh: list[Base], touched: set[str]) -> None:
+        cost = old._cost_fn
+        assert cost is not None and old._costs is not None
+        cost_of = dict(old._cost_of)
+        for b in gone:
+            cost_of.pop(id(b.item), None)
+        for b in fresh:
+            cost_of[id(b.item)] = cost(b.line(_NO_DAY))
+        costs = dict(old._costs)
+        for f in touched:
+            lst = costs[f] = list(costs[f])
+            for b in gone:
+                if f in b.facets:
+                    entry = (old._cost_of[id(b.item)], pos(b.item), id(b.item))
+                    at = bisect.bisect_left(lst, entry)
+                    if at >= len(lst) or lst[at] != entry:
+                        raise Collision
+                    del lst[at]
+            for b in fresh:
+                if f in b.facets:
+                    bisect.insort(lst, (cost_of[id(b.item)], pos(b.item), id(b.item)))
+        self._costs, self._cost_fn, self._cost_of = costs, cost, cost_of
 
     def release(self) -> None:
         """Drop the day's lazy facets: their generators refer back to this object (a cycle
@@ -151,10 +300,11 @@ class PersonRank:
         if self._day is not None and self._day[0] == today:
             return self._day[1]
         self.release()
-        if self._costs is None:
+        if self._costs is None or self._cost_fn is not cost:
             self._cost_of = {k: cost(b.line(_NO_DAY)) for k, b in self.bases.items()}  # the day never changes a cost
             self._costs = {f: sorted((self._cost_of[id(b.item)], pos(b.item), id(b.item)) for b in lst)
                            for f, lst in self.members.items()}
+            self._cost_fn = cost
         moved = self.movable[: self.moved_count(today)]
         out: dict[str, Lazy[Line]] = {}
         for f, _ in FACETS:
@@ -194,49 +344,19 @@ class PersonRank:
         """{facet: every line} in the page's order, which the day does not change: home,
         work, identity and events newest first, then most seen; plans soonest first; the
         rest most seen (reinforcement and type), then newest. A plan whose day passed is an
-        event, as in memory.md."""
-        def day_key(b: Base) -> tuple[float, int, str, int]:
-            return (-b.peak, -b.day_ord, b.item.path, b.item.line)
-
-        moved = set(id(b.item) for b in self.movable[: self.moved_count(today)])
+        event, as in memory.md. (Members are kept in this order: nothing is sorted here.)"""
+        if self._page is not None and self._page[0] == today:
+            return self._page[1]
+        moved = self.movable[: self.moved_count(today)]
         out: dict[str, list[Line]] = {}
         for f, _ in FACETS:
-            lst = [b for b in self.members[f] if not (f == "plans" and id(b.item) in moved)]
-            if f == "events":
-                lst += [self.bases[k] for k in moved]
-            if f == "plans":
-                lst.sort(key=lambda b: plan_key(b.item))
-            elif f in STAMP_FACETS:
-                lst.sort(key=lambda b: (b.stamp_key, -b.peak, b.item.path, b.item.line))
-            else:
-                lst.sort(key=day_key)
+            lst: list[Base] | Iterator[Base] = self.members[f]
+            if moved and f == "plans":
+                gone = {id(b) for b in moved}
+                lst = [b for b in lst if id(b) not in gone]
+            elif moved and f == "events":
+                key = PAGE_KEYS["events"]
+                lst = heapq.merge(lst, sorted(moved, key=key), key=key)
             out[f] = [b.line(today) for b in lst]
+        self._page = (today, out)
         return out
-
-
-class FacetCache:
-    """One PersonRank per person, kept while the facts, the names and the half-life it was
-    built from stay the same; memory.md and the pages of a process share it."""
-
-    def __init__(self) -> None:
-        self._by_person: dict[str, PersonRank] = {}
-
-    def rank(self, person: Person, names: tuple[str, ...], half_life: float) -> PersonRank:
-        names = tuple(sorted(set(names)))  # their order does not matter to a classification
-        key = (tuple(person.subject), names, half_life)
-        hit = self._by_person.get(person.name)
-        if hit is None or hit.key != key:
-            old, hit = hit, PersonRank(key[0], names, half_life, hit)
-            if old is not None:
-                old.release()
-            self._by_person[person.name] = hit
-        return hit
-
-    def facets(self, person: Person, names: tuple[str, ...], today: date, half_life: float,
-               cost: Cost) -> dict[str, Lazy[Line]]:
-        return self.rank(person, names, half_life).facets(today, cost)
-
-    def keep_only(self, people: list[Person]) -> None:
-        live = {p.name for p in people}
-        for name in set(self._by_person) - live:
-            self._by_person.pop(name).release()

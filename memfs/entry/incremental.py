@@ -13,6 +13,7 @@ import hashlib
 import heapq
 import math
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 
@@ -27,7 +28,7 @@ class People:
 
     people: list[Person]
     signature: str  # a digest of the alias map the per-file assignments are keyed by
-    sources: dict[str, tuple[tuple[str, int], ...]]  # person -> ((path, file serial), ...)
+    sources: Mapping[str, tuple[tuple[str, int], ...]]  # person -> ((path, file serial), ...)
     alias_of: dict[str, str]  # name or alias -> person
 
     def subjects_in(self, pool: Pool, path: str) -> set[str]:

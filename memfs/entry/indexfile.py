@@ -154,16 +154,28 @@ def offline_summary(about: Counter[str], words: list[str], span: str) -> str:
 
 
 def render_index(cats: list[CategoryRow], pool: Pool, people: People, res: ResourceStats, kw: Keywords,
-                 llm_summaries: bool = False) -> str:
+                 llm_summaries: bool = False,
+                 row_cache: dict[str, tuple] | None = None) -> str:  # type: ignore[type-arg]
+    """index.md's body. `row_cache` keeps each file's row with what it was made from (the very
+    objects: a file's stats, people and words are kept while it does not change), so a
+    regeneration formats only the rows of changed files (flat5)."""
     paths = sorted({c.path for c in cats} | set(pool.files))
     names = {part.lower() for p in people.people for name in p.names for part in name.split()}
     words = kw.words(pool, paths, names, count_words, _best_surface, words_delta)
     stats = {p: file_stats(pool, p) for p in pool.files}
     empty_stats = FileStats(0, 0, None, "", None)
+    kept = row_cache if row_cache is not None else {}
+    made: dict[str, tuple] = {}  # type: ignore[type-arg]
 
     def row(c: CategoryRow) -> str:
         about = people.about_counts(pool, c.path) if c.path in pool.files else Counter()
-        return _row(c, stats.get(c.path, empty_stats), about, words.get(c.path, []), llm_summaries)
+        st, shown = stats.get(c.path, empty_stats), words.get(c.path, [])
+        hit = kept.get(c.path)
+        if hit is None or not (hit[1] is st and hit[2] is about and hit[3] is shown and hit[0] == c
+                               and hit[4] == llm_summaries):
+            hit = (c, st, about, shown, llm_summaries, _row(c, st, about, shown, llm_summaries))
+        made[c.path] = hit
+        return hit[5]
 
     lines = ["# Index", "",
              "The map of this memory. Read memory.md next (what to know at the start of every conversation), "
@@ -219,6 +231,9 @@ def render_index(cats: list[CategoryRow], pool: Pool, people: People, res: Resou
                      "`src=` points at the turn or section it came from.")
     else:
         lines.append("- Nothing archived yet: drop chats, transcripts and notes into inbox/.")
+    if row_cache is not None:
+        row_cache.clear()
+        row_cache.update(made)
     lines += ["", "## Searching", "",
               '- `memfs recall "where does Priya live now"`: hybrid search (BM25 + vectors), current facts, '
               "each with its file and id; `--json` for programs, `--sources` for the passage behind each."]

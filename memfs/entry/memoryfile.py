@@ -17,7 +17,7 @@ from datetime import date
 from memfs.core.rootfiles import approx_tokens
 from collections.abc import Iterable, Iterator
 
-from memfs.entry.facetrank import FacetCache
+from memfs.entry.facetcache import FacetCache
 from memfs.entry.incremental import People, counts
 from memfs.entry.people import Person
 from memfs.entry.pool import EntryItem

@@ -29,7 +29,7 @@ from memfs.entry.pagefile import PAGE_BEGIN, PAGE_END, PageParts, digest, split_
 from memfs.entry.people import PEOPLE_DIR, Person, read_page_front
 from memfs.entry.pool import EntryItem
 from memfs.entry.profile import Line, history, stamp
-from memfs.entry.facetrank import FacetCache
+from memfs.entry.facetcache import FacetCache
 from memfs.entry.incremental import People
 from memfs.errors import MemfsError
 from memfs.fsutil import ChangedMeanwhile, atomic_write
@@ -52,8 +52,12 @@ def page_bullet(item: EntryItem) -> str:
     return f"- {when}{item.text} {link(item)}"
 
 
-def render_page(person: Person, facets: dict[str, list[Line]], by_id: Mapping[str, EntryItem]) -> str:
-    """The generated block of one person's page (deterministic for the same items)."""
+def render_page(person: Person, facets: dict[str, list[Line]] | None, by_id: Mapping[str, EntryItem],
+                mentions: list[EntryItem] | None = None, block: list[str] | None = None) -> str:
+    """The generated block of one person's page (deterministic for the same items).
+    `mentions`: the person's current mentions in the page's order, if kept elsewhere
+    (facetcache.mentions_order, which is this function's own sort); `block`: the facts'
+    sections (`facts_block` of `facets`), if kept elsewhere."""
     title = person.name[:1].upper() + person.name[1:]
     also = f" (also {', '.join(person.aliases)})" if person.aliases else ""
     lines = [f"# {title}", "",
@@ -64,21 +68,15 @@ def render_page(person: Person, facets: dict[str, list[Line]], by_id: Mapping[st
              f"most often seen first, then newest), at most {SECTION_MAX} lines a section; the rest are one "
              "`memfs recall` away.",
              ""]
-    said = list({ln.item.id: ln for lines_ in facets.values() for ln in lines_ if ln.filler}.values())
-    any_fact = False
-    for name, heading in FACETS:
-        rows = [ln for ln in facets[name] if not ln.filler]
-        if rows:
-            any_fact = True
-            lines += [f"## {heading}", ""] + _capped([ln.item for ln in rows], person, heading)
-    if not any_fact:
-        lines += [f"memfs has no current facts about {title}.", ""]
-    if said:
-        lines += ["## Also said", ""] + _capped([ln.item for ln in said], person, "said")
-    mentions = sorted((it for it in person.mentions if it.current), key=lambda it: (it.path, it.line))
-    mentions.sort(key=stamp, reverse=True)  # newest first; a stable sort keeps file order among equals
+    if block is None:
+        assert facets is not None
+        block = facts_block(person.name, facets)
+    lines += block
+    if mentions is None:
+        mentions = sorted((it for it in person.mentions if it.current), key=lambda it: (it.path, it.line))
+        mentions.sort(key=stamp, reverse=True)  # newest first; a stable sort keeps file order among equals
     if mentions:
-        lines += ["## Mentioned in", ""] + _capped(mentions, person, "mentions")
+        lines += ["## Mentioned in", ""] + _capped(mentions, person.name, "mentions")
     old = history(person)
     if old:
         lines += ["## History (superseded)", ""]
@@ -91,12 +89,30 @@ def render_page(person: Person, facets: dict[str, list[Line]], by_id: Mapping[st
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _capped(items: list[EntryItem], person: Person, what: str) -> list[str]:
+def facts_block(name: str, facets: dict[str, list[Line]]) -> list[str]:
+    """A page's sections of the person's facts (by facet, then what they said): what the
+    person's facets and their name decide, kept per PersonRank (facetcache.block)."""
+    lines: list[str] = []
+    said = list({ln.item.id: ln for lines_ in facets.values() for ln in lines_ if ln.filler}.values())
+    any_fact = False
+    for facet, heading in FACETS:
+        rows = [ln for ln in facets[facet] if not ln.filler]
+        if rows:
+            any_fact = True
+            lines += [f"## {heading}", ""] + _capped([ln.item for ln in rows], name, heading)
+    if not any_fact:
+        lines += [f"memfs has no current facts about {name[:1].upper() + name[1:]}.", ""]
+    if said:
+        lines += ["## Also said", ""] + _capped([ln.item for ln in said], name, "said")
+    return lines
+
+
+def _capped(items: list[EntryItem], name: str, what: str) -> list[str]:
     rows = [page_bullet(it) for it in items[:SECTION_MAX]]  # only the lines shown are formatted
     if len(items) <= SECTION_MAX:
         return rows + [""]
     more = len(items) - SECTION_MAX
-    return rows + [f"- … {more} more: `memfs recall \"{person.name} {what}\"`", ""]
+    return rows + [f"- … {more} more: `memfs recall \"{name} {what}\"`", ""]
 
 
 def assemble(parts: PageParts, body: str) -> str:
@@ -223,7 +239,9 @@ def render_and_write(ws: Workspace, found: People, by_id: Mapping[str, EntryItem
                tuple(sorted(set(names))), rank.moved_count(today), half_life, newer)
         hit = bodies_cache.get(person.rel)
         if hit is None or hit[0] != key:
-            hit = (key, render_page(person, rank.page_facets(today), by_id))
+            block = cache.block(person.name, rank, today,
+                                lambda: facts_block(person.name, rank.page_facets(today)))
+            hit = (key, render_page(person, None, by_id, cache.mentions(person), block))
             bodies_cache[person.rel] = hit
         bodies[person.rel] = hit[1]
         writer.write(person, hit[1], previous)

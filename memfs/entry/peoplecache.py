@@ -12,10 +12,15 @@ totals, changed by the files whose counts changed. The result is the one people_
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import math
 from collections import Counter
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import reduce
+from itertools import chain
+from operator import add, attrgetter, itemgetter
 
 from memfs.entry.incremental import People, _assign_delta, _lead_delta
 from memfs.entry.people import PageFront, assignments, lead_counts, ordered, people_of
@@ -47,7 +52,6 @@ class _Assembled:
     score: float
     superseded: list[EntryItem]
     current: int
-    sources: tuple[tuple[str, int], ...]
     chunks: tuple["_Chunk", ...]  # per path: (facts about them, facts naming them, their _Part) there
 
 
@@ -77,11 +81,13 @@ class PeopleCache:
         fresh = signature != self._signature
         touched: dict[str, set[str]] = {}  # person -> changed files that name them now
         moved: set[str] = set()  # people whose facts are the same, in a file with a new serial
+        changed: set[str] = set()  # files whose assignment or serial changed, or that are gone
         if not fresh:
             for path, (serial, got) in files.items():
                 old = self._files.get(path)
                 if old is not None and old[0] == serial and old[1] is got:
                     continue
+                changed.add(path)
                 was = old[1] if old is not None else {}
                 for name, facts in got.items():
                     if was.get(name) == facts:  # the same items (identity first: C speed)
@@ -92,6 +98,7 @@ class PeopleCache:
                     if name not in got:
                         touched.setdefault(name, set())
             for path in set(self._files) - set(files):
+                changed.add(path)
                 for name in self._files[path][1]:
                     touched.setdefault(name, set())
         order = {p: i for i, p in enumerate(files)} if fresh or touched else {}
@@ -104,27 +111,35 @@ class PeopleCache:
         for name in people:
             prev = self._people.get(name)
             if not fresh and prev is not None and name not in touched:
-                assembled[name] = prev if name not in moved else replace(
-                    prev, sources=tuple((p, files[p][0]) for p in prev.paths))
+                assembled[name] = prev  # its files' serials are read when asked (_Sources)
                 continue
+            reuse: dict[str, _Chunk] = {}
             if fresh:
                 paths = by_name.get(name, [])
             else:
-                keep = {p for p in (prev.paths if prev is not None else ()) if p in files and name in files[p][1]}
-                paths = sorted(keep | touched.get(name, set()), key=order.__getitem__)
-            reuse = {} if fresh or prev is None else {
-                p: c for p, c in zip(prev.paths, prev.chunks) if p not in touched.get(name, ())}
+                mine = touched.get(name, set())
+                keep = set(prev.paths) if prev is not None else set()
+                # Only a changed file can have stopped naming them (C-speed set passes, not one per file).
+                gone = {p for p in keep & changed if p not in files or name not in files[p][1]}
+                if prev is not None and len(mine) + len(gone) <= _SPLICE_MAX:
+                    assembled[name] = self._splice(pool, name, prev, sorted(mine | gone), files, signature)
+                    continue
+                paths = sorted((keep - gone) | mine, key=order.__getitem__)
+                if prev is not None:
+                    reuse = dict(zip(prev.paths, prev.chunks))
+                    for p in mine:
+                        reuse.pop(p, None)
             assembled[name] = self._assemble(pool, name, paths, files, signature, reuse)
         self._signature, self._files, self._people = signature, files, assembled
-        sources: dict[str, tuple[tuple[str, int], ...]] = {}
+        sources: dict[str, tuple[str, ...]] = {}
         for name, person in people.items():
             a = assembled[name]
             if not a.paths:
                 continue  # a page-only person: people_in leaves them as people_of made them
             person.subject, person.mentions = list(a.subject), list(a.mentions)
             person.subject_score, person.superseded, person.current_count = a.score, list(a.superseded), a.current
-            sources[name] = a.sources
-        return People(ordered(people), signature, sources, alias_of)
+            sources[name] = a.paths
+        return People(ordered(people), signature, _Sources(sources, files), alias_of)
 
     def _totals(self, pool: Pool) -> None:
         """Bring the name counts up to the pool, file by file (people_in sums every file's)."""
@@ -155,26 +170,77 @@ class PeopleCache:
         """One person's facts from the files that name them, in path order (an unchanged
         file's share is taken from `reuse`); sums in the order people_in sums them, so the
         score is the same float."""
-        subject: list[EntryItem] = []
-        mentions: list[EntryItem] = []
-        superseded: list[EntryItem] = []
-        score, current = 0.0, 0
-        chunks: list[_Chunk] = []
-        for path in paths:
-            chunk = reuse.get(path)
-            if chunk is None:
-                got = files[path][1]
+        def chunk_of(path: str) -> _Chunk:
+            got = files[path][1]
+            parts = pool.memo(path, ("person-parts+", signature), lambda items: _parts(got))
+            return (*got[name], parts[name])
+
+        get = reuse.get
+        chunks = [get(p) or chunk_of(p) for p in paths]
+        # Concatenated and summed in path order by C-level passes (map, chain, reduce): the
+        # score is the same float as people_in's running sum (0.0 + each file's, in order).
+        parts = list(map(_third, chunks))
+        return _Assembled(tuple(paths), list(chain.from_iterable(map(_first, chunks))),
+                          list(chain.from_iterable(map(_second, chunks))), reduce(add, map(_score, parts), 0.0),
+                          list(chain.from_iterable(map(_superseded, parts))), sum(map(_current, parts)),
+                          tuple(chunks))
+
+
+    @staticmethod
+    def _splice(pool: Pool, name: str, prev: _Assembled, edits: list[str], files: dict[str, tuple[int, Got]],
+                signature: str) -> _Assembled:
+        """`_assemble`'s result from the previous one, with the shares of the files in
+        `edits` (path order) replaced, added or removed in place: a person named in a few
+        changed files costs those files' facts and C-speed copies, not a pass over their
+        ~1,000 files (flat5). Files are in path order, which is the pool's (the index's)."""
+        paths, chunks = list(prev.paths), list(prev.chunks)
+        subject, mentions = list(prev.subject), list(prev.mentions)
+        for path in reversed(edits):  # from the last: the offsets before it stay valid
+            at = bisect.bisect_left(paths, path)
+            here = at < len(paths) and paths[at] == path
+            s_at = sum(map(len, map(_first, chunks[:at])))
+            m_at = sum(map(len, map(_second, chunks[:at])))
+            s_len, m_len = (len(chunks[at][0]), len(chunks[at][1])) if here else (0, 0)
+            got = files[path][1] if path in files else {}
+            if name in got:
                 parts = pool.memo(path, ("person-parts+", signature), lambda items, got=got: _parts(got))
-                chunk = (*got[name], parts[name])
-            chunks.append(chunk)
-            subject.extend(chunk[0])
-            mentions.extend(chunk[1])
-            part = chunk[2]
-            score += part.score
-            superseded.extend(part.superseded)
-            current += part.current
-        return _Assembled(tuple(paths), subject, mentions, score, superseded, current,
-                          tuple((p, files[p][0]) for p in paths), tuple(chunks))
+                new: _Chunk = (*got[name], parts[name])
+                subject[s_at:s_at + s_len], mentions[m_at:m_at + m_len] = new[0], new[1]
+                if here:
+                    chunks[at] = new
+                else:
+                    chunks.insert(at, new)
+                    paths.insert(at, path)
+            elif here:
+                del subject[s_at:s_at + s_len], mentions[m_at:m_at + m_len], chunks[at], paths[at]
+        parts_ = list(map(_third, chunks))
+        return _Assembled(tuple(paths), subject, mentions, reduce(add, map(_score, parts_), 0.0),
+                          list(chain.from_iterable(map(_superseded, parts_))), sum(map(_current, parts_)),
+                          tuple(chunks))
+
+
+_SPLICE_MAX = 16  # changed files of one person spliced into their facts; more: assembled again
+_first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
+_score, _superseded, _current = attrgetter("score"), attrgetter("superseded"), attrgetter("current")
+
+
+class _Sources(Mapping[str, tuple[tuple[str, int], ...]]):
+    """People.sources, made when asked: ((path, file serial), ...) per person. Nothing in a
+    regeneration reads it, and making it for every person whose file got a new serial was
+    a pass over ~1,000 files a person at 100,000 items (flat5)."""
+
+    def __init__(self, paths: dict[str, tuple[str, ...]], files: dict[str, tuple[int, Got]]) -> None:
+        self._paths, self._files = paths, files
+
+    def __getitem__(self, name: str) -> tuple[tuple[str, int], ...]:
+        paths = self._paths[name]
+        return tuple(zip(paths, map(_first, map(self._files.__getitem__, paths))))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
 
 
 def _parts(got: Got) -> dict[str, _Part]:

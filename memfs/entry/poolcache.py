@@ -30,7 +30,7 @@ from memfs.index.delta import FileDelta, take_applied
 from memfs.index.db import IndexDB
 from memfs.workspace import Workspace
 
-from memfs.entry.poolrows import Row
+from memfs.entry.poolrows import Row, dated as _dated
 _SERIALS = itertools.count(1)
 #: What a memo's `delta` returns when it cannot derive the new value: compute it afresh.
 RECOMPUTE = object()
@@ -137,7 +137,8 @@ class FileView:
         self._prev_memo, self.delta, self._prev, self._reuse = None, None, None, []
         # Values for another day are not needed again: a daemon running for months must
         # not keep one per day per file.
-        self._memo = {k: v for k, v in self._memo.items() if not any(isinstance(x, date) for x in k)}
+        if any(map(_dated, self._memo)):  # most files keep no value for a day (a C-speed check)
+            self._memo = {k: v for k, v in self._memo.items() if not _dated(k)}
         return self._items
 
     def _same_for(self, a: date, b: date) -> bool:
@@ -237,7 +238,7 @@ class FileView:
         if last != horizon:
             keep = last is not None and self._same_for(last, horizon)
             self.served = {(k, h) if h == horizon else (k, horizon): v for (k, h), v in self.served.items()
-                           if h == horizon or (keep and h == last and not any(isinstance(x, date) for x in k))}
+                           if h == horizon or (keep and h == last and not _dated(k))}
             self._derived_for = horizon
             if at in self.served:
                 return self.served[at]
@@ -394,6 +395,5 @@ def persist_parts(ws: Workspace, db: IndexDB) -> None:
 def forget_pools() -> None:
     """Drop every cached pool (tests compare a cached regeneration with one from nothing)."""
     _POOLS.clear()
-
 
 __all__ = ["RECOMPUTE", "FileView", "Pool", "forget_pools", "persist_parts", "pool_for", "save_history"]

@@ -21,6 +21,7 @@ from memfs.entry.pool import EntryItem
 from memfs.entry.poolcache import RECOMPUTE, Pool
 from memfs.entry.ranking import ClassKey, Classes, Lazy, Salience, stream
 
+_NOTHING = 1 << 62  # Floors' floor when no item is left
 _second = operator.itemgetter(1)  # Lazy's item_of: the item of a (score, item) entry
 
 
@@ -37,13 +38,27 @@ def skyline(cls: Classes) -> list[ClassKey]:
     return out
 
 
-def best_bound(cls: Classes, sky: list[ClassKey], today: date, half_life: float, salience: Salience) -> float:
+def best_bound(cls: Classes, sky: list[ClassKey], today: date, half_life: float, salience: Salience,
+               scores: dict[ClassKey, float] | None = None) -> float:
     """The best score of the file's items on `today`: exactly its first item's, so a tie
     with another file's item is broken by path as in the full sort. (A class off the
     skyline scores no more than one on it: the same (seen, type) with an older day computes
     the same product with a smaller recency factor, and different peaks are too far apart
     for rounding to matter.)"""
-    return max(salience(cls.members[k][0], today, half_life) for k in sky)
+    if scores is None:
+        return max(salience(cls.members[k][0], today, half_life) for k in sky)
+    # A class's score is that of any of its members (one seen, type and day), so one per
+    # class key serves every file of the store that has the class (flat5): a new day then
+    # scores a few hundred keys, not every file's skyline (nor builds its items).
+    best = None
+    for k in sky:
+        got = scores.get(k)
+        if got is None:
+            got = scores[k] = salience(cls.members[k][0], today, half_life)
+        if best is None or got > best:
+            best = got
+    assert best is not None
+    return best
 
 
 def ranked(pool: Pool, kind: str, today: date, half_life: float, salience: Salience,
@@ -55,7 +70,9 @@ def ranked(pool: Pool, kind: str, today: date, half_life: float, salience: Salie
     def wanted(items: list[EntryItem]) -> list[EntryItem]:
         return [it for it in items if it.current and not it.is_skill and it.kind == kind]
 
-    files: list[Lazy[tuple[float, EntryItem]]] = []
+    files: list[Lazy[tuple[float, EntryItem]] | Callable[[], Lazy[tuple[float, EntryItem]]]] = []
+    scores: dict[ClassKey, float] = {}
+    lowest: list[int] = []  # per file, the least cost of its items (its floor before it starts)
     heap: list[tuple[tuple[float, str, int], int, int]] = []
     for p in pool.files:
         if p.split("/", 1)[0] != kind:
@@ -75,17 +92,26 @@ def ranked(pool: Pool, kind: str, today: date, half_life: float, salience: Salie
                           lambda old, removed, added: rankparts.cost_counts_delta(
                               old, wanted(removed), wanted(added), cost, RECOMPUTE))
         sky = pool.derived(p, ("rank-skyline", kind, half_life), lambda cls=cls: skyline(cls))
-        lazy, bound = pool.derived(p, ("rank-lazy", kind, today, half_life), lambda cls=cls, costs=costs, sky=sky: (
-            Lazy(stream(cls, today, half_life, salience), [], _second, floors=rankparts.Floors(costs, cost)),
-            best_bound(cls, sky, today, half_life, salience)))
+        bound = pool.derived(p, ("rank-bound", kind, today, half_life), lambda cls=cls, sky=sky: best_bound(
+            cls, sky, today, half_life, salience, scores))
         # At position -1 (the file's ranking not started): its bound, before any of its items
         # that could tie with it; an item of an earlier file at the same score still comes first.
         heap.append(((-bound, p, -1), len(files), -1))
-        files.append(lazy)
+        # The day's ranking of the file is made (and kept for the day) only when its bound
+        # reaches the top: most files' never do (flat5).
+        files.append(lambda p=p, cls=cls, costs=costs: pool.derived(
+            p, ("rank-lazy", kind, today, half_life), lambda: Lazy(
+                stream(cls, today, half_life, salience), [], _second, floors=rankparts.Floors(costs, cost))))
+        lowest.append(min((k for k, v in costs.items() if v > 0), default=_NOTHING))  # Floors.floor(0)
     heapq.heapify(heap)
     while heap:
         _, n, at = heap[0]
         lazy = files[n]
+        if not isinstance(lazy, Lazy):
+            if room() < lowest[n]:  # nothing of the file fits: dropped without making its ranking
+                heapq.heappop(heap)
+                continue
+            lazy = files[n] = lazy()
         if room() < lazy.floor(max(at, 0)):
             heapq.heappop(heap)
             continue

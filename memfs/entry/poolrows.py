@@ -8,10 +8,11 @@ to a file's previous rows without reading them back.
 from __future__ import annotations
 
 import bisect
+import functools
 import os
 from collections import Counter
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memfs.entry.pool import EntryItem, learned_date, parse_day
 from memfs.entry.partstore import MISS, PartStore
@@ -141,3 +142,10 @@ def index_identity(db: IndexDB) -> tuple[str, int, int, int]:
     except OSError:
         ident = (0, 0, 0)
     return (db.get_meta("index_version") or "0", *ident)
+
+
+@functools.lru_cache(maxsize=4096)
+def dated(key: tuple[Any, ...]) -> bool:
+    """Whether a memo key names a day (its value is then for that day only); cached, as a
+    new day asks it of every file's keys (flat5)."""
+    return any(isinstance(x, date) for x in key)

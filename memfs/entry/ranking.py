@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -224,3 +225,45 @@ class Lazy(Generic[T]):
             low = self._costs[self._ptr][0] if self._ptr < len(self._costs) else _NO_COST
             self._floors.append(low if low < self._extra else self._extra)
         return self._floors[at]
+
+
+# Sorted lists changed by a delta (entry/facetrank.py's PersonRank.changed, flat5).
+
+def diff(old: tuple[EntryItem, ...], new: tuple[EntryItem, ...]) -> tuple[list[EntryItem], list[EntryItem]]:
+    """(removed, added) between two lists of items, by identity (C-speed passes; an item
+    the pool re-made is both). The common head and tail (most of a person's facts, when a
+    few files changed) are skipped first, by identity, without a dict of every item: exact
+    for lists that hold no item twice (a person's facts or mentions, in (path, line) order)."""
+    same = list(map(operator.is_, old, new))
+    head = same.index(False) if False in same else len(same)
+    if head == len(old) == len(new):
+        return [], []
+    same = list(map(operator.is_, reversed(old[head:]), reversed(new[head:])))
+    tail = same.index(False) if False in same else len(same)
+    a_mid, b_mid = old[head:len(old) - tail], new[head:len(new) - tail]
+    a, b = dict(zip(map(id, a_mid), a_mid)), dict(zip(map(id, b_mid), b_mid))
+    return [a[k] for k in a.keys() - b.keys()], [b[k] for k in b.keys() - a.keys()]
+
+
+def small(removed: list[EntryItem], added: list[EntryItem], size: int) -> bool:
+    """Whether a change is worth applying by delta rather than rebuilding."""
+    return len(removed) + len(added) <= max(8, size // 4)
+
+
+class Collision(Exception):
+    """Two entries with the same sort key: the delta cannot place one (rebuild instead)."""
+
+
+def take(lst: list, entry: object, key: Callable[[object], object]) -> None:  # type: ignore[type-arg]
+    at = bisect.bisect_left(lst, key(entry), key=key)
+    if at >= len(lst) or lst[at] is not entry:
+        raise Collision
+    del lst[at]
+
+
+def put(lst: list, entry: object, key: Callable[[object], object]) -> None:  # type: ignore[type-arg]
+    k = key(entry)
+    at = bisect.bisect_left(lst, k, key=key)
+    if at < len(lst) and key(lst[at]) == k:
+        raise Collision
+    lst.insert(at, entry)
