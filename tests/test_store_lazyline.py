@@ -108,6 +108,9 @@ def test_the_lazy_parse_equals_the_eager_and_the_per_line_parse(lines, bom, fron
             assert ls.rank_fields() == (it.seen, it.updated, bool(it.extra.get("superseded_by")))
         assert not any(isinstance(s, LazySlot) and s.built for s in lazy.slots)
         assert lazy.ids() == eager.ids()
+        by_id = lazy._read_by_id  # what the store's first look (store._kept_head) maps ids with
+        if by_id is not None:
+            assert len(by_id) == len(lazy.slots) and all(by_id[s.item_id()] is s for s in lazy.slots)
         got, want = Ranked.of(lazy.slots), Ranked.of(eager.slots)
         assert (got.summary(), got.newest, got.complete) == (want.summary(), want.newest, want.complete)
         assert lazy.items == eager.items
