@@ -378,6 +378,15 @@ def main() -> None:
         typer.echo(f"memfs: internal error: {type(err).__name__}: {err} (MEMFS_DEBUG=1 shows the traceback)",
                    err=True)
         sys.exit(3)
+    finally:
+        # The process ends now. Its last full garbage collection walks every object still
+        # tracked (~100,000 after an add into a 50,000-item file: 50-80 ms of a one-shot
+        # add) to find cycles the OS reclaims anyway; frozen objects are skipped. Nothing
+        # is lost: files and the index are closed by then, and reference counting still
+        # frees (and finalizes) whatever is not in a cycle.
+        import gc
+
+        gc.freeze()
 
 
 if __name__ == "__main__":
