@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import ClassVar
 
 from memfs.core.itemline import _ID, item_from_meta, parse_meta, when_ok
 from memfs.core.model import Item
@@ -37,6 +38,8 @@ class Slot:
 
     #: The Item object as read (its id is the one the file had, whatever a change did).
     origin: Item | None = None
+    #: A LazySlot whose Item was never built: the line as read, unchanged (a class value).
+    unbuilt: ClassVar[bool] = False
 
     @property
     def changed(self) -> bool:
@@ -103,6 +106,7 @@ class LazySlot(Slot):
     _parsed: Item | None = None
     _origin: Item | None = None
     stamped = True
+    unbuilt = True
 
     def _fields(self) -> dict[str, str]:
         meta = self._meta
@@ -114,6 +118,7 @@ class LazySlot(Slot):
         if self._item is None:
             item = item_from_meta(self._text, self._fields(), self._type)
             self._item, self._origin, self._parsed = item, item, item.model_copy()
+            self.unbuilt = False
 
     def _get_item(self) -> Item:
         self._build()
