@@ -10,7 +10,8 @@ every run adds one fact to `index/big.md` of the tree's copy. Each run is a fres
 interpreter with that tree on PYTHONPATH; the trees take turns (interleaved, so the load
 falls on both alike). Each run times the stages with wall clocks (no profiler): imports,
 the store's edit (of which the settled read and parse), the index sync, split planning
-and the root files; and apart, the whole `python -m memfs.cli add` of each tree.
+and the root files; and apart, the whole `python -m memfs.cli add` of each tree, and the
+same add through the installed script's entry, `python -m memfs.console add`.
 
 `--bytecode`: the children may write and read compiled modules, in a cache of the run's
 own per tree (PYTHONPYCACHEPREFIX, filled by the untimed first add), as an installed
@@ -107,6 +108,7 @@ def main() -> None:
                                capture_output=True)
         stages: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
         cli: dict[str, list[float]] = {name: [] for name in trees}
+        console: dict[str, list[float]] = {name: [] for name in trees}
         base: list[float] = []
         for k in range(args.runs):
             t0 = time.perf_counter()
@@ -122,6 +124,11 @@ def main() -> None:
                 subprocess.run([sys.executable, "-m", "memfs.cli", "add", f"CLI fact {k} of {name}.", "--category",
                                 "index/big"], cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
                 cli[name].append(time.perf_counter() - t0)
+                # The installed `memfs` script's entry (memfs.console), no daemon: its plain add.
+                t0 = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "memfs.console", "add", f"Console fact {k} of {name}.",
+                                "--category", "index/big"], cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
+                console[name].append(time.perf_counter() - t0)
                 if name in smalls:
                     t0 = time.perf_counter()
                     subprocess.run([sys.executable, "-m", "memfs.cli", "add", f"Small fact {k} of {name}.",
@@ -133,6 +140,8 @@ def main() -> None:
         for name in trees:
             print(f"[{name}] one-shot `python -m memfs.cli add`: " + " ".join(f"{t:.2f}" for t in cli[name])
                   + f"  median={statistics.median(cli[name]):.2f}s (untimed first add of the copy: {first[name]:.2f}s)")
+            print(f"[{name}] one-shot `python -m memfs.console add` (the `memfs` script): "
+                  + " ".join(f"{t:.2f}" for t in console[name]) + f"  median={statistics.median(console[name]):.2f}s")
             if name in small:
                 print(f"[{name}] the same add into the small store: " + " ".join(f"{t:.2f}" for t in small[name])
                       + f"  median={statistics.median(small[name]):.2f}s; marginal cost of the big file "
