@@ -147,8 +147,8 @@ def add_here(root: str, text: str, category: str | None, type: str | None, as_js
     the CLI (typer, click and memfs.cli: ~30-60 ms of a one-shot add into a big file): the
     daemon's own `warm_write.perform`, so the output and the one-line errors are the CLI's
     (tests/test_console_add.py compares them). None — the full CLI does it — under MEMFS_DEBUG
-    (only it prints tracebacks) or if `perform` refuses. The heap is frozen before the
-    process ends, as `memfs.cli.main` does."""
+    (only it prints tracebacks) or if `perform` refuses. The heap is frozen after the
+    imports (they live as long as the process) and before it ends, as `memfs.cli` does."""
     if os.environ.get("MEMFS_DEBUG"):
         return None
     import gc
@@ -157,6 +157,7 @@ def add_here(root: str, text: str, category: str | None, type: str | None, as_js
     from memfs.errors import MemfsError
     from memfs.warm_write import perform
 
+    gc.freeze()  # what the imports built lives as long as this process: no collection walks it again
     try:
         with Memory(root) as mem:
             reply = perform(mem, {"text": text, "category": category, "type": type, "when": None, "json": as_json})
