@@ -10,7 +10,13 @@ every run adds one fact to `index/big.md` of the tree's copy. Each run is a fres
 interpreter with that tree on PYTHONPATH; the trees take turns (interleaved, so the load
 falls on both alike). Each run times the stages with wall clocks (no profiler): imports,
 the store's edit (of which the settled read and parse), the index sync, split planning
-and the root files; and apart, the whole `python -m memfs.cli add` of each tree.
+and the root files; and apart, the whole `python -m memfs.cli add` of each tree, and the
+same add through the installed script's entry, `python -m memfs.console add`.
+
+`--bytecode`: the children may write and read compiled modules, in a cache of the run's
+own per tree (PYTHONPYCACHEPREFIX, filled by the untimed first add), as an installed
+memfs does; by default they inherit the environment (with PYTHONDONTWRITEBYTECODE=1 a
+tree without __pycache__ compiles every module it imports in every process).
 """
 
 from __future__ import annotations
@@ -68,6 +74,8 @@ def main() -> None:
     ap.add_argument("store", type=Path)
     ap.add_argument("--tree", action="append", required=True, help="NAME=PATH (PYTHONPATH of a code tree)")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--bytecode", action="store_true", help="let the children cache compiled modules "
+                    "(a per-tree PYTHONPYCACHEPREFIX in the run's temp folder)")
     ap.add_argument("--small", type=Path, help="a small synced store (e.g. store_large.py's big-10): the same "
                     "CLI add into it, interleaved, gives the marginal cost of the big file")
     args = ap.parse_args()
@@ -75,6 +83,14 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="memfs-bench-oneshot-"))
     try:
         roots = {name: tmp / f"w-{k}" for k, name in enumerate(trees)}
+
+        def tree_env(name: str) -> dict[str, str]:
+            env = {**os.environ, "PYTHONPATH": str(Path(trees[name]).resolve()), "MEMFS_EMBEDDER_PROVIDER": "hashing"}
+            if args.bytecode:
+                env.pop("PYTHONDONTWRITEBYTECODE", None)
+                env["PYTHONPYCACHEPREFIX"] = str(tmp / f"pyc-{name}")
+            return env
+
         smalls = {name: tmp / f"s-{k}" for k, name in enumerate(trees)} if args.small else {}
         small: dict[str, list[float]] = {name: [] for name in smalls}
         first: dict[str, float] = {}
@@ -82,13 +98,17 @@ def main() -> None:
             shutil.copytree(args.small, root, symlinks=True)
         for name, root in roots.items():
             shutil.copytree(args.store, root, symlinks=True)
-            env = {**os.environ, "PYTHONPATH": str(Path(trees[name]).resolve()), "MEMFS_EMBEDDER_PROVIDER": "hashing"}
+            env = tree_env(name)
             t0 = time.perf_counter()
             subprocess.run([sys.executable, "-m", "memfs.cli", "add", f"First fact of {name}.", "--category",
                             "index/big"], cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
             first[name] = time.perf_counter() - t0
+            if args.bytecode:  # what the timed child imports beyond the CLI, compiled untimed
+                subprocess.run([sys.executable, "-c", CHILD, str(root), f"Warm fact of {name}."], env=env, check=True,
+                               capture_output=True)
         stages: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
         cli: dict[str, list[float]] = {name: [] for name in trees}
+        console: dict[str, list[float]] = {name: [] for name in trees}
         base: list[float] = []
         for k in range(args.runs):
             t0 = time.perf_counter()
@@ -96,7 +116,7 @@ def main() -> None:
             base.append(time.perf_counter() - t0)
             for name, path in trees.items():
                 root = roots[name]
-                env = {**os.environ, "PYTHONPATH": str(Path(path).resolve()), "MEMFS_EMBEDDER_PROVIDER": "hashing"}
+                env = tree_env(name)
                 out = subprocess.run([sys.executable, "-c", CHILD, str(root), f"Split fact {k} of {name}."],
                                      env=env, check=True, capture_output=True, text=True)
                 stages[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
@@ -104,6 +124,12 @@ def main() -> None:
                 subprocess.run([sys.executable, "-m", "memfs.cli", "add", f"CLI fact {k} of {name}.", "--category",
                                 "index/big"], cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
                 cli[name].append(time.perf_counter() - t0)
+                # The installed `memfs` script's entry (memfs.console), no daemon: its plain add.
+                t0 = time.perf_counter()
+                # (Its text does not name the tree: 20 items sharing a rare word split the file.)
+                subprocess.run([sys.executable, "-m", "memfs.console", "add", f"Console fact {k}.",
+                                "--category", "index/big"], cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
+                console[name].append(time.perf_counter() - t0)
                 if name in smalls:
                     t0 = time.perf_counter()
                     subprocess.run([sys.executable, "-m", "memfs.cli", "add", f"Small fact {k} of {name}.",
@@ -115,6 +141,8 @@ def main() -> None:
         for name in trees:
             print(f"[{name}] one-shot `python -m memfs.cli add`: " + " ".join(f"{t:.2f}" for t in cli[name])
                   + f"  median={statistics.median(cli[name]):.2f}s (untimed first add of the copy: {first[name]:.2f}s)")
+            print(f"[{name}] one-shot `python -m memfs.console add` (the `memfs` script): "
+                  + " ".join(f"{t:.2f}" for t in console[name]) + f"  median={statistics.median(console[name]):.2f}s")
             if name in small:
                 print(f"[{name}] the same add into the small store: " + " ".join(f"{t:.2f}" for t in small[name])
                       + f"  median={statistics.median(small[name]):.2f}s; marginal cost of the big file "

@@ -80,27 +80,42 @@ def parse_plain(argv: list[str]) -> tuple[str | None, str, str | None, str | Non
     return directory, text, opts.get("c"), opts.get("t"), as_json
 
 
-def quick_add(argv: list[str]) -> bool:
-    """The `memfs` console script's thin path: True if a daemon did the add (its output and
-    exit code given); False: the full CLI does it (told not to ask the daemon again when it
-    refused). An unknown outcome prints its one line and exits 1 here, never retried."""
+TYPE_CHECKING = False  # (not `typing`: the thin path imports only what it needs)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    #: (root, text, category, type, as_json) -> the reply of an add done by this process, or
+    #: None (the full CLI does it): `memfs.console.add_here`, handed in (this module is tier 0).
+    LocalAdd = Callable[[str, str, str | None, str | None, bool], dict | None]
+
+
+def quick_add(argv: list[str], here: "LocalAdd | None" = None) -> bool:
+    """The `memfs` console script's thin path for the plain form: True if the add was done —
+    by a running daemon, else by `here` (this process, without the full CLI) — and its
+    output and exit code given; False: the full CLI does it (told not to ask the daemon
+    again when it refused). An unknown outcome prints its one line and exits 1 here, never
+    retried."""
     import sys
 
     parsed = parse_plain(argv)
-    if parsed is None or os.environ.get("MEMFS_NO_WARM"):
+    if parsed is None:
         return False
     directory, text, category, type, as_json = parsed
     root = workspace_root(directory)
     if root is None:
         return False
-    try:
-        reply = try_daemon_add(Path(root) / ".memfs", text, category, type, None, as_json)
-    except AddOutcomeUnknown as err:
-        sys.stderr.write(f"memfs: error: {err}\n")
-        sys.exit(1)
+    reply = None
+    if not os.environ.get("MEMFS_NO_WARM"):
+        try:
+            reply = try_daemon_add(Path(root) / ".memfs", text, category, type, None, as_json)
+        except AddOutcomeUnknown as err:
+            sys.stderr.write(f"memfs: error: {err}\n")
+            sys.exit(1)
     if reply is None:
-        os.environ["MEMFS_NO_WARM"] = "1"  # this process only: the full CLI adds in-process
-        return False
+        reply = here(root, text, category, type, as_json) if here is not None else None
+        if reply is None:
+            os.environ["MEMFS_NO_WARM"] = "1"  # this process only: the full CLI adds in-process
+            return False
     sys.stdout.write(reply["stdout"])
     sys.stdout.flush()
     sys.stderr.write(reply["stderr"])

@@ -26,11 +26,10 @@ from memfs.core.model import Item
 from memfs.fsutil import WriterLock
 from memfs.index.sync import Indexer, SyncReport
 from memfs.providers.embedding import Embedder
-from memfs.services import ingest as _ingest
-from memfs.services import recall as _recall
+# Recall (the searcher, BM25) and ingest (the readers) load on first use: a one-shot
+# `memfs add` needs neither, and compiling or loading them was ~10% of its start.
 from memfs.services import reindex, writer
 from memfs.services import status as _status
-from memfs.services.recall import RecallHit
 from memfs.services.runtime import Runtime
 from memfs.services.status import Status
 from memfs.workspace import Workspace, find_workspace
@@ -46,8 +45,17 @@ if TYPE_CHECKING:
     from memfs.llm.runtime import LLMRuntime
     from memfs.pipeline.memorize import IngestResult, Memorizer
     from memfs.pipeline.vecfill import FillReport
+    from memfs.services.recall import RecallHit
 
 __all__ = ["Memory", "RecallHit", "Status"]
+
+
+def __getattr__(name: str) -> object:
+    if name == "RecallHit":  # (re-exported, loaded with recall)
+        from memfs.services.recall import RecallHit
+
+        return RecallHit
+    raise AttributeError(name)
 
 
 class Memory:
@@ -171,12 +179,14 @@ class Memory:
                categories: set[str] | None = None, today: date | None = None,
                window: "TimeFilter | None" = None) -> "SearchResult":
         """Hybrid search with per-stage timings (what `recall` and the benchmarks use)."""
+        from memfs.services import recall as _recall
+
         return _recall.search(self.runtime, query, k, types, categories, today, window)
 
     def recall(self, query: str, k: int | None = None, types: set[str] | None = None,
                categories: set[str] | None = None, mode: str = "fast", sources: bool = False, *,
                since: str | None = None, until: str | None = None, as_of: str | None = None,
-               history: bool = False) -> list[RecallHit]:
+               history: bool = False) -> "list[RecallHit]":
         """Hybrid recall. `mode="llm"` adds query rewriting, re-ranking and a sufficiency check
         that descends to the source passages (memU's tiered recall); `sources=True` always
         attaches the passage each item came from (resource recall).
@@ -184,12 +194,22 @@ class Memory:
         Time (dates `YYYY[-MM[-DD]]`): `since`/`until` keep items whose `when` overlaps the
         window; superseded items (history) are left out unless `history=True`, or `as_of`
         asks what was true on that date."""
+        from memfs.services import recall as _recall
+
         return _recall.recall(self.runtime, query, k, types, categories, mode, sources, since=since, until=until,
                               as_of=as_of, history=history)
 
-    #: `recall` as JSON-ready dicts for the workspace at `dir` (as `--dir`): answered by a
-    #: running daemon when it can (warm model and index, the same answer), else here.
-    recall_rows = staticmethod(_recall.recall_rows)
+    @staticmethod
+    def recall_rows(dir: str | None, query: str, k: int | None = None, types: list[str] | None = None,
+                    categories: list[str] | None = None, mode: str = "fast", sources: bool = False, *,
+                    since: str | None = None, until: str | None = None, as_of: str | None = None,
+                    history: bool = False) -> list[dict]:
+        """`recall` as JSON-ready dicts for the workspace at `dir` (as `--dir`): answered by a
+        running daemon when it can (warm model and index, the same answer), else here."""
+        from memfs.services.recall import recall_rows
+
+        return recall_rows(dir, query, k, types, categories, mode, sources, since=since, until=until, as_of=as_of,
+                           history=history)
 
     def ingest_file(self, path: Path, lock_timeout: float = 60.0, allow_relearn: bool = False,
                     max_batches: int | None = None, *, autocommit: bool | None = None,
@@ -201,6 +221,8 @@ class Memory:
         says why. Only a lock timeout raises (the input is untouched, try again).
         `autocommit` overrides `[git] autocommit` for this call. `vectors_later`: write
         first, embed and check near-duplicates after (`fill_vectors`), as the daemon does."""
+        from memfs.services import ingest as _ingest
+
         return _ingest.ingest_file(self.runtime, path, lock_timeout=lock_timeout, allow_relearn=allow_relearn,
                                    max_batches=max_batches, autocommit=autocommit, vectors_later=vectors_later)
 
@@ -209,15 +231,21 @@ class Memory:
         """Embed up to `limit` items written without a vector and make their near-duplicate
         check (merging a near-duplicate into the older line); `.more` says call again;
         `stop()` true cuts the chunk short (the daemon: an input is waiting)."""
+        from memfs.services import ingest as _ingest
+
         return _ingest.fill_vectors(self.runtime, limit, lock_timeout=lock_timeout, stop=stop)
 
     def ingest(self, paths: list[Path], progress: Callable[..., None] | None = None,
                allow_relearn: bool = False) -> list["IngestResult"]:
         """Each path in turn; `progress(done, total, items_added)` after each."""
+        from memfs.services import ingest as _ingest
+
         return _ingest.ingest(self.runtime, paths, progress=progress, allow_relearn=allow_relearn)
 
     def file_failure(self, path: Path, err: BaseException) -> tuple[str, bool]:
         """Move an input whose ingest raised to inbox/failed/: (its one-line reason, filed)."""
+        from memfs.services import ingest as _ingest
+
         return _ingest.file_failure(self.runtime, path, err)
 
     def plan_forget(self, ids: list[str] | None = None, source: str | None = None, about: str | None = None,

@@ -111,6 +111,9 @@ def add(text: str = typer.Argument(..., help="The fact, as it should read on its
         typer.echo(reply["stderr"], nl=False, err=True)
         raise typer.Exit(int(reply["exit"]))
     with _memory() as mem:
+        import gc
+
+        gc.freeze()  # a one-shot add: what the imports built is never walked by the collector again
         item = mem.add(text, category=category, type=type, when=when)
         row = mem.items([item.id]).get(item.id)
     data = {"id": item.id, "text": item.text, "type": item.type, "path": row.path if row else "?", "seen": item.seen}
@@ -378,6 +381,15 @@ def main() -> None:
         typer.echo(f"memfs: internal error: {type(err).__name__}: {err} (MEMFS_DEBUG=1 shows the traceback)",
                    err=True)
         sys.exit(3)
+    finally:
+        # The process ends now. Its last full garbage collection walks every object still
+        # tracked (~100,000 after an add into a 50,000-item file: 50-80 ms of a one-shot
+        # add) to find cycles the OS reclaims anyway; frozen objects are skipped. Nothing
+        # is lost: files and the index are closed by then, and reference counting still
+        # frees (and finalizes) whatever is not in a cycle.
+        import gc
+
+        gc.freeze()
 
 
 if __name__ == "__main__":

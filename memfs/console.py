@@ -7,7 +7,8 @@ the finished output (the daemon renders it exactly as the full CLI would) and pr
 With no daemon it answers cold through memfs.coldrecall, which imports only what a read
 needs (not typer, not memfs.api). Anything else — another verb, another option, an index
 that needs a sync, any failure — goes to `memfs.cli.main`, which does the work itself; the
-answer is the same either way.
+answer is the same either way. The plain `memfs add` is the daemon's when one runs
+(memfs.addwire), else done here by `add_here` without loading the full CLI.
 
 Every import here is paid on each warm recall, so this module imports only `os` and `sys`
 (already loaded by the interpreter) and `_socket` (the C module: `socket.py` builds enums
@@ -141,12 +142,42 @@ def _quick(argv: list[str]) -> bool:
     return True
 
 
+def add_here(root: str, text: str, category: str | None, type: str | None, as_json: bool) -> dict | None:
+    """The plain `memfs add` done by this process as the full CLI does it, without loading
+    the CLI (typer, click and memfs.cli: ~30-60 ms of a one-shot add into a big file): the
+    daemon's own `warm_write.perform`, so the output and the one-line errors are the CLI's
+    (tests/test_console_add.py compares them). None — the full CLI does it — under MEMFS_DEBUG
+    (only it prints tracebacks) or if `perform` refuses. The heap is frozen after the
+    imports (they live as long as the process) and before it ends, as `memfs.cli` does."""
+    if os.environ.get("MEMFS_DEBUG"):
+        return None
+    import gc
+
+    from memfs.api import Memory
+    from memfs.errors import MemfsError
+    from memfs.warm_write import perform
+
+    gc.freeze()  # what the imports built lives as long as this process: no collection walks it again
+    try:
+        with Memory(root) as mem:
+            reply = perform(mem, {"text": text, "category": category, "type": type, "when": None, "json": as_json})
+    except MemfsError as err:
+        reply = {"status": "error", "stdout": "", "stderr": f"memfs: error: {err}\n", "exit": 1}
+    except KeyboardInterrupt:
+        reply = {"status": "error", "stdout": "", "stderr": "memfs: interrupted\n", "exit": 130}
+    except Exception as err:  # noqa: BLE001 - one line, as the CLI's main prints it
+        reply = {"status": "error", "stdout": "", "stderr": f"memfs: internal error: {type(err).__name__}: {err} "
+                 "(MEMFS_DEBUG=1 shows the traceback)\n", "exit": 3}
+    gc.freeze()
+    return reply if reply.get("status") in ("done", "error") else None
+
+
 def main() -> None:
     if _quick(sys.argv[1:]):
         return
-    from memfs.addwire import quick_add  # `memfs add` done by a running daemon (memfs.addwire)
+    from memfs.addwire import quick_add  # `memfs add` done by a running daemon (memfs.addwire), else here
 
-    if quick_add(sys.argv[1:]):
+    if quick_add(sys.argv[1:], add_here):
         return
     from memfs.cli import main as full
 

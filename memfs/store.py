@@ -166,6 +166,7 @@ class CategoryStore:
         if not hit:  # a fresh parse: the summary head the index keeps for these bytes, if any
             self._read_digest = hashlib.sha1(data).hexdigest()
             doc._ranked = _kept_head(self.ws, rel, doc, self._read_digest)
+        doc._read_by_id = None  # (true of the doc as read only)
         if doc.front_error:
             raise MemfsError(f"refusing to rewrite {doc.front_error}")
         return doc, data
@@ -179,10 +180,12 @@ def _kept_head(ws: Workspace, rel: str, doc: CategoryDoc, digest: str) -> Ranked
     if got is None:
         return None
     ids, complete, newest = got
-    by_id: dict[str, Slot] = {}
-    for slot in doc.slots:
-        if not slot.removed:
-            by_id.setdefault(slot.item_id(), slot)
+    by_id = doc._read_by_id  # the lazy parse's own map: every slot as read, no change yet
+    if by_id is None:
+        by_id = {}
+        for slot in doc.slots:
+            if not slot.removed:
+                by_id.setdefault(slot.item_id(), slot)
     head = [by_id.get(i) for i in ids]
     if len(set(ids)) != len(ids) or any(s is None for s in head):
         return None

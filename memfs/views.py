@@ -161,7 +161,7 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
     pages, page_bodies = render_and_write(ws, found, _superseding(db, found), ref, half_life, previous,
                                           state.facets, state.page_bodies)
     written += pages.written
-    heapfreeze.after_first_regeneration(sum(fv.count for fv in pool.files.values()))
+    heapfreeze.after_regeneration(sum(fv.count for fv in pool.files.values()))
     for warning in pages.warnings:
         log.warning("%s", warning)
     with db.transaction():

@@ -123,29 +123,49 @@ _FAST_ITEM = re.compile(r"- ((?!\d{1,9}[.)](?:[ \t]|\Z))[A-Za-z0-9]"
                         r"(<!--(?:(?!--)[^<>])*-->)[ \t]*\n?\Z").match
 
 
+def fast_entry(line: str, prev_item: bool) -> tuple[str, "dict[str, str] | None"] | bool | None:
+    """One line under the fast path, as `_fast_entries` reads it: (text, metadata) for an
+    item line, True for a line that holds no item, None for a line it cannot read."""
+    m = _FAST_ITEM(line)
+    if m is not None:
+        meta = parse_meta(m.group(2))
+        if meta is not None:
+            return m.group(1).strip(), meta
+    got = fast_line(line, prev_item)
+    return got if got is None or got is True else (got[4], got[5])  # type: ignore[index]
+
+
 def _fast_entries(lines: list[str]) -> list[_Entry] | None:
     """Items of a body made only of blank lines, ATX headings, plain paragraphs and flat
     `- text <!-- meta -->` lines — what memfs writes; None for anything else."""
     out: list[_Entry] = []
     prev_item = False
-    item_line = _FAST_ITEM
     for i, line in enumerate(lines):
-        m = item_line(line)
-        if m is not None:
-            meta = parse_meta(m.group(2))
-            if meta is not None:
-                out.append((i, i + 1, 1, "- ", m.group(1).strip(), meta))
-                prev_item = True
-                continue
-        got = fast_line(line, prev_item)
+        got = fast_entry(line, prev_item)
         if got is None:
             return None
         if got is True:
             prev_item = False
             continue
-        out.append((i, i + 1, 1, "- ", got[4], got[5]))  # type: ignore[index]
+        out.append((i, i + 1, 1, "- ", got[0], got[1]))  # type: ignore[index]
         prev_item = True
     return out
+
+
+#: The line memfs writes with metadata a lazy slot can keep unread (core/slot.py), in one
+#: match: `_FAST_ITEM` matches it with the same text and comment, and `parse_meta` of that
+#: comment gives exactly this id (no later `id=`), every key starts with a letter, no value
+#: needs decoding (no `%`, `=`, `<`, `>`, blank or non-ASCII), `seen`, if given, is ASCII
+#: digits (`slot.lazy_ok`), and the comment holds no `--` before its end (what `_FAST_ITEM`'s
+#: comment forbids: its body has no `>` and ends in a blank, so a `--` in it is a second one
+#: before the first `>`). Groups: the text (unstripped), the comment, the id. A line it does
+#: not match is read by `fast_entry`, as before (tests/test_store_lazy.py compares them).
+_LAZY_VALUE = r"[!-$&-;?-~]*"
+LAZY_ITEM = re.compile(r"- ((?!\d{1,9}[.)](?:[ \t]|\Z))[A-Za-z0-9]"
+                       r"[^`<>\\&\r\n\x00-\x08\x0b-\x1f\x7f\u0085\u2028\u2029]*)"
+                       r"(<!--(?![^>]*--[^>]*--) id=([A-Za-z0-9_-]{1,64})"
+                       r"(?: (?!id=|seen=)[A-Za-z][A-Za-z0-9_]*=" + _LAZY_VALUE + r"| seen=[0-9]+)* -->)"
+                       r"[ \t]*\n?\Z").match
 
 
 def _mistune_entries(body: str, lines: list[str], path: str, warnings: list[str]) -> list[_Entry]:

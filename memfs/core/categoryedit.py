@@ -74,8 +74,8 @@ def plan_splice(doc: CategoryDoc) -> Splice | None:
     # keeps it so), so only slots that may have changed need a look: new, removed, unstamped,
     # or whose item was replaced (a change replaces `slot.item`, never mutates it in place:
     # see `clone`). This filter is one cheap test per slot; the full walk was not. (A LazySlot
-    # whose item was never built is the line as read: `replaced()` is False, nothing built.)
-    maybe = [s for s in slots if s.removed or not s.stamped or s.replaced()]
+    # whose item was never built is the line as read: only `removed` is asked, nothing built.)
+    maybe = [s for s in slots if s.removed or not (s.unbuilt or (s.stamped and not s.replaced()))]
     for slot in reversed(slots):  # slots are in file order, new ones (no line yet) last
         if slot.start is not None:
             last, insert_at = slot, slot.start + 1

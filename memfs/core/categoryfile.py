@@ -14,12 +14,13 @@ holds the document model, its full render, and the parse that ties them together
 from __future__ import annotations
 
 import copy
+import gc
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memfs.core.bodyscan import MARKER as _MARKER
-from memfs.core.bodyscan import _fast_entries, _mistune_entries, open_fence
+from memfs.core.bodyscan import LAZY_ITEM, _fast_entries, _mistune_entries, fast_entry, open_fence
 from memfs.core.front import (  # noqa: F401  (re-exported: the names this module always had)
     FRONT_KEYS, FRONT_MAX_VALUES, dump_front, edit_front, load_front, raise_front, split_front, split_lines,
 )
@@ -59,6 +60,9 @@ class CategoryDoc:
     #: The head of the files-row summary's ranking for the doc as it is (core/summarytop.py),
     #: set by the index's delta after each spliced write; None: not known, rank afresh.
     _ranked: Any = None
+    #: The slots by id as the store's lazy parse read them (`_lazy_slots`), for the store's
+    #: first look right after the parse (store._kept_head takes it); None once taken.
+    _read_by_id: dict[str, Slot] | None = None
 
     def ids(self) -> set[str]:
         """Every item id the file holds as read (cached: an edit checks new ids against it)."""
@@ -211,7 +215,7 @@ def parse_category(text: str, path: str, lazy: bool = False) -> CategoryDoc:
     kind = path.split("/", 1)[0]
     default_type = DEFAULT_TYPE_OF_KIND.get(kind, "profile")
     lines = split_lines(body)
-    slots, fast = _parse_slots(body, lines, path, default_type, warnings, lazy)
+    slots, fast, by_id = _parse_slots(body, lines, path, default_type, warnings, lazy)
     first_end = text.find("\n")
     doc = CategoryDoc(
         path=path, front=front, front_raw=front_raw, lines=lines, slots=slots,
@@ -220,6 +224,8 @@ def parse_category(text: str, path: str, lazy: bool = False) -> CategoryDoc:
         fast=fast,
     )
     doc._front_parsed = copy.deepcopy(front)
+    if by_id is not None:  # every slot is as read: its id set is the parse's
+        doc._ids, doc._read_by_id = set(by_id), by_id
     return doc
 
 
@@ -245,7 +251,12 @@ def item_of_entry(text: str, meta: dict[str, str] | None, default_type: str, see
 
 
 def _parse_slots(body: str, lines: list[str], path: str, default_type: str,
-                 warnings: list[str], lazy: bool = False) -> tuple[list[Slot], bool]:
+                 warnings: list[str], lazy: bool = False) -> tuple[list[Slot], bool, dict[str, Slot] | None]:
+    if lazy:
+        got = _lazy_slots(lines, path, default_type)
+        if got is not None:
+            warnings.extend(got[1])
+            return got[0], True, got[2]
     entries = _fast_entries(lines)
     fast = entries is not None
     if entries is None:
@@ -273,7 +284,67 @@ def _parse_slots(body: str, lines: list[str], path: str, default_type: str,
         # (and its `extra` dict) rather than mutate them. (A deep copy cost ~20% of a parse.)
         slots.append(Slot(item=item, start=start, end=end, raw="".join(lines[start:end]), stamped=stamped,
                           parsed=item.model_copy(), head=head, prefix=prefix, origin=item))
-    return slots, fast
+    return slots, fast, None
+
+
+def _lazy_slots(lines: list[str], path: str, default_type: str
+                ) -> tuple[list[Slot], list[str], dict[str, Slot]] | None:
+    """The store's parse of a fast-path body (None: not one): the slots and warnings the
+    loop above gives with `lazy`, and the slots by id, read at C speed for the lines memfs
+    writes.
+
+    Every line is matched by `bodyscan.LAZY_ITEM` in one `map` (no Python frame per line);
+    a matched line is a LazySlot keeping its comment unread (its id is the match's), and
+    only the others take `fast_entry` and the loop's own steps. The cyclic collector is
+    off meanwhile: a 50,000-item parse allocates ~100,000 containers that form no cycle,
+    and its collections over the growing list were ~30% of the parse."""
+    matches = list(map(LAZY_ITEM, lines))
+    slots: list[Slot] = []
+    warnings: list[str] = []
+    by_id: dict[str, Slot] = {}
+    seen_ids = by_id.keys()  # (what item_of_entry salts an unstamped line's id past)
+    prev_item = False
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for i, m in enumerate(matches):
+            if m is not None:
+                text, comment, item_id = m.groups()
+                prev_item = True
+                if item_id in by_id:
+                    warnings.append(f"{path}:{i + 1}: item id {item_id} appears twice in the file; second copy ignored")
+                    continue
+                slot = by_id[item_id] = LazySlot(item_id, text.strip(), comment, default_type, i, i + 1, lines[i])
+                slots.append(slot)
+                continue
+            got = fast_entry(lines[i], prev_item)
+            if got is None:
+                return None
+            prev_item = got is not True
+            if got is True:
+                continue
+            text, meta = got  # type: ignore[misc]
+            if meta is not None and lazy_ok(meta):
+                item_id = meta["id"]
+                if item_id in by_id:
+                    warnings.append(f"{path}:{i + 1}: item id {item_id} appears twice in the file; second copy ignored")
+                    continue
+                slot = by_id[item_id] = LazySlot(item_id, text, meta, default_type, i, i + 1, lines[i])
+                slots.append(slot)
+                continue
+            item, stamped = item_of_entry(text, meta, default_type, seen_ids, f"{path}:{i + 1}", warnings, path)  # type: ignore[arg-type]
+            if item is None:
+                continue
+            if item.id in by_id:
+                warnings.append(f"{path}:{i + 1}: item id {item.id} appears twice in the file; second copy ignored")
+                continue
+            slot = by_id[item.id] = Slot(item=item, start=i, end=i + 1, raw=lines[i], stamped=stamped,
+                                         parsed=item.model_copy(), origin=item)
+            slots.append(slot)
+    finally:
+        if collecting:
+            gc.enable()
+    return slots, warnings, by_id
 
 
 def read_category(path: Path, rel: str) -> tuple[CategoryDoc, bytes]:

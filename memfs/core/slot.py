@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import ClassVar
 
-from memfs.core.itemline import _ID, item_from_meta, when_ok
+from memfs.core.itemline import _ID, item_from_meta, parse_meta, when_ok
 from memfs.core.model import Item
 
 
@@ -37,6 +38,8 @@ class Slot:
 
     #: The Item object as read (its id is the one the file had, whatever a change did).
     origin: Item | None = None
+    #: A LazySlot whose Item was never built: the line as read, unchanged (a class value).
+    unbuilt: ClassVar[bool] = False
 
     @property
     def changed(self) -> bool:
@@ -85,21 +88,37 @@ class LazySlot(Slot):
     """A stamped slot read from the file whose Item (and its copy) is built on first access.
 
     Until then the item is exactly the line as read, so it is unchanged and not replaced;
-    reading `item`, `parsed` or `origin`, or assigning any of them, builds it first."""
+    reading `item`, `parsed` or `origin`, or assigning any of them, builds it first.
+    `meta` is the parsed metadata, or the comment itself (`bodyscan.LAZY_ITEM` matched the
+    line, so `parse_meta` of it gives `item_id`), parsed on first use."""
 
-    def __init__(self, item_id: str, text: str, meta: dict[str, str], default_type: str,
+    def __init__(self, item_id: str, text: str, meta: dict[str, str] | str, default_type: str,
                  start: int, end: int, raw: str, head: int = 1, prefix: str = "- ") -> None:
+        # (50,000 of these per parse of a big file: what equals a class default is not set)
         self._id, self._text, self._meta, self._type = item_id, text, meta, default_type
-        self._item: Item | None = None
-        self._parsed: Item | None = None
-        self._origin: Item | None = None
-        self.start, self.end, self.raw, self.stamped, self.removed = start, end, raw, True, False
-        self.head, self.prefix = head, prefix
+        self.start, self.end, self.raw = start, end, raw
+        if head != 1 or prefix != "- ":
+            self.head, self.prefix = head, prefix
+
+    #: Class defaults, read until set on the instance (Slot's dataclass defaults give
+    #: `removed`, `head` and `prefix`): not built, a stamped line.
+    _item: Item | None = None
+    _parsed: Item | None = None
+    _origin: Item | None = None
+    stamped = True
+    unbuilt = True
+
+    def _fields(self) -> dict[str, str]:
+        meta = self._meta
+        if isinstance(meta, str):
+            meta = self._meta = parse_meta(meta)  # type: ignore[assignment]
+        return meta  # type: ignore[return-value]
 
     def _build(self) -> None:
         if self._item is None:
-            item = item_from_meta(self._text, self._meta, self._type)
+            item = item_from_meta(self._text, self._fields(), self._type)
             self._item, self._origin, self._parsed = item, item, item.model_copy()
+            self.unbuilt = False
 
     def _get_item(self) -> Item:
         self._build()
@@ -152,7 +171,7 @@ class LazySlot(Slot):
     def rank_fields(self) -> tuple[int, str | None, bool]:
         if self._item is not None:
             return Slot.rank_fields(self)
-        meta = self._meta  # as item_from_meta reads it (lazy_ok: `seen` is ASCII digits)
+        meta = self._fields()  # as item_from_meta reads it (lazy_ok: `seen` is ASCII digits)
         seen = int(meta["seen"]) if "seen" in meta and int(meta["seen"]) >= 1 else 1
         updated = meta.get("updated")
         return seen, updated if updated is not None and when_ok(updated) else None, \

@@ -1,0 +1,64 @@
+"""The `memfs` console script's own `add` without a daemon (addwire.add_here): the plain form
+is done in-process without loading the full CLI (typer), with the full CLI's output, exit
+codes and one-line errors; anything else still goes to the full CLI. Real processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.cli import env, init, run
+
+FACT = "Ola keeps her bicycle in the blue shed behind the bakery"
+
+
+def _console(ws: Path, args: list[str], **extra: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """`memfs ARGS` through the console script's entry (memfs.console), and the modules it imported."""
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "memfs.console", *args], cwd=ws,
+                         env=env(**extra), capture_output=True, text=True, timeout=120)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    stderr = "".join(line + "\n" for line in out.stderr.splitlines() if not line.startswith("import time:"))
+    return subprocess.CompletedProcess(out.args, out.returncode, out.stdout, stderr), imported
+
+
+def _lines_with(ws: Path, text: str) -> int:
+    return sum(p.read_text(encoding="utf-8").count(text) for kind in ("memory", "index", "skill")
+               for p in (ws / kind).rglob("*.md"))
+
+
+def test_the_console_adds_without_typer_as_the_full_cli_does(tmp_path: Path) -> None:
+    thin_ws, full_ws = init(tmp_path / "a"), init(tmp_path / "b")
+    for args in ([FACT, "-c", "places"], [FACT, "--json", "-c", "places"], ["Tea is a drink.", "-t", "knowledge"],
+                 ["  ", "-c", "places"], ["x", "--type", "bogus"]):
+        thin, imported = _console(thin_ws, ["add", *args])
+        full = run(["add", *args], cwd=full_ws, check=False)
+        assert "typer" not in imported and "memfs.cli" not in imported, args
+        assert (thin.returncode, thin.stdout, thin.stderr) == (full.returncode, full.stdout, full.stderr), args
+    assert _lines_with(thin_ws, FACT) == _lines_with(full_ws, FACT) == 1
+    again = json.loads(_console(thin_ws, ["add", FACT, "--json", "-c", "places"])[0].stdout)
+    assert again["seen"] == 3 and again["path"].endswith("/places.md")  # reinforced, once per add
+    assert (thin_ws / again["path"]).read_bytes().replace(b"seen=3", b"seen=2") == (full_ws / again["path"]).read_bytes()
+
+
+def test_a_workspace_error_is_the_full_clis_one_line(tmp_path: Path) -> None:
+    thin_ws, full_ws = init(tmp_path / "a"), init(tmp_path / "b")
+    for ws in (thin_ws, full_ws):
+        (ws / "memfs.toml").write_text("[recall]\nk = 'many'\n")
+    thin, imported = _console(thin_ws, ["add", FACT])
+    full = run(["add", FACT], cwd=full_ws, check=False)
+    assert thin.returncode == full.returncode == 1 and "typer" not in imported
+    assert thin.stderr.replace(str(thin_ws), "W") == full.stderr.replace(str(full_ws), "W")
+    assert thin.stderr.startswith("memfs: error: ") and thin.stderr.count("\n") == 1
+
+
+def test_other_forms_and_debug_go_to_the_full_cli(tmp_path: Path) -> None:
+    ws = init(tmp_path / "w")
+    dated, imported = _console(ws, ["add", FACT, "--when", "2024-05"])
+    assert dated.returncode == 0 and "typer" in imported  # --when: the full CLI parses it
+    bad, imported = _console(ws, ["add", "x", "--when", "someday"])
+    assert bad.returncode == 2 and "typer" in imported  # typer's usage error
+    debug, imported = _console(ws, ["add", "Tea is a drink.", "-c", "places"], MEMFS_DEBUG="1")
+    assert debug.returncode == 0 and "typer" in imported
+    assert _lines_with(ws, FACT) == 1 and _lines_with(ws, "Tea is a drink.") == 1
