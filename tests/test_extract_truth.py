@@ -6,6 +6,8 @@ import json
 from datetime import date, datetime
 from pathlib import Path
 
+import pytest
+
 from memfs.core.segment import ParsedSource, Segment
 from memfs.extract import extract_offline
 from memfs.extract.dates import resolve_dates
@@ -75,6 +77,33 @@ def test_a_self_introduced_user_is_named_and_a_pleasantry_keeps_its_fact() -> No
     assert texts == ["Priya works at the library.", "Priya is vegetarian and allergic to peanuts.",
                      "Tom and Priya have two cats."]
     assert introduced_name(["I'm British, by the way."]) is None
+
+
+@pytest.mark.parametrize("said, expected", [
+    # an appositive after the name says who they are: not the fragment "Priya: A designer ..."
+    ("Hi! I'm Priya, a designer from Leeds.", "Priya is a designer from Leeds."),
+    ("My name is Priya, the new design lead at Brightwave.", "Priya is the new design lead at Brightwave."),
+    ("I'm Priya, I just moved here from Leeds.", "Priya just moved from Leeds."),  # a clause: dropped
+])
+def test_a_self_introduction_keeps_who_they_are(said: str, expected: str) -> None:
+    assert _texts(_chat(said)) == [expected]
+
+
+def test_a_named_speakers_own_introduction_is_not_a_fact_about_their_name() -> None:
+    """A transcript's speaker introducing themselves: "I'm Marcus, the backend engineer" by
+    Marcus was stored as "Marcus is Marcus, the backend engineer"."""
+    segs = [Segment(anchor=f"T{i}", speaker=who, text=text, time=datetime(2026, 10, 6, 10, 0))
+            for i, (who, text) in enumerate([
+                ("Marcus", "I'm Marcus, the backend engineer on the team. I will build the signup API in Go."),
+                ("Dana", "Hi all, I'm Dana and I lead the platform team."),
+                ("Tim", "I'm Tim, head of sales for the northern region."),
+                ("Dana", "I'm Dana Whitfield, head of product at Brightwave."),  # the full name says more: kept
+            ], 1)]
+    texts = _texts(ParsedSource(kind="conversation", format="test", participants=["Marcus", "Dana", "Tim"],
+                                time=datetime(2026, 10, 6), segments=segs))
+    assert texts == ["Marcus is the backend engineer on the team.", "Marcus will build the signup API in Go.",
+                     "Dana leads the platform team.", "Tim is head of sales for the northern region.",
+                     "Dana is Dana Whitfield, head of product at Brightwave."]
 
 
 def test_there_is_resolved_from_context_or_the_fact_is_dropped() -> None:

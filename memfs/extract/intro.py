@@ -40,7 +40,21 @@ def introduced_name(texts: list[str]) -> str | None:
     return None
 
 
+# After the name and a comma, a noun phrase saying who they are (an appositive), not a new
+# clause: "I'm Marcus, the backend engineer" / "I'm Priya, a designer from Leeds". Only these
+# openings count (a determiner or a role word): "I'm Priya, just moved here" is a clause.
+_APPOSITIVE = re.compile(
+    r"(?:i'm|i am|im|my name is|my name's)\s+{name}\s*,\s+(?=(?:the|a|an|your|our|their|one|head|lead|chief|"
+    r"senior|junior|new|founder|co-founder|ceo|cto|cfo|coo|vp|director|manager|engineer|designer|developer|"
+    r"product|project|team)\b)", re.IGNORECASE)
+
+
 def drop_introduction(text: str, name: str) -> str:
-    """The turn without its introduction clause ("I'm Priya, I just moved" -> "I just moved")."""
+    """The turn without its introduction clause ("I'm Priya, I just moved" -> "I just moved");
+    an appositive after the name stays, as what they are ("I'm Priya, a designer from
+    Leeds" -> "I'm a designer from Leeds", not the fragment "A designer from Leeds")."""
+    m = re.search(_APPOSITIVE.pattern.format(name=re.escape(name)), text, re.IGNORECASE)
+    if m is not None:
+        return (text[: m.start()] + "I'm " + text[m.end():]).strip()
     pat = re.compile(_CLAUSE.format(name=re.escape(name)), re.IGNORECASE)
     return pat.sub("", text, count=1).strip()

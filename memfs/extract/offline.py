@@ -277,7 +277,9 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
         name = GENERIC_AUTHOR if ctx.kind == "document" and not speaker else GENERIC_USER
     ref = seg.time or ctx.source_time
     text = normalize_text(seg.text or "")
-    if name == ctx.user_name:
+    if name == ctx.user_name or (ctx.kind == "conversation" and name == speaker):
+        # A speaker's own introduction is no fact: "I'm Marcus, the backend engineer" by
+        # Marcus would read "Marcus is Marcus, the backend engineer".
         text = drop_introduction(text, name)
     if not text.strip():
         return []
