@@ -76,6 +76,43 @@ def test_same_fact_from_another_input_reinforces(mem: Memory, ws_path: Path) -> 
     assert mem.indexer.db.items_by_ids(result.reinforced)[result.reinforced[0]].seen == 2
 
 
+def test_a_fact_said_again_inside_a_longer_line_reinforces_it(mem: Memory, ws_path: Path) -> None:
+    """Said again in full, the longer line going on past a clause break: one line, seen 2
+    (was a second line, the extra clause keeping the vectors apart). The longer one said
+    after the shorter adds what the shorter did not say, and stays a line of its own."""
+    def chat(text: str, day: str) -> dict:
+        return {"messages": [{"role": "user", "content": text}], "time": f"2026-{day}T10:00:00",
+                "participants": {"user": "Priya", "assistant": "Bot"}}
+
+    first = mem.ingest_file(_drop(ws_path, "a.json", chat(
+        "I'm vegetarian and allergic to peanuts, so the office lunches are tricky.", "03-02")))
+    again = mem.ingest_file(_drop(ws_path, "b.json", chat(
+        "Keep in mind I'm vegetarian and allergic to peanuts.", "09-14")))
+    assert not again.added and again.reinforced == first.added
+    assert mem.indexer.db.items_by_ids(first.added)[first.added[0]].seen == 2
+    both = mem.ingest_file(_drop(ws_path, "c.json", chat(  # one input: one line, counted twice
+        "My sister Beth lives in Porto, and she teaches maths there. Yes, my sister Beth lives in Porto.", "10-01")))
+    assert len(both.added) == 1
+    row = mem.indexer.db.items_by_ids(both.added)[both.added[0]]
+    assert row.text.startswith("Priya's sister Beth lives in Porto") and row.seen == 2
+    longer = mem.ingest_file(_drop(ws_path, "d.json", chat(  # longer after shorter: its own line
+        "I'm vegetarian and allergic to peanuts, and I avoid sesame too.", "10-02")))
+    assert len(longer.added) == 1 and not longer.reinforced
+
+
+def test_a_line_opens_with_a_fact_only_up_to_a_clause_break() -> None:
+    from memfs.pipeline.dedupe import opens
+
+    full = "Priya is vegetarian and allergic to peanuts, so the office lunches are tricky."
+    assert opens("Priya is vegetarian and allergic to peanuts.", full)
+    assert opens("Priya moved to Leeds in August", "Priya moved to Leeds in August - and loves it.")
+    assert opens("Tom sold the old blue car", "Tom sold the old blue car but kept the bike.")
+    assert not opens("Priya is vegetarian and allergic", full)  # cut mid-clause: another statement
+    assert not opens("Priya is vegetarian.", "Priya is vegetarian, mostly.")  # too few words to judge
+    assert not opens("Priya moved to Leeds in August", "Priya moved to Leeds in Augusta, Georgia.")
+    assert not opens(full, "Priya is vegetarian and allergic to peanuts.")  # the longer is never the repeat
+
+
 def test_bad_inputs_fail_with_a_reason_and_lose_nothing(mem: Memory, ws_path: Path, tmp_path: Path) -> None:
     outside = tmp_path / "secret.txt"
     outside.write_text("top secret: the launch code is 1234")

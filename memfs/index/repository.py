@@ -133,6 +133,17 @@ def current_matches(db: IndexDB, fts: str, limit: int) -> list[tuple[str, str, s
         "WHERE items_fts MATCH ? AND i.superseded_by IS NULL LIMIT ?", (fts, limit)).fetchall()
 
 
+def current_opening_with(db: IndexDB, words: list[str], limit: int = 8) -> list[tuple[str, str | None, str]]:
+    """(id, src, text) of current items whose text opens on these words, in this order (an
+    FTS5 initial-token phrase: an index probe, not a scan); the caller checks the text."""
+    if not words:
+        return []
+    phrase = '"' + " ".join(words).replace('"', '""') + '"'
+    return db.conn.execute(
+        "SELECT i.id, i.src, i.text FROM items_fts JOIN items i ON i.label = items_fts.rowid "
+        "WHERE items_fts MATCH ? AND i.superseded_by IS NULL LIMIT ?", (f"text : ^ {phrase}", limit)).fetchall()
+
+
 def drop_unused_embeddings(db: IndexDB, keep: frozenset[str] = frozenset()) -> int:
     """Delete cached vectors no item or passage uses and whose hash is not in `keep` (the
     category descriptions); the number deleted."""

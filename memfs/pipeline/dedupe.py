@@ -11,6 +11,7 @@ categorize: the file a new fact goes to; a reinforcement stays in its target's f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -53,6 +54,27 @@ class Decision:
 def _from_resource(src: str | None, resource: str) -> bool:
     """True if an item's `src` points into `resource` (this input added it)."""
     return bool(src) and src.startswith(resource + "#")  # type: ignore[union-attr]
+
+
+# A fact another says in full before going on past a clause break ("Priya is vegetarian and
+# allergic to peanuts." against "Priya is vegetarian and allergic to peanuts, so the office
+# lunches are tricky."): said again, so a reinforcement of the longer line, though the extra
+# clause keeps their vectors below `dedupe_threshold`. Not the other way round: the longer
+# one adds what the shorter did not say.
+_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:]|\s[-\u2013\u2014]\s|\s(?:so|and|but|because|since|as|while|which|who|"
+                           r"though|although)\b)", re.IGNORECASE)
+_WORDS = re.compile(r"\w+")
+#: The fewest words a fact needs to be taken as said again inside a longer one.
+MIN_OPENING_WORDS = 4
+
+
+def opens(text: str, longer: str) -> bool:
+    """True if `longer` says all of `text` (up to its final stop) and goes on past a clause break."""
+    head = text.rstrip(" .!?\u2026")
+    if len(_WORDS.findall(head)) < MIN_OPENING_WORDS or len(longer) <= len(head) \
+            or not longer.lower().startswith(head.lower()):
+        return False
+    return _CLAUSE_BREAK.match(longer[len(head):]) is not None
 
 
 
@@ -132,6 +154,17 @@ class DedupeSteps:
                 # counted there as extra_seen; reinforcing it again would count it twice.
                 own = _from_resource(same[1], state["resource"])
                 decisions.append(Decision(fact, vec, "replay" if own else "reinforce", item_id, target_id=same[0]))
+                continue
+            longer = next((d for d in decisions if d.action == "add" and opens(text, normalize_text(d.fact.text))),
+                          None)
+            if longer is not None:  # said again in full inside a longer fact of this input
+                longer.extra_seen += 1
+                continue
+            found = next((r for r in repository.current_opening_with(db, _WORDS.findall(text)[:12])
+                          if opens(text, r[2])), None)
+            if found is not None:  # said again in full inside a longer line of the store
+                own = _from_resource(found[1], state["resource"])
+                decisions.append(Decision(fact, vec, "replay" if own else "reinforce", item_id, target_id=found[0]))
                 continue
             if vec is None:  # written first; its near-duplicate check follows the write
                 by_hash[h] = len(decisions)
