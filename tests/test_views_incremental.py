@@ -50,6 +50,9 @@ def assert_same_as_full_rebuild(mem: Memory) -> None:
     from memfs.index import repository
 
     pool = pool_for(mem.ws)  # the pool's rows are the index's, whether re-read or spliced
+    from memfs.views import _reference_day, state_for
+
+    assert state_for(mem.ws).newest.get(pool) == _reference_day(pool)  # kept per file view (flat6)
     assert {p: fv.rows for p, fv in pool.files.items()} == {
         p: repository.entry_rows_of(mem.indexer.db, p) for p in repository.file_states(mem.indexer.db)}
     before = entry_files(mem.ws.root)
@@ -193,3 +196,28 @@ def test_a_running_daemon_keeps_entry_files_equal_to_a_fresh_rebuild(tmp_path: P
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
     assert entry_files(root) == before
+
+
+def test_the_kept_reference_day_follows_dated_lines_in_any_file(ws_path: Path) -> None:
+    """`NewestDay` (branch flat6) keeps each file's newest day with its view: lines of later
+    and earlier days, in several files, forgotten again, move it as a full pass does."""
+    import random
+
+    from memfs.entry.poolcache import pool_for
+    from memfs.views import _reference_day, state_for
+
+    forget_state()
+    rng = random.Random(3)
+    with hashing_memory(ws_path) as mem:
+        mem.sync()
+        for _ in range(14):
+            path = ws_path / "memory" / rng.choice(["events.md", "trips.md", "work.md"])
+            text = path.read_text() if path.exists() else "---\ntitle: Events\n---\n"
+            if rng.random() < 0.25 and text.count("\n- ") > 1:  # forget its newest line
+                text = text[:text.rstrip("\n").rfind("\n") + 1]
+            else:
+                text += dated_line(FACTS[rng.randrange(len(FACTS))].format(n=NAMES[0]), rng.randint(1, 12))
+            path.write_text(text)
+            mem.sync()
+            pool = pool_for(mem.ws)
+            assert state_for(mem.ws).newest.get(pool) == _reference_day(pool)
