@@ -5,6 +5,7 @@ process keeps up to date are byte for byte what a regeneration from nothing writ
 from __future__ import annotations
 
 import re
+from datetime import date
 import shutil
 import subprocess
 import sys
@@ -221,3 +222,29 @@ def test_the_kept_reference_day_follows_dated_lines_in_any_file(ws_path: Path) -
             mem.sync()
             pool = pool_for(mem.ws)
             assert state_for(mem.ws).newest.get(pool) == _reference_day(pool)
+
+
+def test_a_kept_files_day_follows_a_horizon_that_moves_back(ws_path: Path) -> None:
+    """A line dated after its input counts as learned on its date once the horizon passes
+    it: another file's newer line moves the horizon past it, and forgetting that line moves
+    it back. The kept file's view is the same object throughout; its day must follow."""
+    from memfs.entry.poolcache import pool_for
+    from memfs.views import _reference_day, state_for
+
+    def line(n: int, month: int, when: str = "") -> str:
+        return (f"- Fact number {n} about the garden <!-- id=k{n:07d} type=event{when} "
+                f"src=resources/2026/{month:02d}/14-chat-0123456789abcdef.json#S1:1 -->\n")
+
+    forget_state()
+    head = "---\ntitle: Notes\n---\n"
+    a, b = ws_path / "memory" / "alpha.md", ws_path / "memory" / "beta.md"
+    a.write_text(head + line(1, 5, " when=2026-07-01"))
+    days = []
+    with hashing_memory(ws_path) as mem:
+        for text in (head + line(2, 6) + line(3, 8), head + line(2, 6), head + line(2, 6) + line(3, 8)):
+            b.write_text(text)
+            mem.sync()
+            pool = pool_for(mem.ws)
+            days.append(_reference_day(pool))
+            assert state_for(mem.ws).newest.get(pool) == days[-1]
+    assert days[0] == days[2] != days[1] == date(2026, 6, 14)  # not alpha's July 1 of the first

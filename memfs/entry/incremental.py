@@ -167,7 +167,9 @@ class NewestDay:
     """The pool's newest learned day (views.reference_day from each file's stats), each
     file's kept with its view object: a file's stats are a function of its view and the
     horizon, so only the views replaced since the last call are asked again (a memo lookup
-    per file over ~1,000 files was ~8 ms an input at 100,000 items)."""
+    per file over ~1,000 files was ~8 ms an input at 100,000 items). A new day (the horizon
+    moved) keeps a view's day when its rows are learned on the same days at both horizons,
+    the test `FileView.derived` carries its stats over by."""
 
     def __init__(self) -> None:
         self._views: list[object] = []
@@ -176,11 +178,14 @@ class NewestDay:
 
     def get(self, pool: Pool) -> date:
         views = list(pool.files.values())
-        days = self._days
-        if self._horizon != pool.horizon or len(views) != len(self._views):
+        days, h0, h1 = self._days, self._horizon, pool.horizon
+        if h0 is None or len(views) != len(self._views):
             days = [file_stats(pool, fv.path).newest_day for fv in views]
+        elif h0 != h1:  # a new day: a kept view's rows learned on the same days at both (_same_for)
+            days = [d if v is o and v._same_for(h0, h1) else file_stats(pool, v.path).newest_day  # type: ignore[attr-defined]
+                    for v, o, d in zip(views, self._views, days)]
         elif not all(map(operator.is_, views, self._views)):
             days = [d if v is o else file_stats(pool, v.path).newest_day  # type: ignore[attr-defined]
                     for v, o, d in zip(views, self._views, days)]
-        self._views, self._days, self._horizon = views, days, pool.horizon
+        self._views, self._days, self._horizon = views, days, h1
         return max(filter(None, days), default=date(2000, 1, 1))
