@@ -32,6 +32,36 @@ class CategorySpec:
 FALLBACK = {"memory": "profile", "index": "knowledge", "skill": "procedures"}
 
 
+def specs_of(configured: tuple[tuple[str, str, str], ...], rels: list[str]) -> list[CategorySpec]:
+    """Configured categories ((kind, slug, description)) plus every top-level note in `rels`
+    (the walk's 'kind/name.md' strings), sorted by `kind/name`; a configured one wins."""
+    specs: dict[str, CategorySpec] = {}
+    for kind, slug, description in configured:
+        specs[f"{kind}/{slug}"] = CategorySpec(kind, slug, description)
+    for rel in rels:
+        kind, name = rel.split("/", 1)
+        if "/" in name:  # a person's note in a subfolder: filed into only when named
+            continue
+        specs.setdefault(f"{kind}/{name[:-3]}", CategorySpec(kind, name[:-3], ""))
+    return [specs[k] for k in sorted(specs)]
+
+
+class SpecMemo:
+    """`specs_of`, kept while the configured categories and the walk's list are equal: the
+    same list object then, so the categorizer keyed on it (its description vectors) is kept
+    without ~1,000 specs built, hashed and compared an input at 100,000 items."""
+
+    def __init__(self) -> None:
+        self._configured: tuple[tuple[str, str, str], ...] | None = None
+        self._rels: list[str] | None = None
+        self._specs: list[CategorySpec] = []
+
+    def get(self, configured: tuple[tuple[str, str, str], ...], rels: list[str]) -> list[CategorySpec]:
+        if configured != self._configured or rels != self._rels:
+            self._configured, self._rels, self._specs = configured, rels, specs_of(configured, rels)
+        return self._specs
+
+
 def spec_texts(specs: list[CategorySpec]) -> list[str]:
     """What is embedded for each category ("name: description"): kept in the embedding
     cache by content hash, so forgetting must not drop these (nothing else references them)."""

@@ -13,7 +13,7 @@ from memfs.config import Config
 from memfs.core.rootfiles import approx_tokens
 from memfs.entry import heapfreeze
 from memfs.entry.facetcache import FacetCache
-from memfs.entry.incremental import People, file_stats
+from memfs.entry.incremental import NewestDay, People, file_stats
 from memfs.entry.keywords import Keywords
 from memfs.entry.indexfile import CategoryRow, render_index, resource_stats
 from memfs.entry.memoryfile import render_memory, render_skill
@@ -65,6 +65,7 @@ class ViewState:
         self.people = PeopleCache()
         self.page_bodies: dict[str, tuple[tuple, str]] = {}  # type: ignore[type-arg]
         self.index_rows: dict[str, tuple] = {}  # type: ignore[type-arg]
+        self.newest = NewestDay()  # the reference day, from the files replaced since the last
 
 
 _STATES: dict[str, ViewState] = {}
@@ -127,7 +128,7 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
         cats = category_rows(ws, db, config)
         previous = repository.meta_with_prefix(db, _PAGE_BODY)
     save_history(db, history_cache)
-    ref = today or _reference_day(pool)
+    ref = today or state.newest.get(pool)
     half_life = config.recall.recency_half_life_days
     budget = config.memory.token_budget
     found = state.people.find(pool, read_pages(ws))

@@ -5,6 +5,7 @@ process keeps up to date are byte for byte what a regeneration from nothing writ
 from __future__ import annotations
 
 import re
+from datetime import date
 import shutil
 import subprocess
 import sys
@@ -50,6 +51,9 @@ def assert_same_as_full_rebuild(mem: Memory) -> None:
     from memfs.index import repository
 
     pool = pool_for(mem.ws)  # the pool's rows are the index's, whether re-read or spliced
+    from memfs.views import _reference_day, state_for
+
+    assert state_for(mem.ws).newest.get(pool) == _reference_day(pool)  # kept per file view (flat6)
     assert {p: fv.rows for p, fv in pool.files.items()} == {
         p: repository.entry_rows_of(mem.indexer.db, p) for p in repository.file_states(mem.indexer.db)}
     before = entry_files(mem.ws.root)
@@ -193,3 +197,54 @@ def test_a_running_daemon_keeps_entry_files_equal_to_a_fresh_rebuild(tmp_path: P
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
     assert entry_files(root) == before
+
+
+def test_the_kept_reference_day_follows_dated_lines_in_any_file(ws_path: Path) -> None:
+    """`NewestDay` (branch flat6) keeps each file's newest day with its view: lines of later
+    and earlier days, in several files, forgotten again, move it as a full pass does."""
+    import random
+
+    from memfs.entry.poolcache import pool_for
+    from memfs.views import _reference_day, state_for
+
+    forget_state()
+    rng = random.Random(3)
+    with hashing_memory(ws_path) as mem:
+        mem.sync()
+        for _ in range(14):
+            path = ws_path / "memory" / rng.choice(["events.md", "trips.md", "work.md"])
+            text = path.read_text() if path.exists() else "---\ntitle: Events\n---\n"
+            if rng.random() < 0.25 and text.count("\n- ") > 1:  # forget its newest line
+                text = text[:text.rstrip("\n").rfind("\n") + 1]
+            else:
+                text += dated_line(FACTS[rng.randrange(len(FACTS))].format(n=NAMES[0]), rng.randint(1, 12))
+            path.write_text(text)
+            mem.sync()
+            pool = pool_for(mem.ws)
+            assert state_for(mem.ws).newest.get(pool) == _reference_day(pool)
+
+
+def test_a_kept_files_day_follows_a_horizon_that_moves_back(ws_path: Path) -> None:
+    """A line dated after its input counts as learned on its date once the horizon passes
+    it: another file's newer line moves the horizon past it, and forgetting that line moves
+    it back. The kept file's view is the same object throughout; its day must follow."""
+    from memfs.entry.poolcache import pool_for
+    from memfs.views import _reference_day, state_for
+
+    def line(n: int, month: int, when: str = "") -> str:
+        return (f"- Fact number {n} about the garden <!-- id=k{n:07d} type=event{when} "
+                f"src=resources/2026/{month:02d}/14-chat-0123456789abcdef.json#S1:1 -->\n")
+
+    forget_state()
+    head = "---\ntitle: Notes\n---\n"
+    a, b = ws_path / "memory" / "alpha.md", ws_path / "memory" / "beta.md"
+    a.write_text(head + line(1, 5, " when=2026-07-01"))
+    days = []
+    with hashing_memory(ws_path) as mem:
+        for text in (head + line(2, 6) + line(3, 8), head + line(2, 6), head + line(2, 6) + line(3, 8)):
+            b.write_text(text)
+            mem.sync()
+            pool = pool_for(mem.ws)
+            days.append(_reference_day(pool))
+            assert state_for(mem.ws).newest.get(pool) == days[-1]
+    assert days[0] == days[2] != days[1] == date(2026, 6, 14)  # not alpha's July 1 of the first

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memfs.categorize import CategorySpec
+from memfs.categorize import CategorySpec, SpecMemo
 from memfs.config import Config
 from memfs.errors import MemfsError
 from memfs.core.itemline import text_id
@@ -44,6 +44,7 @@ class Runtime:
         self._memorizer: "Memorizer | None" = None
         self._llm_loaded = False  # the LLM runtime is read from config once, on first use
         self._llm: "LLMRuntime | None" = None
+        self._specs = SpecMemo()  # category_specs, kept while the files and config are the same
 
     @property
     def embedder(self) -> Embedder:
@@ -148,18 +149,10 @@ class Runtime:
             move_aside(self.ws.state / "index.sqlite3", damaged)
 
     def category_specs(self) -> list[CategorySpec]:
-        """Configured categories plus every category file on disk, sorted by `kind/name`."""
-        specs: dict[str, CategorySpec] = {}
-        for name, cat in self.config.categories.items():
-            slug = slugify(name)
-            specs[f"{cat.kind}/{slug}"] = CategorySpec(cat.kind, slug, cat.description)
-        for path in self.ws.category_files():
-            rel = self.ws.rel(path)
-            kind, name = rel.split("/", 1)
-            if "/" in name:  # a person's note in a subfolder: filed into only when named
-                continue
-            specs.setdefault(f"{kind}/{name[:-3]}", CategorySpec(kind, name[:-3], ""))
-        return [specs[k] for k in sorted(specs)]
+        """Configured categories plus every category file on disk, sorted by `kind/name`
+        (the same list object while neither changed: categorize.SpecMemo)."""
+        configured = tuple((cat.kind, slugify(name), cat.description) for name, cat in self.config.categories.items())
+        return self._specs.get(configured, self.ws.category_rels())
 
     def warm_up(self) -> None:
         """Load the embedder and the category vectors now (the daemon does, before the first
