@@ -224,17 +224,24 @@ def commit_splice(doc: CategoryDoc, sp: Splice) -> None:
         slot.raw, slot.stamped, slot.parsed, slot.origin = new_lines[start], True, slot.item.model_copy(), slot.item
         if ids is not None:
             ids.add(slot.item.id)
-    if gone:
-        doc.slots = [s for s in doc.slots if id(s) not in gone]
+    # A slot added and removed again before this write (never written: no line) goes too;
+    # left behind, its missing line stopped the shift below before the slots above it moved
+    # (the next splice then wrote at a stale line). New slots are last: look at the tail only.
+    tail = len(doc.slots)
+    while tail and (doc.slots[tail - 1].start is None or id(doc.slots[tail - 1]) in line_of):
+        tail -= 1
+    unwritten = any(s.removed and s.start is None for s in doc.slots[tail:])
+    if gone or unwritten:
+        doc.slots = [s for s in doc.slots if id(s) not in gone and not (s.removed and s.start is None)]
         if ids is not None:
             ids.difference_update(s.item.id for s in sp.removed)
             ids.difference_update(s.origin.id for s in sp.removed if s.origin is not None)
     # Slots are in file order, new ones last: only the tail past the first edit moves
     # (for an append, none but the new ones, already placed above).
     for slot in reversed(doc.slots):
-        if id(slot) in line_of:
+        if id(slot) in line_of or slot.start is None:
             continue
-        if slot.start is None or slot.start < first:
+        if slot.start < first:
             break
         shift = 0
         for at, cum in shifts:
