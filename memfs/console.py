@@ -166,7 +166,7 @@ def add_here(root: str, text: str, category: str | None, type: str | None, as_js
     except KeyboardInterrupt:
         reply = {"status": "error", "stdout": "", "stderr": "memfs: interrupted\n", "exit": 130}
     except Exception as err:  # noqa: BLE001 - one line, as the CLI's main prints it
-        reply = {"status": "error", "stdout": "", "stderr": f"memfs: internal error: {type(err).__name__}: {err} "
+        reply = {"status": "error", "stdout": "", "stderr": f"memfs: internal error: {err.__class__.__name__}: {err} "
                  "(MEMFS_DEBUG=1 shows the traceback)\n", "exit": 3}
     gc.freeze()
     return reply if reply.get("status") in ("done", "error") else None

@@ -62,3 +62,19 @@ def test_other_forms_and_debug_go_to_the_full_cli(tmp_path: Path) -> None:
     debug, imported = _console(ws, ["add", "Tea is a drink.", "-c", "places"], MEMFS_DEBUG="1")
     assert debug.returncode == 0 and "typer" in imported
     assert _lines_with(ws, FACT) == 1 and _lines_with(ws, "Tea is a drink.") == 1
+
+
+def test_an_unexpected_error_opening_the_memory_is_one_line_exit_3(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The parameter `type` hid the builtin, so the handler's `type(err)` raised TypeError with
+    a traceback instead of the CLI's one line (found by review)."""
+    import memfs.api
+    from memfs.console import add_here
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(memfs.api, "Memory", broken)
+    reply = add_here(str(tmp_path), "Milk is a drink", None, None, False)
+    assert reply is not None and reply["exit"] == 3
+    assert reply["stderr"] == ("memfs: internal error: RuntimeError: disk on fire "
+                               "(MEMFS_DEBUG=1 shows the traceback)\n")

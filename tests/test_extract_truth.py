@@ -13,7 +13,7 @@ from memfs.extract import extract_offline
 from memfs.extract.dates import resolve_dates
 from memfs.extract.deixis import resolve_place
 from memfs.extract.docdate import date_document, name_date
-from memfs.extract.intro import introduced_name
+from memfs.extract.intro import drop_introduction, introduced_name
 from memfs.extract.transcript import turns_of
 from memfs.readers import read_source
 from tests.support.workspace import hashing_memory
@@ -87,6 +87,20 @@ def test_a_self_introduced_user_is_named_and_a_pleasantry_keeps_its_fact() -> No
 ])
 def test_a_self_introduction_keeps_who_they_are(said: str, expected: str) -> None:
     assert _texts(_chat(said)) == [expected]
+
+
+@pytest.mark.parametrize("said", [
+    # a clause after the introduction is no appositive: "Priya is the weather in Leeds is awful" (review)
+    "Hi! I'm Priya, our dog Rex died last week.",
+    "Hello, I'm Priya, the weather in Leeds is awful today.",
+    "I'm Priya, team meeting moved to Friday at 5.",
+    "I'm Priya, the kids love the park.",
+])
+def test_a_clause_after_a_self_introduction_is_not_who_they_are(said: str) -> None:
+    assert not any(t.startswith("Priya is the") or t.startswith("Priya is team") or "Priya is Priya" in t
+                   for t in _texts(_chat(said)))
+    assert "i'm" not in drop_introduction(said, "Priya").lower()  # the clause stays a clause
+    assert drop_introduction("Tim Priya, the boss, said hi", "Priya") == "Tim Priya, the boss, said hi"
 
 
 def test_a_named_speakers_own_introduction_is_not_a_fact_about_their_name() -> None:

@@ -60,22 +60,28 @@ def _from_resource(src: str | None, resource: str) -> bool:
 # allergic to peanuts." against "Priya is vegetarian and allergic to peanuts, so the office
 # lunches are tricky."): said again, so a reinforcement of the longer line, though the extra
 # clause keeps their vectors below `dedupe_threshold`. Not the other way round: the longer
-# one adds what the shorter did not say.
-_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:]|\s[-\u2013\u2014]\s|\s(?:so|and|but|because|since|as|while|which|who|"
-                           r"though|although)\b)", re.IGNORECASE)
+# one adds what the shorter did not say. Precision first: a continuation that may take the
+# fact back ("…, but she quit in 2023", "…, which she gave away", "… - not anymore") is no
+# repeat, nor is a number cut short ("at 9" against "at 9:30", "1" against "1,200").
+_CLAUSE_BREAK = re.compile(r"(?:[,;:](?=\s)|\s[-\u2013\u2014](?=\s)|(?=\s(?:so|and|because|since)\b))",
+                           re.IGNORECASE)
+_CONTRARY = re.compile(r"\b(?:not|no|nor|never|no longer|anymore|any more|but|though|although|however|except|"
+                       r"until|till|instead|used to|quit|quits|stopped|stops|gave|sold|left|lost|died|ended|"
+                       r"former|formerly|outgrew|which|who|whom|whose|if|unless|or)\b|n't\b", re.IGNORECASE)
 _WORDS = re.compile(r"\w+")
 #: The fewest words a fact needs to be taken as said again inside a longer one.
 MIN_OPENING_WORDS = 4
 
 
 def opens(text: str, longer: str) -> bool:
-    """True if `longer` says all of `text` (up to its final stop) and goes on past a clause break."""
+    """True if `longer` says all of `text` (up to its final stop) and goes on past a clause
+    break with nothing that could take it back."""
     head = text.rstrip(" .!?\u2026")
     if len(_WORDS.findall(head)) < MIN_OPENING_WORDS or len(longer) <= len(head) \
             or not longer.lower().startswith(head.lower()):
         return False
-    return _CLAUSE_BREAK.match(longer[len(head):]) is not None
-
+    rest = longer[len(head):]
+    return _CLAUSE_BREAK.match(rest) is not None and _CONTRARY.search(rest) is None
 
 
 class DedupeSteps:
