@@ -142,6 +142,8 @@ class WarmServer:
             pass
         self.server = _server_class()(str(self.path), _handler_class())
         os.chmod(self.path, 0o600)
+        bound = os.stat(self.path)
+        self._bound = (bound.st_dev, bound.st_ino)  # stop() removes this socket file, no other
         self.server.memory = reader  # type: ignore[attr-defined]
         self.server.embedder = embedder  # type: ignore[attr-defined]
         self.server.lock = threading.Lock()  # type: ignore[attr-defined]
@@ -172,8 +174,12 @@ class WarmServer:
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+        # Only our own socket: after `rm -rf .memfs` a second daemon may have bound the same
+        # path by now, and removing its socket left it running without warm recall.
         try:
-            self.path.unlink()
+            now = os.stat(self.path)
+            if (now.st_dev, now.st_ino) == self._bound:
+                self.path.unlink()
         except FileNotFoundError:
             pass
         self.server.memory.close()  # type: ignore[attr-defined]

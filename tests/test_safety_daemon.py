@@ -226,3 +226,32 @@ def test_a_workspace_moved_or_deleted_under_its_daemon_is_not_recreated(tmp_path
     if how == "moved":
         hits = json.loads(run(["recall", "tortoise Pluto", "--json"], moved, e).stdout)
         assert hits and "Pluto" in hits[0]["text"]
+
+
+def test_a_stopping_daemons_socket_cleanup_leaves_the_survivors_socket(ws_path: Path) -> None:
+    """After `rm -rf .memfs` the daemon that stops (when the other one survives) removed the
+    socket file by path: the survivor's, bound there meanwhile. The survivor then ran without
+    warm recall (test_rm_rf_memfs_under_a_running_daemon failed whenever the second won)."""
+    import os
+    import socket
+
+    from memfs import warm
+    from tests.support.workspace import hashing_memory
+
+    mem = hashing_memory(ws_path)
+    mem.add("Olga keeps three cats named after planets.")
+    server = warm.WarmServer(mem)
+    server.start()
+    other = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        os.unlink(server.path)  # the second daemon binds the same path
+        other.bind(str(server.path))
+        server.stop()
+        assert server.path.exists(), "the stopping server removed the other daemon's socket"
+    finally:
+        other.close()
+        mem.close()
+    server2 = warm.WarmServer(hashing_memory(ws_path))  # its own socket it still removes
+    server2.start()
+    server2.stop()
+    assert not server2.path.exists()
