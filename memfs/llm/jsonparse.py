@@ -52,7 +52,9 @@ def _loads(block: str) -> Any:
 
 def _balanced(s: str) -> Iterator[str]:
     """Each outermost complete {...} or [...] in ``s``, left to right (brackets inside
-    strings ignored); never a piece of one, so a broken object never yields its parts."""
+    strings ignored): never a piece of a block that closes, so a block that fails to parse
+    never yields its parts. One that never closes is skipped past its opening bracket, so
+    what is inside it can still be found (the answer's schema check judges it)."""
     start = 0
     while start < len(s):
         end = _match(s, start) if s[start] in _CLOSE else None
