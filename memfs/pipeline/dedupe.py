@@ -137,6 +137,7 @@ class DedupeSteps:
         decisions: list[Decision] = []
         accepted: list[int] = []  # indexes into decisions of new items in this batch (with vectors)
         by_hash: dict[str, int] = {}
+        adds: list[tuple[str, Decision]] = []  # this input's new facts, by their normalized text
         deferred: list[Decision] = []
         for i, fact in enumerate(facts):
             text = norm[i]
@@ -161,8 +162,7 @@ class DedupeSteps:
                 own = _from_resource(same[1], state["resource"])
                 decisions.append(Decision(fact, vec, "replay" if own else "reinforce", item_id, target_id=same[0]))
                 continue
-            longer = next((d for d in decisions if d.action == "add" and opens(text, normalize_text(d.fact.text))),
-                          None)
+            longer = next((d for t, d in adds if opens(text, t)), None)
             if longer is not None:  # said again in full inside a longer fact of this input
                 longer.extra_seen += 1
                 continue
@@ -176,6 +176,7 @@ class DedupeSteps:
             if vec is None:  # written first; its near-duplicate check follows the write
                 by_hash[h] = len(decisions)
                 decisions.append(Decision(fact, None, "add", item_id))
+                adds.append((text, decisions[-1]))
                 deferred.append(decisions[-1])
                 continue
             hits = near_of.get(i) or []
@@ -195,6 +196,7 @@ class DedupeSteps:
             by_hash[h] = len(decisions)
             accepted.append(len(decisions))
             decisions.append(Decision(fact, vec, "add", item_id))
+            adds.append((text, decisions[-1]))
         self._llm_merge(decisions)
         # Offline supersession: a newer value for the same subject and attribute retires
         # the old line (kept, with until= and superseded_by=). LLM UPDATEs do the same.
