@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from memfs import forgotten
 from memfs.history import words_of
-from memfs.index import repository
+from memfs.index import repository, shadows
 from memfs.errors import MemfsError, NotFoundError
 from memfs.index.db import ItemRow
 from memfs.index.sync import read_category
@@ -253,6 +253,11 @@ def apply_forget(mem: "Memory", plan: ForgetPlan, purge_history: bool = False) -
     by_path: dict[str, list[str]] = {}
     for it in plan.items:
         by_path.setdefault(it.path, []).append(it.id)
+    # A person's copy of a forgotten line in another file (not indexed while the first one
+    # was: index/shadows.py) goes too, or it would be indexed in its place.
+    for item_id, paths in shadows.holders(mem.indexer.db, [it.id for it in plan.items]).items():
+        for rel in paths:
+            by_path.setdefault(rel, []).append(item_id)
     back: dict[str, list[str]] = {}
     for it in plan.unreinforce:
         back.setdefault(it.path, []).append(it.id)

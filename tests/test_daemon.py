@@ -17,7 +17,7 @@ from tests.support.cli import MEMFS
 from tests.support.cli import env as cli_env
 from tests.support.daemon import wait
 from tests.support.factories import conversation
-from tests.support.workspace import settled, status, waiting
+from tests.support.workspace import indexed_files, indexed_items, settled, status, waiting
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -134,3 +134,40 @@ def test_kill_minus_nine_loop_processes_every_input_exactly_once(tmp_path: Path)
     check = subprocess.run(MEMFS + ["sync", "--json"], cwd=ws, env=env, capture_output=True, text=True, timeout=120)
     report = json.loads(check.stdout)
     assert report["items_added"] == report["items_removed"] == report["items_updated"] == 0
+
+
+@pytest.mark.slow
+def test_a_line_moved_between_files_in_two_saves_stays_recallable_under_the_daemon(tmp_path: Path) -> None:
+    """A person moves a stamped line by pasting it into another file, saving, then cutting
+    it from the first with an in-place save: the daemon's index follows to the copy left."""
+    env = _env(MEMFS_EMBEDDER_PROVIDER="hashing")
+    subprocess.run(MEMFS + ["init", str(tmp_path / "w"), "--no-git"], check=True, env=env, capture_output=True)
+    ws = tmp_path / "w"
+    subprocess.run(MEMFS + ["add", "Bob keeps a tortoise called Shelly.", "--category", "relationships"],
+                   cwd=ws, env=env, check=True, capture_output=True, timeout=60)
+    first = ws / "memory" / "relationships.md"
+    line = next(ln for ln in first.read_text().splitlines(keepends=True) if "Shelly" in ln)
+    item_id = line.split("id=")[1].split()[0]
+    proc = _start(ws, env)
+
+    def where() -> set[str]:
+        return {path for i, path, _ in indexed_items(ws) if i == item_id}
+
+    try:
+        wait(lambda: status(ws, env)["items"] > 0)
+        (ws / "memory" / "pets.md").write_text("# Pets\n\n" + line)  # save 1: paste
+        wait(lambda: "memory/pets.md" in indexed_files(ws))
+        keep = "".join(ln for ln in first.read_text().splitlines(keepends=True) if "Shelly" not in ln)
+        with first.open("r+") as fh:  # save 2: cut, in place (truncate first)
+            fh.truncate(0)
+            fh.flush()
+            time.sleep(0.2)
+            fh.write(keep)
+        wait(lambda: where() == {"memory/pets.md"})
+        hits = json.loads(subprocess.run(MEMFS + ["recall", "tortoise Shelly", "--json"], cwd=ws, env=env,
+                                         capture_output=True, text=True, timeout=60).stdout)
+        assert any(h["id"] == item_id and h["path"] == "memory/pets.md" for h in hits)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+    assert proc.returncode == 0

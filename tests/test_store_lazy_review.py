@@ -270,10 +270,14 @@ def test_the_cli_adds_and_forgets_through_hostile_lines_without_a_traceback(tmp_
     for proc in (added, gone):
         assert "Traceback" not in proc.stderr and "validation error" not in proc.stderr
     text = path.read_text()
-    assert "  - a note a person nested under it\n" in text and "- Ana brews pu-erh again <!-- id=k3" in text
+    assert "  - a note a person nested under it\n" in text
+    # The second line stamped k3 (a person's copy) is an item of its own: it keeps its text
+    # and metadata under a new id, stamped by the add's write (core/entryitem.py).
+    assert "- Ana brews pu-erh again <!-- id=" in text and "pu-erh again <!-- id=k3" not in text
     back = parse_category(text, "index/tea.md")
     assert [it.text for it in back.items] == ["Priya likes green tea", "Ana brews pu-erh",
-                                               "Lee drinks oolong every morning"]
+                                               "Ana brews pu-erh again", "Lee drinks oolong every morning"]
+    assert not back.warnings
 
 
 def test_the_index_after_lazy_writes_equals_a_rebuild_from_the_files(tmp_path: Path) -> None:

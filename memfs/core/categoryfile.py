@@ -24,6 +24,7 @@ from memfs.core.bodyscan import LAZY_ITEM, _fast_entries, _mistune_entries, fast
 from memfs.core.front import (  # noqa: F401  (re-exported: the names this module always had)
     FRONT_KEYS, FRONT_MAX_VALUES, dump_front, edit_front, load_front, raise_front, split_front, split_lines,
 )
+from memfs.core.entryitem import copied_line, copied_slot
 from memfs.core.itemline import item_from_meta, render_item_line, text_id
 from memfs.core.model import DEFAULT_TYPE_OF_KIND, Item
 from memfs.core.slot import LazySlot, Slot, lazy_ok
@@ -267,7 +268,10 @@ def _parse_slots(body: str, lines: list[str], path: str, default_type: str,
         if lazy and meta is not None and lazy_ok(meta):
             item_id = meta["id"]  # what item_from_meta gives it
             if item_id in seen_ids:
-                warnings.append(f"{path}:{start + 1}: item id {item_id} appears twice in the file; second copy ignored")
+                item = copied_line(text, meta, default_type, seen_ids, f"{path}:{start + 1}", warnings, path)
+                seen_ids.add(item.id)
+                slots.append(Slot(item=item, start=start, end=end, raw="".join(lines[start:end]),
+                                  parsed=item.model_copy(), head=head, prefix=prefix, origin=item))
                 continue
             seen_ids.add(item_id)
             slots.append(LazySlot(item_id, text, meta, default_type, start, end,
@@ -276,9 +280,9 @@ def _parse_slots(body: str, lines: list[str], path: str, default_type: str,
         item, stamped = item_of_entry(text, meta, default_type, seen_ids, f"{path}:{start + 1}", warnings, path)
         if item is None:
             continue
-        if item.id in seen_ids:
-            warnings.append(f"{path}:{start + 1}: item id {item.id} appears twice in the file; second copy ignored")
-            continue
+        if item.id in seen_ids:  # stamped: an unstamped line's id is salted past the file's
+            item, stamped = copied_line(text, meta or {}, default_type, seen_ids, f"{path}:{start + 1}",
+                                        warnings, path), False
         seen_ids.add(item.id)
         # A shallow copy is enough to tell a changed item: changes replace `slot.item`
         # (and its `extra` dict) rather than mutate them. (A deep copy cost ~20% of a parse.)
@@ -312,7 +316,7 @@ def _lazy_slots(lines: list[str], path: str, default_type: str
                 text, comment, item_id = m.groups()
                 prev_item = True
                 if item_id in by_id:
-                    warnings.append(f"{path}:{i + 1}: item id {item_id} appears twice in the file; second copy ignored")
+                    copied_slot(by_id, slots, text.strip(), comment, default_type, i, lines[i], warnings, path)
                     continue
                 slot = by_id[item_id] = LazySlot(item_id, text.strip(), comment, default_type, i, i + 1, lines[i])
                 slots.append(slot)
@@ -327,7 +331,7 @@ def _lazy_slots(lines: list[str], path: str, default_type: str
             if meta is not None and lazy_ok(meta):
                 item_id = meta["id"]
                 if item_id in by_id:
-                    warnings.append(f"{path}:{i + 1}: item id {item_id} appears twice in the file; second copy ignored")
+                    copied_slot(by_id, slots, text, meta, default_type, i, lines[i], warnings, path)
                     continue
                 slot = by_id[item_id] = LazySlot(item_id, text, meta, default_type, i, i + 1, lines[i])
                 slots.append(slot)
@@ -335,8 +339,8 @@ def _lazy_slots(lines: list[str], path: str, default_type: str
             item, stamped = item_of_entry(text, meta, default_type, seen_ids, f"{path}:{i + 1}", warnings, path)  # type: ignore[arg-type]
             if item is None:
                 continue
-            if item.id in by_id:
-                warnings.append(f"{path}:{i + 1}: item id {item.id} appears twice in the file; second copy ignored")
+            if item.id in by_id:  # stamped (an unstamped line's id is salted past the file's)
+                copied_slot(by_id, slots, text, meta, default_type, i, lines[i], warnings, path)  # type: ignore[arg-type]
                 continue
             slot = by_id[item.id] = Slot(item=item, start=i, end=i + 1, raw=lines[i], stamped=stamped,
                                          parsed=item.model_copy(), origin=item)

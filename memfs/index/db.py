@@ -91,6 +91,10 @@ CREATE TABLE IF NOT EXISTS entry_parts (
     path TEXT NOT NULL, key TEXT NOT NULL, digest TEXT NOT NULL, count INTEGER NOT NULL, horizon TEXT NOT NULL,
     marks TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (path, key)
 ) WITHOUT ROWID;
+-- Copies of a stamped id that another file holds, not indexed: re-read when the indexed copy
+-- goes (memfs.index.shadows; no schema bump).
+CREATE TABLE IF NOT EXISTS shadows (id TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (id, path)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS shadows_path ON shadows(path);
 -- Items whose words changed since the BM25 postings sidecar's snapshot (memfs.index.postings).
 CREATE TABLE IF NOT EXISTS bm25_changed (seq INTEGER PRIMARY KEY AUTOINCREMENT, label INTEGER NOT NULL);
 CREATE TRIGGER IF NOT EXISTS items_bm25_ai AFTER INSERT ON items BEGIN

@@ -30,7 +30,8 @@ from memfs.fsutil import read_regular
 from memfs.index.context import ContextResolver
 from memfs.index.entryparts import save_head, summary_head_row
 from memfs.index.db import text_hash
-from memfs.index.itemrows import write_file_row, write_item_rows
+from memfs.index.itemrows import opt_str, write_file_row, write_item_rows
+from memfs.index import shadows
 from memfs.index.statstamp import recorded_mtime
 
 if TYPE_CHECKING:
@@ -81,9 +82,9 @@ class FileDelta:
         ranked = (doc._ranked.after(doc.slots, sp.written, sp.removed, sp.updated_before)
                   if isinstance(doc._ranked, Ranked) else Ranked.of(doc.slots))
         doc._ranked = ranked
-        summary = _s(front.get("summary")) or ranked.summary()
-        files_row = (rel, st.st_size, recorded_mtime(st), _digest(after), doc.kind, _s(front.get("title")),
-                     _s(front.get("description")), summary, ranked.newest or _s(front.get("updated")),
+        summary = opt_str(front.get("summary")) or ranked.summary()
+        files_row = (rel, st.st_size, recorded_mtime(st), _digest(after), doc.kind, opt_str(front.get("title")),
+                     opt_str(front.get("description")), summary, ranked.newest or opt_str(front.get("updated")),
                      len([s for s in doc.slots if not s.removed]), "\n".join(doc.warnings))
         return FileDelta(str(path), rel, before_digest or _digest(before), files_row[3], st.st_size, st.st_mtime_ns, doc.name,
                          doc.kind, upserts, [s.item.id for s in sp.removed], shifts, files_row,
@@ -119,10 +120,6 @@ def _digest(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()  # the same digest sync.file_digest records
 
 
-def _s(value: object) -> str | None:
-    return None if value is None else str(value)
-
-
 def apply_deltas(indexer: "Indexer", only: list[str]) -> "SyncReport | None":
     """Index the files in `only` from their pending deltas; None (nothing done) unless every
     one of them has a delta that provably applies: the caller then syncs them in full."""
@@ -151,6 +148,8 @@ def apply_deltas(indexer: "Indexer", only: list[str]) -> "SyncReport | None":
         existing = db.items_by_ids([it.id for it, _ in d.upserts] + d.removed)
         if any(r.path != d.rel for r in existing.values()):
             return None  # an id another file holds: the full sync decides which copy counts
+        if d.removed and shadows.has_any(db, d.removed):
+            return None  # another file holds a copy of a removed line: the full sync reads it
         d.before_rows = existing
         for item, line in d.upserts:
             h = text_hash(item.text)

@@ -32,3 +32,16 @@ def write_file_row(c: sqlite3.Connection, row: tuple) -> None:  # type: ignore[t
     """(path, size, mtime_ns, hash, kind, title, description, summary, updated, items,
     warnings, passages) of one category file."""
     c.execute(_FILE, row)
+
+
+def opt_str(value: object) -> str | None:
+    """A front-matter value as the files table keeps it (None stays None)."""
+    return None if value is None else str(value)
+
+
+def clear_all(c: sqlite3.Connection) -> None:
+    """Empty what a rebuild writes anew (inside its transaction: readers see old or new)."""
+    for table in ("items", "files", "vec_pending", "shadows", "passages"):
+        c.execute(f"DELETE FROM {table}")
+    c.execute("INSERT INTO items_fts(items_fts) VALUES('delete-all')")
+    c.execute("INSERT INTO passages_fts(passages_fts) VALUES('delete-all')")

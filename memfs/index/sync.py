@@ -23,12 +23,13 @@ from memfs.index.db import IndexDB, ItemRow, text_hash
 from memfs.index import quant
 from memfs.index import heal
 from memfs.index.heal import quick_check
-from memfs.index.itemrows import write_file_row, write_item_rows
+from memfs.index.itemrows import clear_all, opt_str, write_file_row, write_item_rows
 from memfs.index.statstamp import recorded_mtime
 from memfs.fsutil import read_regular
 from memfs.index.passage_sync import all_passage_texts, apply_passages, category_of, pending_labels, plan_passages
 from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index import postings_sync
+from memfs.index import shadows
 from memfs.index.sidecar_build import embed_into_cache, rebuild_streaming, uncached
 from memfs.index.syncplan import SyncReport, _Parsed, _Plan
 from memfs.index.compact import compact, compact_due
@@ -65,6 +66,7 @@ class Indexer:
         self._sidecar_gen = -1
         self._embedder_checked = False
         self._pending_reembed = False  # the embedder changed before the first sync noticed
+        self._chasing = 0  # depth of syncs re-reading files that hold a freed copy (index/shadows.py)
         #: Text hashes an ingest embeds after the write (memfs.pipeline.vecfill): left out here.
         self.deferred: set[str] = set()
 
@@ -213,17 +215,13 @@ class Indexer:
             for h, text in all_passage_texts(self.db).items():
                 plan.need_vectors.setdefault(h, text)
         vectors, fresh = self._embed_for_sync(plan.need_vectors, report, progress)
+        chase = shadows.to_reread(self.db, plan.freed_ids, {p.rel for p in parsed} | set(removed_files))
 
         with self.db.transaction() as c:
             if fresh:
                 self.db.store_vectors(fresh)
             if rebuild:
-                c.execute("DELETE FROM items")
-                c.execute("DELETE FROM files")
-                c.execute("DELETE FROM vec_pending")
-                c.execute("INSERT INTO items_fts(items_fts) VALUES('delete-all')")
-                c.execute("DELETE FROM passages")
-                c.execute("INSERT INTO passages_fts(passages_fts) VALUES('delete-all')")
+                clear_all(c)
             for rel, size, mtime in stat_only:
                 c.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (size, mtime, rel))
             if plan.delete_labels:
@@ -233,11 +231,14 @@ class Indexer:
             for p in parsed:
                 front = p.doc.front
                 write_file_row(c, (
-                    p.rel, p.size, p.mtime_ns, p.digest, p.doc.kind, _s(front.get("title")),
-                    _s(front.get("description")), _s(front.get("summary")) or extractive_summary(p.doc.items),
-                    newest_stamp(p.doc.items) or _s(front.get("updated")),
+                    p.rel, p.size, p.mtime_ns, p.digest, p.doc.kind, opt_str(front.get("title")),
+                    opt_str(front.get("description")), opt_str(front.get("summary")) or extractive_summary(p.doc.items),
+                    newest_stamp(p.doc.items) or opt_str(front.get("updated")),
                     len(p.doc.items), "\n".join(p.doc.warnings), prose.counts.get(p.rel, 0)))
             c.executemany("DELETE FROM files WHERE path=?", [(r,) for r in removed_files])
+            shadows.forget_paths(c, [p.rel for p in parsed] + removed_files)
+            shadows.record(c, plan.shadowed)
+            shadows.mark_stale(c, chase)
             if report.changed:  # the root files are views of this version (views.py)
                 self.db.set_meta("index_version", str(int(self.db.get_meta("index_version") or 0) + 1))
         if prose.inserts:
@@ -250,6 +251,7 @@ class Indexer:
         postings_sync.maintain(self.db, self.ws.state)  # BM25 postings: rebuilt when the delta grew
         if compact_due(self.db, report.items_added + report.passages_added, cold=rebuild or not stats):
             compact(self.db)  # a cold build leaves b-tree pages ~70 % full (memfs.index.compact)
+        shadows.reread(self, chase, report)
         report.seconds = time.perf_counter() - t0
         return report
 
@@ -285,6 +287,7 @@ class Indexer:
                     other = new_ids[slot.item.id][0].rel
                     report.warnings.append(f"{p.rel}:{(slot.start or 0) + p.front_lines + 1}: item id {slot.item.id} "
                                            f"is also in {other}; this copy is not indexed")
+                    plan.shadowed.append((slot.item.id, p.rel))
                     continue
                 new_ids[slot.item.id] = (p, idx)
         existing = {} if rebuild else self.db.items_by_ids(new_ids)  # a rebuild inserts every row anew
@@ -297,6 +300,7 @@ class Indexer:
             if old is not None and old.path != p.rel and old.path not in in_scope:
                 report.warnings.append(f"{p.rel}:{line}: item id {item_id} is also in {old.path}; "
                                        "this copy is not indexed")
+                plan.shadowed.append((item_id, p.rel))
                 continue
             h = text_hash(item.text)
             row = (p.rel, category_of(p.rel), p.doc.kind, item.type, item.text, item.when, item.src, item.seen,
@@ -322,6 +326,7 @@ class Indexer:
                     f"SELECT label, id FROM items WHERE path IN ({marks})", sorted(in_scope)):
                 if item_id not in new_ids:
                     plan.delete_labels.append(int(label))
+                    plan.freed_ids.append(item_id)
                     report.items_removed += 1
         return plan
 
@@ -389,7 +394,3 @@ class Indexer:
 def _row_tuple(r: ItemRow) -> tuple:
     return (r.path, r.category, r.kind, r.type, r.text, r.when, r.src, r.seen, r.updated, r.line,
             text_hash(r.text), r.until, r.superseded_by)
-
-
-def _s(value: object) -> str | None:
-    return None if value is None else str(value)

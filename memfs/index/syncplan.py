@@ -52,3 +52,5 @@ class _Plan:
     need_vectors: dict[str, str] = field(default_factory=dict)  # text_hash -> text
     vector_labels: set[str] = field(default_factory=set)  # ids whose vector changed
     passage_labels: list[int] = field(default_factory=list)  # vector labels of new passages
+    shadowed: list[tuple[str, str]] = field(default_factory=list)  # (id, path) copies not indexed
+    freed_ids: list[str] = field(default_factory=list)  # ids whose indexed line went

@@ -1,0 +1,87 @@
+"""A person copies a stamped item line (same id) within a file or into another file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memfs.api import Memory
+from memfs.core.categoryfile import parse_category
+
+_BODY = ("---\ntitle: Tea\n---\n# Tea\n\n"
+         "- Likes green tea <!-- id=aaaa1111 when=2024-01-02 -->\n"
+         "- Likes coffee <!-- id=bbbb2222 -->\n"
+         "- Likes green tea <!-- id=aaaa1111 when=2024-01-02 -->\n"
+         "  - a note nested under the copy\n")
+
+
+def _paths(mem: Memory) -> dict[str, str]:
+    return {r.id: r.path for r in mem.indexer.db.all_items()}
+
+
+def test_a_copy_within_a_file_is_an_item_of_its_own_in_both_parses() -> None:
+    for lazy in (False, True):
+        doc = parse_category(_BODY, "memory/preferences.md", lazy=lazy)
+        items = [(s.item.id, s.item.text, s.item.when) for s in doc.slots]
+        assert items[0] == ("aaaa1111", "Likes green tea", "2024-01-02")
+        copy_id, text, when = items[2]
+        assert copy_id not in {"aaaa1111", "bbbb2222"} and (text, when) == ("Likes green tea", "2024-01-02")
+        assert any("appears twice" in w and copy_id in w for w in doc.warnings)
+        # The render stamps the copy's new id and keeps everything else.
+        out = doc.render()
+        assert f"- Likes green tea <!-- id={copy_id}" in out and "  - a note nested under the copy\n" in out
+        assert "- Likes green tea <!-- id=aaaa1111 when=2024-01-02 -->\n" in out
+        assert not parse_category(out, "memory/preferences.md").warnings
+
+
+def test_a_copy_within_a_file_is_indexed_and_stamped_by_the_next_write(mem: Memory, ws_path: Path) -> None:
+    prefs = ws_path / "memory" / "preferences.md"
+    prefs.write_text(_BODY)
+    mem.sync()
+    rows = [r for r in mem.indexer.db.all_items() if r.text == "Likes green tea"]
+    assert len(rows) == 2 and {r.line for r in rows} == {6, 8}
+    mem.add("Likes oolong in the evening.", category="preferences")
+    text = prefs.read_text()
+    assert text.count("- Likes green tea <!-- id=aaaa1111") == 1 and text.count("- Likes green tea <!--") == 2
+    assert "  - a note nested under the copy\n" in text
+    assert not mem.sync().warnings
+
+
+def test_a_line_moved_between_files_in_two_saves_stays_indexed(mem: Memory, ws_path: Path) -> None:
+    a = mem.add("Bob has a dog called Rex.", category="relationships")
+    rel = ws_path / "memory" / "relationships.md"
+    line = next(ln for ln in rel.read_text().splitlines(keepends=True) if a.id in ln)
+    prefs = ws_path / "memory" / "preferences.md"
+    # Save 1: paste into preferences.md. The first file in path order keeps the id.
+    with prefs.open("a") as fh:
+        fh.write("# Pets\n\n" + line)
+    report = mem.sync()
+    assert any(a.id in w and "not indexed" in w for w in report.warnings)
+    assert _paths(mem)[a.id] == "memory/preferences.md" or _paths(mem)[a.id] == "memory/relationships.md"
+    holder = _paths(mem)[a.id]
+    other = "memory/relationships.md" if holder == "memory/preferences.md" else "memory/preferences.md"
+    # Save 2: cut it from the file whose copy is indexed, in place (truncate, then write).
+    path = ws_path / holder
+    keep = "".join(ln for ln in path.read_text().splitlines(keepends=True) if a.id not in ln)
+    with path.open("r+") as fh:
+        fh.truncate(0)
+        fh.write(keep)
+    mem.sync()
+    assert _paths(mem)[a.id] == other
+    assert any(h.id == a.id for h in mem.recall("dog called Rex", k=3))
+    # A rebuild from the Markdown agrees.
+    mem.sync(rebuild=True)
+    assert _paths(mem)[a.id] == other
+
+
+def test_forget_removes_every_copy(mem: Memory, ws_path: Path) -> None:
+    a = mem.add("Bob has a dog called Rex.", category="relationships")
+    rel = ws_path / "memory" / "relationships.md"
+    line = next(ln for ln in rel.read_text().splitlines(keepends=True) if a.id in ln)
+    (ws_path / "memory" / "pets.md").write_text("# Pets\n\n" + line)
+    mem.sync()
+    mem.apply_forget(mem.plan_forget(ids=[a.id]))
+    assert a.id not in _paths(mem)
+    for name in ("relationships.md", "pets.md"):
+        assert a.id not in (ws_path / "memory" / name).read_text()
+    mem.sync(rebuild=True)
+    assert a.id not in _paths(mem)
