@@ -85,3 +85,17 @@ def test_forget_removes_every_copy(mem: Memory, ws_path: Path) -> None:
         assert a.id not in (ws_path / "memory" / name).read_text()
     mem.sync(rebuild=True)
     assert a.id not in _paths(mem)
+
+
+def test_parse_warnings_name_the_line_of_the_file_not_of_the_body() -> None:
+    """Line numbers in warnings count the front matter, so an editor's "go to line" lands."""
+    text = ("---\ntitle: x\n---\n# T\n\n- a <!-- id=aaaa1111 -->\n- b <!-- id=aaaa1111 -->\n"
+            "- c <!-- id=bad%0A -->\n")
+    lines = text.splitlines()
+    for lazy in (False, True):
+        warnings = parse_category(text, "memory/x.md", lazy=lazy).warnings
+        assert [w.split(":")[1] for w in warnings] == ["7", "8"]
+        assert lines[6].startswith("- b") and lines[7].startswith("- c")
+    # Without front matter the body is the file.
+    body = text.split("---\n", 2)[2]
+    assert [w.split(":")[1] for w in parse_category(body, "memory/x.md").warnings] == ["4", "5"]

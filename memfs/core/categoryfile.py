@@ -216,7 +216,10 @@ def parse_category(text: str, path: str, lazy: bool = False) -> CategoryDoc:
     kind = path.split("/", 1)[0]
     default_type = DEFAULT_TYPE_OF_KIND.get(kind, "profile")
     lines = split_lines(body)
+    n_front = len(warnings)
     slots, fast, by_id = _parse_slots(body, lines, path, default_type, warnings, lazy)
+    if front_raw and len(warnings) > n_front:  # the body's line numbers, as the file's
+        warnings[n_front:] = [_file_line(w, path, front_raw.count("\n")) for w in warnings[n_front:]]
     first_end = text.find("\n")
     doc = CategoryDoc(
         path=path, front=front, front_raw=front_raw, lines=lines, slots=slots,
@@ -228,6 +231,15 @@ def parse_category(text: str, path: str, lazy: bool = False) -> CategoryDoc:
     if by_id is not None:  # every slot is as read: its id set is the parse's
         doc._ids, doc._read_by_id = set(by_id), by_id
     return doc
+
+
+def _file_line(warning: str, path: str, offset: int) -> str:
+    """`path:N: …` with N counted from the top of the file, not of the body."""
+    head, sep, rest = warning.partition(": ")
+    where, _, number = head.rpartition(":")
+    if where != path or not number.isdigit():
+        return warning
+    return f"{path}:{int(number) + offset}{sep}{rest}"
 
 
 def item_of_entry(text: str, meta: dict[str, str] | None, default_type: str, seen_ids: set[str],
