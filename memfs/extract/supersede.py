@@ -5,7 +5,10 @@ patterns; everything else has no slot and never supersedes or is superseded. Two
 
 - single-valued attributes — where someone lives, who they work for, their role, their
   partner, their age, "X's favourite book is …", the date of a named plan ("Priya's
-  wedding is on …"): the same subject with a *different* value replaces the old one;
+  wedding is on …"): the same subject with a *different* value replaces the old one. A
+  job is a role and an employer at once ("a designer at Brightwave", `Slot.also`), and an
+  end ("left Brightwave", "broke up with Tom", `Slot.ended`) replaces the line with its
+  value; what is no job ("a volunteer at Oxfam") fills no slot (memfs.extract.jobs);
 - polarity — "Priya drinks coffee" vs "Priya stopped drinking coffee" / "no longer eats
   meat" / "is no longer vegetarian": the same subject, verb and object with the opposite
   polarity replaces it. Likes are many-valued: "likes jazz" never replaces "likes blues".
@@ -22,13 +25,10 @@ import re
 from dataclasses import dataclass
 
 from memfs.extract.dates import resolve_dates
+from memfs.extract.jobs import ending_of, job_of, not_a_job, says_not_a_job
+from memfs.extract.slotre import ADV, NAME, POSS, ROLE, SUBJ
 
-_SUBJ = r"(?P<s>[A-Z][a-zA-Z'\u2019-]+(?: [A-Z][a-zA-Z'\u2019-]+)?)"
-_POSS = r"(?P<s>[A-Z][a-zA-Z-]+(?: [A-Z][a-zA-Z-]+)?)['\u2019]s"
-_ADV = r"(?:(?:now|currently|still|also|recently|finally|just|officially|actually|has|have|had|already) )*"
-# A name: capitalised words, "of"/"upon"/"de" inside, an optional leading "the".
-_NAME = r"(?P<v>(?:the )?[A-Z][\w.&'\u2019-]*(?: (?:of |upon |de |on )?[A-Z0-9][\w.&'\u2019-]*)*)"
-_ROLE = r"(?P<v>[a-z][a-z-]*(?: [a-z][a-z-]*){0,3})"
+_SUBJ, _POSS, _ADV, _NAME, _ROLE = SUBJ, POSS, ADV, NAME, ROLE
 _DATE = r"(?P<v>\d{4}-\d{2}(?:-\d{2})?|(?:January|February|March|April|May|June|July|August|September|" \
         r"October|November|December) \d{4})"
 _NOT_SUBJECTS = frozenset("""the a an it this that there they he she we you i his her their our my
@@ -63,6 +63,8 @@ class Slot:
     value: str
     polar: bool = False  # value is "+" / "-": a habit, a preference, a state
     past: bool = False   # said in the past tense: history, never replaces a present fact
+    also: str = ""       # a role's employer ("a designer at Brightwave"): the fact fills both
+    ended: bool = False  # "left Brightwave": the value stops being true, nothing replaces it
 
 
 def _norm_value(v: str) -> str:
@@ -161,19 +163,37 @@ def _clean_obj(obj: str | None) -> str | None:
 _COMPOUND = re.compile(r"\b(?:with|and|who|whose|where|while|but|because|since)\b|'s\b", re.IGNORECASE)
 
 
+def _says_more(value: str, rest: str) -> bool:
+    """Does the fact go on past its value? A name's own "'s" ending the fact ("St Mary's.") does not."""
+    if rest.strip(" .,;!") == "":
+        value = value.replace("'s", "")
+    return bool(_COMPOUND.search(value + rest))
+
+
 def slot_of(text: str) -> Slot | None:
     """The slot a fact fills, or None (most facts: no supersession is attempted)."""
     t = _LEAD.sub("", " ".join(text.replace("\u2019", "'").split()))
     if not t or ":" in t.split(" ", 1)[0]:  # "Melanie: That roadtrip…" names no subject
         return None
     past = bool(_PAST_ONLY.search(t))
+    end = ending_of(t)
+    if end and _subject_ok(end[0]):
+        return Slot(_norm_subject(end[0]), end[1], _norm_value(end[2]), ended=True)
+    job = job_of(t)
+    if job and _subject_ok(job.subject):
+        if not job.role or _GROUPS.search(job.employer) or _says_more(job.employer, job.rest):
+            return None  # no job ("a volunteer at Oxfam"), a club, or more than the job: keep it
+        return Slot(_norm_subject(job.subject), "role", _norm_value(job.role), past=past,
+                    also=_norm_value(job.employer))
     for attr, pat in _SINGLE:
         m = pat.match(t)
         if m and _subject_ok(m.group("s")):
             v = m.group("v")
             if attr == "employer" and _GROUPS.search(v):
                 continue
-            if _COMPOUND.search(v + t[m.end("v"):]):
+            if attr in ("employer", "role") and (says_not_a_job(t) or (attr == "role" and not_a_job(v))):
+                return None  # "works at Oxfam as a volunteer", "is a member at the Lido"
+            if _says_more(v, t[m.end("v"):]):
                 return None  # it says more than this one slot ("... with her partner Tom"): keep it
 
             value = _norm_value(v)
@@ -256,9 +276,15 @@ def supersedes(newer: Slot | None, older: Slot | None) -> bool:
             return True
         return newer.attribute.startswith("does ") and older.attribute.startswith("does ") and \
             _polar_match(newer.attribute, older.attribute)
-    if newer.attribute != older.attribute:
-        return False
-    return not _same_value(newer.value, older.value)
+    if newer.ended or older.ended:  # an end replaces only the same value; a past end stays true
+        return newer.ended and not older.ended and _claims(older).get(newer.attribute) == newer.value
+    mine, theirs = _claims(newer), _claims(older)
+    return any(not _same_value(mine[k], theirs[k]) for k in mine.keys() & theirs.keys())
+
+
+def _claims(slot: Slot) -> dict[str, str]:
+    """attribute -> value, a role's employer included ("designer at Brightwave")."""
+    return {slot.attribute: slot.value, **({"employer": slot.also} if slot.also else {})}
 
 
 def conflicts(text_a: str, text_b: str) -> bool:
