@@ -28,7 +28,6 @@ from memfs.extract.dates import resolve_dates
 from memfs.extract.jobs import ending_of, job_of, not_a_job, says_not_a_job
 from memfs.extract.slotre import ADV, NAME, POSS, ROLE, SUBJ
 
-_SUBJ, _POSS, _ADV, _NAME, _ROLE = SUBJ, POSS, ADV, NAME, ROLE
 _DATE = r"(?P<v>\d{4}-\d{2}(?:-\d{2})?|(?:January|February|March|April|May|June|July|August|September|" \
         r"October|November|December) \d{4})"
 _NOT_SUBJECTS = frozenset("""the a an it this that there they he she we you i his her their our my
@@ -91,33 +90,33 @@ def _stem(word: str) -> str:
 
 
 _SINGLE: list[tuple[str, re.Pattern[str]]] = [
-    ("residence", re.compile(r"^" + _SUBJ + r" " + _ADV + r"(?:lives|is living|resides|is based|has lived|"
-                             r"is now living|now lives|lived|was living) in " + _NAME)),
-    ("residence", re.compile(r"^" + _SUBJ + r" " + _ADV + r"(?:moved|relocated|has moved|is moving|moves|"
-                             r"will move|will be moving) (?:back |house |home )?to " + _NAME)),
-    ("employer", re.compile(r"^" + _SUBJ + r" " + _ADV + r"(?:works|is working|has worked|worked|was working)"
-                            r" (?:full-time |part-time |remotely )?(?:at|for) " + _NAME)),
-    ("employer", re.compile(r"^" + _SUBJ + r" " + _ADV + r"(?:joined|started (?:a new job |a job |working )?at|"
+    ("residence", re.compile(r"^" + SUBJ + r" " + ADV + r"(?:lives|is living|resides|is based|has lived|"
+                             r"is now living|now lives|lived|was living) in " + NAME)),
+    ("residence", re.compile(r"^" + SUBJ + r" " + ADV + r"(?:moved|relocated|has moved|is moving|moves|"
+                             r"will move|will be moving) (?:back |house |home )?to " + NAME)),
+    ("employer", re.compile(r"^" + SUBJ + r" " + ADV + r"(?:works|is working|has worked|worked|was working)"
+                            r" (?:full-time |part-time |remotely )?(?:at|for) " + NAME)),
+    ("employer", re.compile(r"^" + SUBJ + r" " + ADV + r"(?:joined|started (?:a new job |a job |working )?at|"
                             r"got a job (?:at|with)|took a job (?:at|with)|accepted a job (?:at|with)|"
                             r"accepted an offer from|is starting (?:a new job )?at|starts (?:a new job )?at|"
-                            r"is employed by|is employed at) " + _NAME)),
-    ("role", re.compile(r"^" + _SUBJ + r" " + _ADV + r"(?:works|is working|worked) as (?:a|an|the) " + _ROLE
+                            r"is employed by|is employed at) " + NAME)),
+    ("role", re.compile(r"^" + SUBJ + r" " + ADV + r"(?:works|is working|worked) as (?:a|an|the) " + ROLE
                         + r"(?= at\b| for\b| in\b|[,.]|$)")),
-    ("role", re.compile(r"^" + _SUBJ + r" " + _ADV + r"(?:was|got|has been|is) (?:just |recently )?promoted to "
-                        r"(?:a |an |the )?" + _ROLE + r"(?= at\b| for\b| in\b|[,.]|$)")),
-    ("role", re.compile(r"^" + _SUBJ + r" is " + _ADV + r"(?:a|an|the) " + _ROLE + r"(?= at [A-Z]| for [A-Z])")),
-    ("role", re.compile(r"^" + _POSS + r" (?:new |current )?(?:role|job title|title|position) is (?:now )?"
-                        r"(?:a |an |the )?" + _ROLE + r"(?= at\b| for\b| in\b|[,.]|$)")),
-    ("partner", re.compile(r"^" + _SUBJ + r" (?:is|has been|got) " + _ADV + r"(?:married to|engaged to|dating|"
-                           r"seeing|in a relationship with|going out with) " + _NAME)),
-    ("partner", re.compile(r"^" + _POSS + r" (?:new |current )?(?:partner|boyfriend|girlfriend|husband|wife|"
-                           r"fianc[eé]e?|spouse) is (?:now |called |named )?" + _NAME)),
-    ("age", re.compile(r"^" + _SUBJ + r" (?:is|just turned|turned|has turned) (?:now )?(?P<v>\d{1,3})"
+    ("role", re.compile(r"^" + SUBJ + r" " + ADV + r"(?:was|got|has been|is) (?:just |recently )?promoted to "
+                        r"(?:a |an |the )?" + ROLE + r"(?= at\b| for\b| in\b|[,.]|$)")),
+    ("role", re.compile(r"^" + SUBJ + r" is " + ADV + r"(?:a|an|the) " + ROLE + r"(?= at [A-Z]| for [A-Z])")),
+    ("role", re.compile(r"^" + POSS + r" (?:new |current )?(?:role|job title|title|position) is (?:now )?"
+                        r"(?:a |an |the )?" + ROLE + r"(?= at\b| for\b| in\b|[,.]|$)")),
+    ("partner", re.compile(r"^" + SUBJ + r" (?:is|has been|got) " + ADV + r"(?:married to|engaged to|dating|"
+                           r"seeing|in a relationship with|going out with) " + NAME)),
+    ("partner", re.compile(r"^" + POSS + r" (?:new |current )?(?:partner|boyfriend|girlfriend|husband|wife|"
+                           r"fianc[eé]e?|spouse) is (?:now |called |named )?" + NAME)),
+    ("age", re.compile(r"^" + SUBJ + r" (?:is|just turned|turned|has turned) (?:now )?(?P<v>\d{1,3})"
                        r"(?: years old| years of age)?(?=[ ,.]|$)")),
 ]
-_FAVOURITE = re.compile(r"^" + _POSS + r" (?:current |new |all-time )?fav(?:ou?)?rite (?P<a>[a-z]+(?: [a-z]+){0,2})"
+_FAVOURITE = re.compile(r"^" + POSS + r" (?:current |new |all-time )?fav(?:ou?)?rite (?P<a>[a-z]+(?: [a-z]+){0,2})"
                         r" is (?:now |currently )?(?P<v>[^,;]{2,60}?)(?:,|\.|$)")
-_PLAN = re.compile(r"^" + _POSS + r" (?:\w+ ){0,2}?(?P<a>" + _PLAN_NOUNS + r")\b(?P<rest>.*)$", re.IGNORECASE)
+_PLAN = re.compile(r"^" + POSS + r" (?:\w+ ){0,2}?(?P<a>" + _PLAN_NOUNS + r")\b(?P<rest>.*)$", re.IGNORECASE)
 _PLAN_DATE = re.compile(_DATE)
 
 # Polarity: habits, preferences and states that can be reversed.
@@ -129,16 +128,16 @@ _NOT_VERBS = r"no longer|doesn't|does not|don't|do not|never"
 _W = r"(?!(?:after|because|since|when|in|last|on|due|for|following|at|to|with|every|and|anymore)\b)[A-Za-z][\w'-]*"
 _OBJ = r"(?P<o>" + _W + r"(?: " + _W + r"){0,2})"
 _TAIL = r"(?: (?:anymore|any more|now|these days|again|every day|daily|regularly|at all))*(?:[,.!]|$)"
-_POS = re.compile(r"^" + _SUBJ + r" (?:now |still |really |usually |often |always |regularly |also |"
+_POS = re.compile(r"^" + SUBJ + r" (?:now |still |really |usually |often |always |regularly |also |"
                   r"started |has started |began |is back to |went back to )*(?P<verb>" + _POS_VERBS
                   + r"|(?:\w+ing))(?: (?P<o2>" + r"(?:[A-Za-z][\w'-]*)(?: [A-Za-z][\w'-]*){0,2}" + r"))?" + _TAIL)
 # A reversal may give its reason or time: "stopped playing tennis after a knee injury".
 _WHY = r"(?: (?:after|because|since|when|in|last|on|due to|for|following)\b[^,;]*)?"
-_NEG = re.compile(r"^" + _SUBJ + r" (?:has |have )?(?:(?:" + _STOP_VERBS + r") (?:(?P<verb>\w+ing) )?" + _OBJ
+_NEG = re.compile(r"^" + SUBJ + r" (?:has |have )?(?:(?:" + _STOP_VERBS + r") (?:(?P<verb>\w+ing) )?" + _OBJ
                   + r"|(?:" + _NOT_VERBS + r") (?P<verb2>\w+)(?: " + _OBJ.replace("<o>", "<o3>") + r")?)" + _WHY + _TAIL)
-_NEG_BARE = re.compile(r"^" + _SUBJ + r" (?:has |have )?(?:stopped|quit|gave up|has given up) "
+_NEG_BARE = re.compile(r"^" + SUBJ + r" (?:has |have )?(?:stopped|quit|gave up|has given up) "
                        r"(?P<verb>\w+ing)" + _WHY + _TAIL)
-_STATE = re.compile(r"^" + _SUBJ + r" (?:is|has been|became|has become) (?P<neg>no longer |not |now |"
+_STATE = re.compile(r"^" + SUBJ + r" (?:is|has been|became|has become) (?P<neg>no longer |not |now |"
                     r"still |again )?(?P<a>vegetarian|vegan|pescatarian|single|married|sober|pregnant|"
                     r"retired|employed|unemployed|self-employed|divorced|engaged|widowed|separated|teetotal|gluten-free|a smoker|a vegetarian|"
                     r"a vegan|dairy-free)\b" + _TAIL)
@@ -199,7 +198,7 @@ def slot_of(text: str) -> Slot | None:
             value = _norm_value(v)
             if not value:
                 continue
-            if attr == "residence" and re.match(r"^" + _SUBJ + r" (?:\w+ )*?(?:is moving|will move|will be moving)", t):
+            if attr == "residence" and re.match(r"^" + SUBJ + r" (?:\w+ )*?(?:is moving|will move|will be moving)", t):
                 return None  # a plan, not yet true
             return Slot(_norm_subject(m.group("s")), attr, value, past=past)
     m = _FAVOURITE.match(t)
