@@ -87,6 +87,9 @@ def test_a_compatible_fact_supersedes_nothing(old: str, new: str) -> None:
     ("Priya works as a designer at Brightwave.", "Priya joined Brightwave as a mentor."),
     ("Priya works at Northwind.", "Priya joined Brightwave as a mentor."),  # not an employer slot either
     ("Raj is a paramedic at Westfield.", "Raj is a student at Leeds University."),
+    ("Priya is a designer at Brightwave.", "Priya is a speaker at PyCon."),
+    ("Priya is a designer at Brightwave.", "Priya is an expert at Excel."),
+    ("Priya is a designer at Brightwave.", "Priya is the youngest at Brightwave."),
 ])
 def test_a_role_that_is_no_job_replaces_no_job(old: str, new: str) -> None:
     assert slot_of(new) is None

@@ -17,11 +17,14 @@ from dataclasses import dataclass
 
 from memfs.extract.slotre import ADV, NAME, ROLE, SUBJ
 
-#: Words that make a role no job: helping, learning, belonging, buying, being cared for.
+#: Words that make a role no job: helping, learning, belonging, buying, being cared for,
+#: taking part, being good at something ("an expert at Excel", "the youngest at Acme").
 NOT_JOBS = frozenset("""volunteer volunteers volunteering mentor mentee member members student
 intern guest customer fan patient client regular visitor supporter subscriber donor resident
-tenant alumnus alumna graduate parent friend neighbour neighbor ambassador trustee best worst
-first last only one""".split())
+tenant alumnus alumna graduate parent friend neighbour neighbor ambassador trustee user
+speaker attendee panelist panellist participant delegate contestant finalist winner
+competitor spectator bridesmaid groomsman beginner novice expert natural pro first last
+only one""".split())
 
 _EMPLOYER = NAME.replace("<v>", "<e>")
 _A = r"(?:a|an|the) "
@@ -83,7 +86,7 @@ def job_of(text: str) -> Job | None:
 
 def not_a_job(role: str) -> bool:
     """"volunteer", "board member", "big fan", "student nurse": no job to replace one with."""
-    return any(w in NOT_JOBS for w in role.lower().split())
+    return any(w in NOT_JOBS or (w.endswith("est") and w != "priest") for w in role.lower().split())
 
 
 def says_not_a_job(text: str) -> bool:
