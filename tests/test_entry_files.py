@@ -182,11 +182,13 @@ def test_superseded_facts_leave_memory_md_and_close_the_person_page(tmp_path: Pa
     cli(root, "sync")
     memory = read(root, "memory.md")
     assert "Manchester" not in memory and "Leeds" in memory
-    assert "1 superseded kept as history" in memory
+    # Two: Manchester, and the Northwind job that "I left Northwind" ended when it was ingested.
+    assert "2 superseded kept as history" in memory
     page = read(root, "people/priya.md")
     history = page.split("## History (superseded)")[1]
     assert "## " not in history.split(PAGE_BEGIN)[0].split("<!-- memfs:end")[0]  # history is the last section
     assert "until 2026-08: Priya lives in Manchester" in history and f"#{old})" in history
+    assert "Priya works as a product designer at Northwind" in history
     assert f"superseded by [memory/profile.md#{leeds}](../memory/profile.md#{leeds})" in history
     assert "Manchester" not in page.split("## History (superseded)")[0]
     assert "+ 1 superseded" in read(root, "index.md")

@@ -184,3 +184,44 @@ def test_filing_home_job_pets_and_how_to() -> None:
     assert classify("Priya wants to run a marathon in 2027.", kind="conversation", dated=True,
                     names=names) == ("profile", "goals")
     assert classify("Priya went to Paris on 2026-05-01.", kind="conversation", dated=True, names=names)[0] == "event"
+
+
+def test_filing_commitments_and_dated_job_changes() -> None:
+    from memfs.extract.classify import classify
+
+    names = ("Priya", "Tom")
+    assert classify("Priya will send Tom the slides.", kind="conversation", names=names) == ("profile", "goals")
+    assert classify("Priya will send Tom the slides on 2026-10-09.", kind="conversation", dated=True,
+                    names=names)[0] == "event"  # dated: it happens then
+    assert classify("Priya will love the new office.", kind="conversation", names=names)[1] != "goals"
+    assert classify("Priya started as a nurse at Northfield in March 2026.", kind="conversation", dated=True,
+                    names=names) == ("profile", "work")
+    assert classify("Priya was laid off from Brightwave in September 2026.", kind="conversation", dated=True,
+                    names=names) == ("profile", "work")
+
+
+@pytest.mark.parametrize("said,expected", [
+    ("I quit my job at Acme.", "Priya quit"),
+    ("I hurt my knee playing football.", "Priya hurt"),
+    ("I split up with Tom.", "Priya split"),
+    ("I upset my mum.", "Priya upset"),
+    ("I always quit when it gets hard.", "Priya always quits"),  # it recurs: present
+])
+def test_a_verb_that_reads_the_same_in_the_past_is_past_unless_it_recurs(said: str, expected: str) -> None:
+    raw = json.dumps([{"role": "user", "name": "Priya", "content": said, "timestamp": "2026-10-05T10:00:00"}])
+    assert _texts(read_source(raw.encode(), "d.json"))[0].startswith(expected + " ")
+
+
+@pytest.mark.parametrize("said,expected", [
+    ("I live in Leeds with my sister.", ["Priya lives in Leeds.", "Priya lives with their sister."]),
+    ("I live in New York with Tom and Ana.", ["Priya lives in New York.", "Priya lives with Tom and Ana."]),
+    ("I live in Leeds with two cats and a dog.", ["Priya lives in Leeds.", "Priya lives with two cats and a dog."]),
+    ("I live in Leeds with no regrets.", ["Priya lives in Leeds with no regrets."]),
+    ("I live in Leeds with anxiety and Tom.", ["Priya lives in Leeds with anxiety and Tom."]),
+    ("I live in Leeds with Tom during the week.", ["Priya lives in Leeds with Tom during the week."]),
+    ("I live in Leeds with Tom for now.", ["Priya lives in Leeds with Tom for now."]),
+    ("I live in Leeds with MS.", ["Priya lives in Leeds with MS."]),
+])
+def test_a_shared_home_is_split_only_when_the_with_part_is_people(said: str, expected: list[str]) -> None:
+    raw = json.dumps([{"role": "user", "name": "Priya", "content": said, "timestamp": "2026-10-05T10:00:00"}])
+    assert _texts(read_source(raw.encode(), "d.json")) == expected

@@ -224,3 +224,14 @@ def test_diff_by_identity_skips_the_common_head_and_tail(seed: int) -> None:
     removed, added = diff(tuple(old), tuple(new))
     was, now = {id(it) for it in old}, {id(it) for it in new}
     assert sorted(map(id, removed)) == sorted(was - now) and sorted(map(id, added)) == sorted(now - was)
+
+
+def test_a_trade_is_work_only_when_said_of_the_person() -> None:
+    from memfs.entry.facets import facets_of
+
+    assert "work" in facets_of("Priya is a designer.", "profile", "profile", False)
+    assert "work" in facets_of("Priya is now a lead engineer at Northwind.", "profile", "profile", False)
+    assert "work" in facets_of("Priya works as a nurse at the hospital.", "profile", "profile", False)
+    for text in ("Priya's sister is a nurse.", "Priya met a doctor at the party.", "Priya is dating a lawyer.",
+                 "Priya watched a film about an architect.", "Her sister is a teacher."):
+        assert "work" not in facets_of(text, "profile", "profile", False), text

@@ -39,6 +39,23 @@ def _lines(root: Path) -> list[str]:
     ("Priya's wedding is on 2026-06-12.", "Priya's wedding was moved to 2026-09-05."),
     ("Sam is dating Alex.", "Sam is married to Jordan."),
     ("Priya smokes.", "Priya quit smoking."),
+    # A job is a role at an employer: a new one replaces both.
+    ("Priya works as a designer at Brightwave.", "Priya is now a lead engineer at Northwind."),
+    ("Priya works as a designer at Brightwave.", "Priya works at Northwind."),
+    ("Priya works at Brightwave.", "Priya started as a nurse at Northfield."),
+    ("Priya works at Brightwave.", "Priya joined Northwind as a designer."),
+    ("Marta works as a nurse at St Mary's.", "Marta works as a midwife now."),
+    # An end replaces the line with its value, and needs no new one.
+    ("Priya works at Brightwave.", "Priya left Brightwave."),
+    ("Priya works as a designer at Brightwave.", "Priya left Brightwave in March 2026."),
+    ("Priya works at Acme.", "Priya left Acme in 2025."),
+    ("Priya works at Acme.", "Priya left Acme after five years."),
+    ("Priya works at Brightwave.", "Priya quit her job at Brightwave."),
+    ("Priya works at Brightwave.", "Priya resigned from Brightwave."),
+    ("Priya works at Brightwave.", "Priya was laid off from Brightwave."),
+    ("Priya is dating Tom.", "Priya broke up with Tom."),
+    ("Priya is dating Tom.", "Priya split up with Tom."),
+    ("Priya is married to Tom.", "Priya divorced Tom."),
 ])
 def test_a_newer_value_supersedes(old: str, new: str) -> None:
     assert supersedes(slot_of(new), slot_of(old))
@@ -53,9 +70,63 @@ def test_a_newer_value_supersedes(old: str, new: str) -> None:
     ("Priya has a dog.", "Priya has a cat."),
     ("Priya lives in Leeds.", "Priya lives with her sister."),
     ("Priya lives in Leeds.", "Priya is moving to York next year."),  # a plan, not yet true
+    ("Priya works at Brightwave.", "Priya is a lead engineer at Brightwave."),  # the same employer
+    ("Elena works as a curator.", "Elena works as a curator at the Science Museum."),
 ])
 def test_a_compatible_fact_supersedes_nothing(old: str, new: str) -> None:
     assert not supersedes(slot_of(new), slot_of(old))
+
+
+@pytest.mark.parametrize("old,new", [
+    ("Sam is a teacher at Hillside.", "Sam is a volunteer at Oxfam."),
+    ("Sam works at Hillside.", "Sam works at Oxfam as a volunteer."),
+    ("Sam works as a teacher.", "Sam works as a volunteer."),             # the old role patterns too
+    ("Sam works as a teacher.", "Sam is a member at the Lido."),
+    ("Sam's role is teacher.", "Sam's role is now mentor."),
+    ("Sam works as a teacher at Hillside.", "Sam works as a volunteer driver."),
+    ("Priya works as a designer at Brightwave.", "Priya joined Brightwave as a mentor."),
+    ("Priya works at Northwind.", "Priya joined Brightwave as a mentor."),  # not an employer slot either
+    ("Raj is a paramedic at Westfield.", "Raj is a student at Leeds University."),
+    ("Priya is a designer at Brightwave.", "Priya is a speaker at PyCon."),
+    ("Priya is a designer at Brightwave.", "Priya is an expert at Excel."),
+    ("Priya is a designer at Brightwave.", "Priya is the youngest at Brightwave."),
+])
+def test_a_role_that_is_no_job_replaces_no_job(old: str, new: str) -> None:
+    assert slot_of(new) is None
+    assert not supersedes(slot_of(new), slot_of(old))
+
+
+@pytest.mark.parametrize("old,new", [
+    ("Priya is dating Tom.", "Priya left Tom a note."),
+    ("Ana works at Google Docs.", "Ana left Google Docs open."),
+    ("Priya works at Acme.", "Priya left Acme a review."),
+    ("Priya works at Acme Park.", "Priya left Acme Park at noon."),
+])
+def test_left_ends_only_a_job_named_at_the_end_of_its_clause(old: str, new: str) -> None:
+    slot = slot_of(new)
+    assert slot is None or not slot.ended
+    assert not supersedes(slot, slot_of(old))
+
+
+def test_an_end_ends_only_its_own_value_and_nothing_replaces_it() -> None:
+    assert not supersedes(slot_of("Ana left Google Docs."), slot_of("Ana works at Google."))  # never "contained"
+    assert not supersedes(slot_of("Priya left Northwind."), slot_of("Priya works at Brightwave."))
+    assert not supersedes(slot_of("Priya left Tom."), slot_of("Priya is dating Tom."))  # only a break-up verb
+    assert not supersedes(slot_of("Priya works at Northwind."), slot_of("Priya left Brightwave."))
+    assert not supersedes(slot_of("Priya left Northwind."), slot_of("Priya left Brightwave."))
+    assert slot_of("Priya left Brightwave.").ended  # type: ignore[union-attr]
+
+
+def test_a_shared_home_moves_and_the_household_stays(ws_path: Path, tmp_path: Path) -> None:
+    mem = hashing_memory(ws_path)
+    try:
+        mem.ingest_file(_chat(tmp_path / "a.json", "Tom", "I live in Leeds with my sister.", "2026-03-02T10:00:00Z"))
+        mem.ingest_file(_chat(tmp_path / "b.json", "Tom", "I moved to York.", "2026-10-05T10:00:00Z"))
+        lines = _lines(ws_path)
+        assert "superseded_by=" in next(ln for ln in lines if "Tom lives in Leeds." in ln)
+        assert "superseded_by" not in next(ln for ln in lines if "Tom lives with their sister." in ln)
+    finally:
+        mem.close()
 
 
 def test_time_filter_windows_and_errors() -> None:

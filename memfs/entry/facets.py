@@ -38,9 +38,12 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx)) f
     ("home", r"\b(lives?|living|lived) (in|at|near|with)\b|\b(moved|moving|relocat\w*) (to|back)\b|"
              r"\bbased in\b|\bhome ?town\b|\bgrew up\b|\bresides?\b|\bhouse in\b|\bflat in\b|\bapartment in\b"),
     ("work", r"\b(works?|working|worked) (as|at|for|on|remotely)\b|\bjob\b|\bemploy\w*|\bhired\b|\bjoined\b|"
-             r"\bstarted as\b|\b(engineer|designer|developer|manager|director|head of|lead|founder|ceo|cto|"
-             r"consultant|analyst|scientist|teacher|nurse|doctor|lawyer|architect|researcher|intern|"
-             r"freelanc\w*|retired|career|colleague|company|employer)\b"),
+             r"\bstarted as\b|\b(freelanc\w*|retired|career|colleague|company|employer)\b|"
+             # A trade counts only when said of the person: not "Priya's sister is a nurse".
+             r"^(the user|the author|(?!(her|his|their|my|our|its|a|an|the)\b)[a-z-]+( [a-z-]+)?) (is|was|has been|"
+             r"became|is now|trained as|qualified as) (an? |the )([a-z-]+ ){0,2}(engineer|designer|developer|"
+             r"manager|director|head of|lead|founder|ceo|cto|consultant|analyst|scientist|teacher|nurse|doctor|"
+             r"lawyer|architect|researcher|intern)s?\b"),
     ("people", r"\b(partner|wife|husband|spouse|boyfriend|girlfriend|fianc\w*|married|son|daughter|kids?|"
                r"children|child|baby|mother|mom|mum|father|dad|sister|brother|sibling|parents?|"
                r"grand\w+|aunt|uncle|cousin|friend|neighbou?r|dog|cat|pet|puppy|kitten|horse|rabbit|"

@@ -98,6 +98,10 @@ _IRREGULAR_3RD = {"be": "is", "have": "has", "do": "does", "go": "goes", "underg
 _PAST_CUE_RE = re.compile(r"\b(?:yesterday|ago|last|was|were|went|did|had|could|earlier|in (?:january|february|"
                           r"march|april|may|june|july|august|september|october|november|december|"
                           r"(?:19|20)\d\d))\b", re.IGNORECASE)
+# "I quit my job", "I hurt my knee": news, so past -- unless the line says it recurs.
+_EVENT_PAST = frozenset("quit hurt split upset burst".split())
+_RECURS_RE = re.compile(r"\b(?:always|usually|often|never|sometimes|every|each|whenever|tends?|regularly|"
+                        r"daily|weekly|keeps?)\b", re.IGNORECASE)
 # "you" that is not the one listener: plural or a set phrase. Between two people almost
 # every other "you" means the listener, so it becomes their name.
 _GENERIC_YOU_RE = re.compile(
@@ -163,6 +167,7 @@ class _Rewriter:
         self.addressee = addressee
         self.group = group
         self.past_context = bool(_PAST_CUE_RE.search(sentence))
+        self.recurs = bool(_RECURS_RE.search(sentence))
         # Once the line has named the speaker, later "I"/"my"/"me" read better as singular
         # "they" -- unless another person or a plural "they" could be meant.
         self.named = named  # the line already named the speaker (a continuation)
@@ -242,7 +247,7 @@ class _Rewriter:
             out = _AGREE[low]
             self.tokens[j] = out[:1].upper() + out[1:] if verb[:1].isupper() else out
             return
-        if low in AMBIGUOUS_PAST and self.past_context:
+        if low in AMBIGUOUS_PAST and (self.past_context or (low in _EVENT_PAST and not self.recurs)):
             return
         if _looks_like_base_verb(verb):
             self.tokens[j] = third_person(verb)

@@ -22,7 +22,8 @@ Conversations (first match wins):
    "tends to", "used to", "whenever", "twice a week", "most days", "daily".
 4. event: something that happened or will happen at a time: a resolved date
    expression, or a past-tense action ("went", "visited", "rehearsed") by one of the
-   people. A plan with no time ("going to continue my education") is a profile goal.
+   people. A plan with no time ("going to continue my education", "Priya will send the
+   slides") is a profile goal.
 5. profile: everything else (traits, identity, preferences, relationships, opinions).
 
 Category hints (a slug; the categorize step uses it only if that category exists):
@@ -121,7 +122,13 @@ _JOB_RE = re.compile(
     r"\b(?:works|work|worked|working)\s+(?:as|at|for|in)\b|\b(?:new|first|part-time|full-time|dream)\s+job\b|"
     r"\b(?:got|landed|accepted|started|starts|starting|quit|left|lost)\s+(?:a\s+|the\s+|her\s+|his\s+|"
     r"their\s+)?(?:new\s+)?(?:job|role|position|internship)\b|\b(?:promoted|hired|employed|retired)\b|"
-    r"\b(?:last|first)\s+day\s+(?:at|of)\s+(?:work|the\s+office|[A-Z])|\bjoined\s+[A-Z][\w&.-]*\s+as\b", _I)
+    r"\b(?:last|first)\s+day\s+(?:at|of)\s+(?:work|the\s+office|[A-Z])|\bjoined\s+[A-Z][\w&.-]*\s+as\b|"
+    r"\bstarted\s+(?:work(?:ing)?\s+)?as\s+(?:[\w-]+\s+){1,4}?(?:at|for|with)\s+(?-i:[A-Z])|\b(?:laid\s+off|let\s+go|made\s+redundant|fired)\s+(?:from|by|at)\b|"
+    r"\bresigned\s+from\b", _I)
+# "Priya will send the slides": an undated commitment is a goal (a dated one an event).
+_WILL_RE = re.compile(r"^(?:[A-Z][\w'-]*(?: [A-Z][\w'-]*)?|The user) will (?:(?:also|definitely|finally|soon) )?"
+                      r"(?!(?:be|have|not|never|probably|likely|always|love|like|enjoy|need|know|miss|feel|"
+                      r"understand|remember|find|see|get)\b)[a-z]+")
 # Who someone is: where they are from, their age, the languages they speak, their trade.
 _IDENTITY_RE = re.compile(
     r"\b(?:is|are|was) (?:originally )?from [A-Z]|\boriginally from\b|\b\d{1,3} years old\b|"
@@ -280,7 +287,8 @@ def classify(text: str, *, kind: str, dated: bool = False, heading: str | None =
         return "profile", ("work" if job else "profile")
     if about and not behavior and _IDENTITY_RE.search(text):
         return "profile", "profile"
-    if not _GOAL_CUES.isdisjoint(wset) and _GOAL_RE.search(text) and about:
+    if about and ((not _GOAL_CUES.isdisjoint(wset) and _GOAL_RE.search(text))
+                  or (not dated and "will" in wset and _WILL_RE.match(text))):
         return "profile", "goals"  # "wants to run a marathon in 2027": a goal, even with a date
     if behavior and (personal or _mentions_person(text, names)):
         return "behavior", "habits"

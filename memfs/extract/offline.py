@@ -10,9 +10,8 @@ Decisions:
   the same segment, so the pair reads on its own; one still opening a line is ``dangle``'s,
   and one ``dangle`` cannot resolve joins the line made from the sentence just before it
   in the turn, when there is one ("Maria got a puppy. Her name's Coco.").
-- Conversation turns by assistant/system/tool roles are skipped: the memory is about
-  the user and the people in the conversation, and an assistant's text is mostly
-  advice, not facts about them.
+- Conversation turns by assistant/system/tool roles are skipped: the memory is about the user
+  and the people in the conversation; an assistant's text is mostly advice, not facts about them.
 - ``Fact.when``: the first date expression resolved in the fact; otherwise the date
   of the segment (or of the source): the day the fact was stated. None if undated.
 - Documents: every sentence or list item is a fact (knowledge/skill/tool); a list
@@ -62,6 +61,7 @@ from memfs.extract.listener import (
 )
 from memfs.extract.rewrite import drop_hedges, speaker_view
 from memfs.extract.said import attributed, is_reaction
+from memfs.extract.slotsplit import split_home
 from memfs.extract.transcript import as_transcript
 from memfs.extract.sentences import (
     has_content,
@@ -391,7 +391,7 @@ def extract_offline(source: ParsedSource) -> list[Fact]:
             continue
         finally:
             ctx.earlier, ctx.previous = ctx.previous, seg.text or ""
-        for fact in facts:
+        for fact in (part for f in facts for part in split_home(f)):
             key = _dedupe_key(fact.text)
             if not key or key in seen:
                 continue

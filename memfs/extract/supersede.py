@@ -5,7 +5,10 @@ patterns; everything else has no slot and never supersedes or is superseded. Two
 
 - single-valued attributes — where someone lives, who they work for, their role, their
   partner, their age, "X's favourite book is …", the date of a named plan ("Priya's
-  wedding is on …"): the same subject with a *different* value replaces the old one;
+  wedding is on …"): the same subject with a *different* value replaces the old one. A
+  job is a role and an employer at once ("a designer at Brightwave", `Slot.also`), and an
+  end ("left Brightwave", "broke up with Tom", `Slot.ended`) replaces the line with its
+  value; what is no job ("a volunteer at Oxfam") fills no slot (memfs.extract.jobs);
 - polarity — "Priya drinks coffee" vs "Priya stopped drinking coffee" / "no longer eats
   meat" / "is no longer vegetarian": the same subject, verb and object with the opposite
   polarity replaces it. Likes are many-valued: "likes jazz" never replaces "likes blues".
@@ -22,13 +25,9 @@ import re
 from dataclasses import dataclass
 
 from memfs.extract.dates import resolve_dates
+from memfs.extract.jobs import ending_of, job_of, not_a_job, says_not_a_job
+from memfs.extract.slotre import ADV, NAME, POSS, ROLE, SUBJ
 
-_SUBJ = r"(?P<s>[A-Z][a-zA-Z'\u2019-]+(?: [A-Z][a-zA-Z'\u2019-]+)?)"
-_POSS = r"(?P<s>[A-Z][a-zA-Z-]+(?: [A-Z][a-zA-Z-]+)?)['\u2019]s"
-_ADV = r"(?:(?:now|currently|still|also|recently|finally|just|officially|actually|has|have|had|already) )*"
-# A name: capitalised words, "of"/"upon"/"de" inside, an optional leading "the".
-_NAME = r"(?P<v>(?:the )?[A-Z][\w.&'\u2019-]*(?: (?:of |upon |de |on )?[A-Z0-9][\w.&'\u2019-]*)*)"
-_ROLE = r"(?P<v>[a-z][a-z-]*(?: [a-z][a-z-]*){0,3})"
 _DATE = r"(?P<v>\d{4}-\d{2}(?:-\d{2})?|(?:January|February|March|April|May|June|July|August|September|" \
         r"October|November|December) \d{4})"
 _NOT_SUBJECTS = frozenset("""the a an it this that there they he she we you i his her their our my
@@ -63,6 +62,8 @@ class Slot:
     value: str
     polar: bool = False  # value is "+" / "-": a habit, a preference, a state
     past: bool = False   # said in the past tense: history, never replaces a present fact
+    also: str = ""       # a role's employer ("a designer at Brightwave"): the fact fills both
+    ended: bool = False  # "left Brightwave": the value stops being true, nothing replaces it
 
 
 def _norm_value(v: str) -> str:
@@ -89,33 +90,33 @@ def _stem(word: str) -> str:
 
 
 _SINGLE: list[tuple[str, re.Pattern[str]]] = [
-    ("residence", re.compile(r"^" + _SUBJ + r" " + _ADV + r"(?:lives|is living|resides|is based|has lived|"
-                             r"is now living|now lives|lived|was living) in " + _NAME)),
-    ("residence", re.compile(r"^" + _SUBJ + r" " + _ADV + r"(?:moved|relocated|has moved|is moving|moves|"
-                             r"will move|will be moving) (?:back |house |home )?to " + _NAME)),
-    ("employer", re.compile(r"^" + _SUBJ + r" " + _ADV + r"(?:works|is working|has worked|worked|was working)"
-                            r" (?:full-time |part-time |remotely )?(?:at|for) " + _NAME)),
-    ("employer", re.compile(r"^" + _SUBJ + r" " + _ADV + r"(?:joined|started (?:a new job |a job |working )?at|"
+    ("residence", re.compile(r"^" + SUBJ + r" " + ADV + r"(?:lives|is living|resides|is based|has lived|"
+                             r"is now living|now lives|lived|was living) in " + NAME)),
+    ("residence", re.compile(r"^" + SUBJ + r" " + ADV + r"(?:moved|relocated|has moved|is moving|moves|"
+                             r"will move|will be moving) (?:back |house |home )?to " + NAME)),
+    ("employer", re.compile(r"^" + SUBJ + r" " + ADV + r"(?:works|is working|has worked|worked|was working)"
+                            r" (?:full-time |part-time |remotely )?(?:at|for) " + NAME)),
+    ("employer", re.compile(r"^" + SUBJ + r" " + ADV + r"(?:joined|started (?:a new job |a job |working )?at|"
                             r"got a job (?:at|with)|took a job (?:at|with)|accepted a job (?:at|with)|"
                             r"accepted an offer from|is starting (?:a new job )?at|starts (?:a new job )?at|"
-                            r"is employed by|is employed at) " + _NAME)),
-    ("role", re.compile(r"^" + _SUBJ + r" " + _ADV + r"(?:works|is working|worked) as (?:a|an|the) " + _ROLE
+                            r"is employed by|is employed at) " + NAME)),
+    ("role", re.compile(r"^" + SUBJ + r" " + ADV + r"(?:works|is working|worked) as (?:a|an|the) " + ROLE
                         + r"(?= at\b| for\b| in\b|[,.]|$)")),
-    ("role", re.compile(r"^" + _SUBJ + r" " + _ADV + r"(?:was|got|has been|is) (?:just |recently )?promoted to "
-                        r"(?:a |an |the )?" + _ROLE + r"(?= at\b| for\b| in\b|[,.]|$)")),
-    ("role", re.compile(r"^" + _SUBJ + r" is " + _ADV + r"(?:a|an|the) " + _ROLE + r"(?= at [A-Z]| for [A-Z])")),
-    ("role", re.compile(r"^" + _POSS + r" (?:new |current )?(?:role|job title|title|position) is (?:now )?"
-                        r"(?:a |an |the )?" + _ROLE + r"(?= at\b| for\b| in\b|[,.]|$)")),
-    ("partner", re.compile(r"^" + _SUBJ + r" (?:is|has been|got) " + _ADV + r"(?:married to|engaged to|dating|"
-                           r"seeing|in a relationship with|going out with) " + _NAME)),
-    ("partner", re.compile(r"^" + _POSS + r" (?:new |current )?(?:partner|boyfriend|girlfriend|husband|wife|"
-                           r"fianc[eé]e?|spouse) is (?:now |called |named )?" + _NAME)),
-    ("age", re.compile(r"^" + _SUBJ + r" (?:is|just turned|turned|has turned) (?:now )?(?P<v>\d{1,3})"
+    ("role", re.compile(r"^" + SUBJ + r" " + ADV + r"(?:was|got|has been|is) (?:just |recently )?promoted to "
+                        r"(?:a |an |the )?" + ROLE + r"(?= at\b| for\b| in\b|[,.]|$)")),
+    ("role", re.compile(r"^" + SUBJ + r" is " + ADV + r"(?:a|an|the) " + ROLE + r"(?= at [A-Z]| for [A-Z])")),
+    ("role", re.compile(r"^" + POSS + r" (?:new |current )?(?:role|job title|title|position) is (?:now )?"
+                        r"(?:a |an |the )?" + ROLE + r"(?= at\b| for\b| in\b|[,.]|$)")),
+    ("partner", re.compile(r"^" + SUBJ + r" (?:is|has been|got) " + ADV + r"(?:married to|engaged to|dating|"
+                           r"seeing|in a relationship with|going out with) " + NAME)),
+    ("partner", re.compile(r"^" + POSS + r" (?:new |current )?(?:partner|boyfriend|girlfriend|husband|wife|"
+                           r"fianc[eé]e?|spouse) is (?:now |called |named )?" + NAME)),
+    ("age", re.compile(r"^" + SUBJ + r" (?:is|just turned|turned|has turned) (?:now )?(?P<v>\d{1,3})"
                        r"(?: years old| years of age)?(?=[ ,.]|$)")),
 ]
-_FAVOURITE = re.compile(r"^" + _POSS + r" (?:current |new |all-time )?fav(?:ou?)?rite (?P<a>[a-z]+(?: [a-z]+){0,2})"
+_FAVOURITE = re.compile(r"^" + POSS + r" (?:current |new |all-time )?fav(?:ou?)?rite (?P<a>[a-z]+(?: [a-z]+){0,2})"
                         r" is (?:now |currently )?(?P<v>[^,;]{2,60}?)(?:,|\.|$)")
-_PLAN = re.compile(r"^" + _POSS + r" (?:\w+ ){0,2}?(?P<a>" + _PLAN_NOUNS + r")\b(?P<rest>.*)$", re.IGNORECASE)
+_PLAN = re.compile(r"^" + POSS + r" (?:\w+ ){0,2}?(?P<a>" + _PLAN_NOUNS + r")\b(?P<rest>.*)$", re.IGNORECASE)
 _PLAN_DATE = re.compile(_DATE)
 
 # Polarity: habits, preferences and states that can be reversed.
@@ -127,16 +128,16 @@ _NOT_VERBS = r"no longer|doesn't|does not|don't|do not|never"
 _W = r"(?!(?:after|because|since|when|in|last|on|due|for|following|at|to|with|every|and|anymore)\b)[A-Za-z][\w'-]*"
 _OBJ = r"(?P<o>" + _W + r"(?: " + _W + r"){0,2})"
 _TAIL = r"(?: (?:anymore|any more|now|these days|again|every day|daily|regularly|at all))*(?:[,.!]|$)"
-_POS = re.compile(r"^" + _SUBJ + r" (?:now |still |really |usually |often |always |regularly |also |"
+_POS = re.compile(r"^" + SUBJ + r" (?:now |still |really |usually |often |always |regularly |also |"
                   r"started |has started |began |is back to |went back to )*(?P<verb>" + _POS_VERBS
                   + r"|(?:\w+ing))(?: (?P<o2>" + r"(?:[A-Za-z][\w'-]*)(?: [A-Za-z][\w'-]*){0,2}" + r"))?" + _TAIL)
 # A reversal may give its reason or time: "stopped playing tennis after a knee injury".
 _WHY = r"(?: (?:after|because|since|when|in|last|on|due to|for|following)\b[^,;]*)?"
-_NEG = re.compile(r"^" + _SUBJ + r" (?:has |have )?(?:(?:" + _STOP_VERBS + r") (?:(?P<verb>\w+ing) )?" + _OBJ
+_NEG = re.compile(r"^" + SUBJ + r" (?:has |have )?(?:(?:" + _STOP_VERBS + r") (?:(?P<verb>\w+ing) )?" + _OBJ
                   + r"|(?:" + _NOT_VERBS + r") (?P<verb2>\w+)(?: " + _OBJ.replace("<o>", "<o3>") + r")?)" + _WHY + _TAIL)
-_NEG_BARE = re.compile(r"^" + _SUBJ + r" (?:has |have )?(?:stopped|quit|gave up|has given up) "
+_NEG_BARE = re.compile(r"^" + SUBJ + r" (?:has |have )?(?:stopped|quit|gave up|has given up) "
                        r"(?P<verb>\w+ing)" + _WHY + _TAIL)
-_STATE = re.compile(r"^" + _SUBJ + r" (?:is|has been|became|has become) (?P<neg>no longer |not |now |"
+_STATE = re.compile(r"^" + SUBJ + r" (?:is|has been|became|has become) (?P<neg>no longer |not |now |"
                     r"still |again )?(?P<a>vegetarian|vegan|pescatarian|single|married|sober|pregnant|"
                     r"retired|employed|unemployed|self-employed|divorced|engaged|widowed|separated|teetotal|gluten-free|a smoker|a vegetarian|"
                     r"a vegan|dairy-free)\b" + _TAIL)
@@ -161,25 +162,43 @@ def _clean_obj(obj: str | None) -> str | None:
 _COMPOUND = re.compile(r"\b(?:with|and|who|whose|where|while|but|because|since)\b|'s\b", re.IGNORECASE)
 
 
+def _says_more(value: str, rest: str) -> bool:
+    """Does the fact go on past its value? A name's own "'s" ending the fact ("St Mary's.") does not."""
+    if rest.strip(" .,;!") == "":
+        value = value.replace("'s", "")
+    return bool(_COMPOUND.search(value + rest))
+
+
 def slot_of(text: str) -> Slot | None:
     """The slot a fact fills, or None (most facts: no supersession is attempted)."""
     t = _LEAD.sub("", " ".join(text.replace("\u2019", "'").split()))
     if not t or ":" in t.split(" ", 1)[0]:  # "Melanie: That roadtrip…" names no subject
         return None
     past = bool(_PAST_ONLY.search(t))
+    end = ending_of(t)
+    if end and _subject_ok(end[0]):
+        return Slot(_norm_subject(end[0]), end[1], _norm_value(end[2]), ended=True)
+    job = job_of(t)
+    if job and _subject_ok(job.subject):
+        if not job.role or _GROUPS.search(job.employer) or _says_more(job.employer, job.rest):
+            return None  # no job ("a volunteer at Oxfam"), a club, or more than the job: keep it
+        return Slot(_norm_subject(job.subject), "role", _norm_value(job.role), past=past,
+                    also=_norm_value(job.employer))
     for attr, pat in _SINGLE:
         m = pat.match(t)
         if m and _subject_ok(m.group("s")):
             v = m.group("v")
             if attr == "employer" and _GROUPS.search(v):
                 continue
-            if _COMPOUND.search(v + t[m.end("v"):]):
+            if attr in ("employer", "role") and (says_not_a_job(t) or (attr == "role" and not_a_job(v))):
+                return None  # "works at Oxfam as a volunteer", "is a member at the Lido"
+            if _says_more(v, t[m.end("v"):]):
                 return None  # it says more than this one slot ("... with her partner Tom"): keep it
 
             value = _norm_value(v)
             if not value:
                 continue
-            if attr == "residence" and re.match(r"^" + _SUBJ + r" (?:\w+ )*?(?:is moving|will move|will be moving)", t):
+            if attr == "residence" and re.match(r"^" + SUBJ + r" (?:\w+ )*?(?:is moving|will move|will be moving)", t):
                 return None  # a plan, not yet true
             return Slot(_norm_subject(m.group("s")), attr, value, past=past)
     m = _FAVOURITE.match(t)
@@ -256,9 +275,15 @@ def supersedes(newer: Slot | None, older: Slot | None) -> bool:
             return True
         return newer.attribute.startswith("does ") and older.attribute.startswith("does ") and \
             _polar_match(newer.attribute, older.attribute)
-    if newer.attribute != older.attribute:
-        return False
-    return not _same_value(newer.value, older.value)
+    if newer.ended or older.ended:  # an end replaces only the same value; a past end stays true
+        return newer.ended and not older.ended and _claims(older).get(newer.attribute) == newer.value
+    mine, theirs = _claims(newer), _claims(older)
+    return any(not _same_value(mine[k], theirs[k]) for k in mine.keys() & theirs.keys())
+
+
+def _claims(slot: Slot) -> dict[str, str]:
+    """attribute -> value, a role's employer included ("designer at Brightwave")."""
+    return {slot.attribute: slot.value, **({"employer": slot.also} if slot.also else {})}
 
 
 def conflicts(text_a: str, text_b: str) -> bool:
