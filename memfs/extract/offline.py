@@ -9,9 +9,11 @@ Decisions:
   "That", "This", "They", "He", "She", "There") is appended to the previous fact of
   the same segment, so the pair reads on its own; one still opening a line is ``dangle``'s,
   and one ``dangle`` cannot resolve joins the line made from the sentence just before it
-  in the turn, when there is one ("Maria got a puppy. Her name's Coco.").
-- Conversation turns by assistant/system/tool roles are skipped: the memory is about the user
-  and the people in the conversation; an assistant's text is mostly advice, not facts about them.
+  in the turn, when there is one ("Maria got a puppy. Her name's Coco."), or else keeps
+  the question it answers or the sentence it points at, quoted (``context``).
+- Conversation turns by assistant/system/tool roles are skipped: the memory is about
+  the user and the people in the conversation, and an assistant's text is mostly
+  advice, not facts about them.
 - ``Fact.when``: the first date expression resolved in the fact; otherwise the date
   of the segment (or of the source): the day the fact was stated. None if undated.
 - Documents: every sentence or list item is a fact (knowledge/skill/tool); a list
@@ -46,19 +48,13 @@ from memfs.extract.attribution import (
 from memfs.extract.blocks import Block, chat_blocks, document_blocks
 from memfs.extract.classify import classify
 from memfs.extract.clauses import clauses_of
+from memfs.extract.context import in_context
 from memfs.extract.dangle import joined, settle
 from memfs.extract.dates import resolve_dates
 from memfs.extract.deixis import resolve_place
 from memfs.extract.intro import drop_introduction, introduced_name
-from memfs.extract.listener import (
-    LETS_RE,
-    OWN_SUBJECT_RE,
-    courtesy,
-    held_by,
-    told_back,
-    same_subject,
-    specific,
-)
+from memfs.extract.listener import (LETS_RE, OWN_SUBJECT_RE, courtesy, held_by, same_subject, specific,
+                                    told_back)
 from memfs.extract.rewrite import drop_hedges, speaker_view
 from memfs.extract.said import attributed, is_reaction
 from memfs.extract.slotsplit import split_home
@@ -121,6 +117,7 @@ class _Context:
     source_time: datetime | None
     user_name: str | None = None  # the name a generic user gave themselves ("I'm Priya")
     previous: str = ""  # the turn before the current one: where "there" may point
+    previous_speaker: str = ""  # who said `previous`: whose question a line may answer
     earlier: str = ""  # the turn before that: what a question in `previous` ("What inspired it?") asks about
 
     @classmethod
@@ -370,6 +367,9 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
             if pair is not None:  # unresolved, joined to the line of the sentence just before it
                 facts[-1].text, last = pair, p
                 continue
+            if (said := in_context(said, name, people, p.before, ctx.previous, ctx.previous_speaker,
+                                   MAX_FACT_CHARS)) is None:
+                continue  # still unresolved: with the sentence it points at, or dropped if it names nothing
         last = p
         text = _trim(said)
         facts.append(Fact(text=text, type=mtype, when=p.when or stated, anchor=seg.anchor,
@@ -390,7 +390,7 @@ def extract_offline(source: ParsedSource) -> list[Fact]:
             log.warning("offline extractor skipped segment %s", seg.anchor, exc_info=True)
             continue
         finally:
-            ctx.earlier, ctx.previous = ctx.previous, seg.text or ""
+            ctx.earlier, ctx.previous, ctx.previous_speaker = ctx.previous, seg.text or "", (seg.speaker or "").strip()
         for fact in (part for f in facts for part in split_home(f)):
             key = _dedupe_key(fact.text)
             if not key or key in seen:
