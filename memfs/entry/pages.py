@@ -142,6 +142,43 @@ def kept_edit(edited: str, generated_before: str | None) -> str:
     return "\n".join(out) + "\n"
 
 
+#: {page path: (the page's text, the body, what memfs last wrote, the page it becomes)}: a
+#: page whose text, body and last write are unchanged is not split and assembled again.
+_ASSEMBLED: dict[str, tuple[str, str, str | None, str]] = {}
+_ASSEMBLED_MAX = 4096
+
+
+def page_text(key: str, existing: str | None, name: str, body: str, written_before: str | None) -> str | None:
+    """The page `existing` becomes with `body` as its generated block (a new page if None);
+    None if its markers are broken. `written_before`: the body memfs last wrote there."""
+    if existing is not None:
+        hit = _ASSEMBLED.get(key)
+        if hit is not None and hit[0] == existing and hit[1] == body and hit[2] == written_before:
+            return hit[3]
+    new = _page_text(existing, name, body, written_before)
+    if existing is not None and new is not None:
+        if len(_ASSEMBLED) >= _ASSEMBLED_MAX:
+            _ASSEMBLED.clear()
+        _ASSEMBLED[key] = (existing, body, written_before, new)
+    return new
+
+
+def _page_text(existing: str | None, name: str, body: str, written_before: str | None) -> str | None:
+    parts = split_page(existing) if existing is not None else PageParts(
+        f"---\ntitle: {_yaml_str(name)}\n---\n", "", None, None, "")
+    if parts is None:
+        return None
+    if parts.body is not None and parts.recorded != digest(parts.body):
+        # Compared with what memfs last wrote (cached in the index), else with what it
+        # writes now: either way every line the person typed is kept.
+        keep = kept_edit(parts.body, written_before or body)
+        after = parts.after
+        if keep:
+            after = keep + ("\n" + after if after.strip() else "")
+        parts = PageParts(parts.front, parts.before, parts.body, parts.recorded, after)
+    return assemble(parts, body)
+
+
 class PageWriter:
     """Writes the pages of one regeneration; returns what it wrote and why it did not."""
 
@@ -162,21 +199,11 @@ class PageWriter:
             if existing is None and path.exists():
                 self.warnings.append(f"{rel}: not readable as UTF-8; memfs leaves it alone")
                 return
-            parts = split_page(existing) if existing is not None else PageParts(
-                f"---\ntitle: {_yaml_str(person.name)}\n---\n", "", None, None, "")
-            if parts is None:
+            new = page_text(str(path), existing, person.name, body, previous.get(rel))
+            if new is None:
                 self.warnings.append(f"{rel}: the generated block's markers are broken; fix or remove them "
                                      "and memfs will rebuild the page (nothing was written)")
                 return
-            if parts.body is not None and parts.recorded != digest(parts.body):
-                # Compared with what memfs last wrote (cached in the index), else with what it
-                # writes now: either way every line the person typed is kept.
-                keep = kept_edit(parts.body, previous.get(rel) or body)
-                after = parts.after
-                if keep:
-                    after = keep + ("\n" + after if after.strip() else "")
-                parts = PageParts(parts.front, parts.before, parts.body, parts.recorded, after)
-            new = assemble(parts, body)
             if new == existing:
                 return
             try:
