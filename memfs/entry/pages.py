@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from datetime import date
+from pathlib import Path
 
 from memfs.entry.facets import FACETS
 from memfs.entry.pagefile import PAGE_BEGIN, PAGE_END, PageParts, digest, split_page
@@ -32,7 +33,7 @@ from memfs.entry.profile import Line, history, stamp
 from memfs.entry.facetcache import FacetCache
 from memfs.entry.incremental import People
 from memfs.errors import MemfsError
-from memfs.fsutil import ChangedMeanwhile, atomic_write
+from memfs.fsutil import ChangedMeanwhile, atomic_write, fsync_dir
 from memfs.workspace import Workspace
 
 KEPT_HEADING = "## Kept from your edit of the generated block"
@@ -186,6 +187,7 @@ class PageWriter:
         self.ws = ws
         self.written: list[str] = []
         self.warnings: list[str] = []
+        self._unsynced: set[Path] = set()  # folders with renames or unlinks not synced yet
 
     def write(self, person: Person, body: str, previous: dict[str, str]) -> None:
         rel = person.rel
@@ -206,13 +208,23 @@ class PageWriter:
                 return
             if new == existing:
                 return
-            try:
-                atomic_write(path, new, precondition=lambda: _read(path) == existing)
+            try:  # the folder is synced once, after every page (sync_folder)
+                atomic_write(path, new, precondition=lambda: _read(path) == existing, sync_dir=False)
             except ChangedMeanwhile:
                 continue
             self.written.append(rel)
+            self._unsynced.add(path.parent)
             return
         self.warnings.append(f"{rel} kept changing while memfs rebuilt it; try again")
+
+    def sync_folder(self) -> None:
+        """One fsync of people/ for every page written or removed in this regeneration (a
+        100k-item store rewrites ~10 pages an input: one folder sync each was ~2 ms of
+        wall time apiece). Done before the index records the regeneration, so what it
+        records is on disk as durably as before."""
+        for folder in sorted(self._unsynced):
+            fsync_dir(folder)
+        self._unsynced.clear()
 
     def remove_stale(self, keep: set[str]) -> None:
         """Remove pages memfs made for people who are gone, if nobody touched them."""
@@ -229,6 +241,7 @@ class PageWriter:
             try:
                 os.unlink(path)
                 self.written.append(rel)
+                self._unsynced.add(folder)
             except OSError as err:
                 self.warnings.append(f"{rel}: cannot remove ({err.strerror})")
 
@@ -275,4 +288,5 @@ def render_and_write(ws: Workspace, found: People, by_id: Mapping[str, EntryItem
     for rel in set(bodies_cache) - set(bodies):
         del bodies_cache[rel]
     writer.remove_stale(set(bodies))
+    writer.sync_folder()
     return writer, bodies
