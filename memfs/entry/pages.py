@@ -269,6 +269,7 @@ def render_and_write(ws: Workspace, found: People, by_id: Mapping[str, EntryItem
     writer = PageWriter(ws)
     people = found.people
     names = tuple(n for p in people for n in p.names)
+    name_set = tuple(sorted(set(names)))  # the same for every page: made once
     bodies: dict[str, str] = {}
     for person in people:
         newer = tuple((it.superseded_by, by_id[it.superseded_by].path if it.superseded_by in by_id else None)
@@ -276,7 +277,7 @@ def render_and_write(ws: Workspace, found: People, by_id: Mapping[str, EntryItem
         rank = cache.rank(person, names, half_life)
         # The page's order does not depend on the day: only a plan whose day passed changes it.
         key = (person.name, person.aliases, person.rel, tuple(person.subject), tuple(person.mentions),
-               tuple(sorted(set(names))), rank.moved_count(today), half_life, newer)
+               name_set, rank.moved_count(today), half_life, newer)
         hit = bodies_cache.get(person.rel)
         if hit is None or hit[0] != key:
             block = cache.block(person.name, rank, today,
