@@ -92,6 +92,11 @@ class FacetCache:
         self._mentions[person.name] = (key, order)
         return order
 
+    def mentions_key(self, person: Person) -> tuple[EntryItem, ...]:
+        """tuple(person.mentions), as the object kept with their order (`mentions`)."""
+        self.mentions(person)
+        return self._mentions[person.name][0]
+
     def block(self, name: str, rank: PersonRank, today: date, build: Callable[[], list[str]]) -> list[str]:
         """The page's facts sections (`build()`), kept while the person's rank is the same
         object and no plan moved to the events since: a page whose person is only mentioned
