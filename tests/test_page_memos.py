@@ -72,3 +72,24 @@ def test_a_page_edited_inside_its_block_is_not_served_from_the_memo() -> None:
     again = pages.page_text("k", edited, "Priya", body, body)
     assert again is not None and "Priya lives in York." in again.split(PAGE_END)[1]
     assert digest(body) in again
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"\r", b"\n", b"\r\n", b"\xc3\xa9", b"\xef\xbb\xbf", b"\xff", b"\xc3",
+                                 b"-", b" "]), max_size=40).map(b"".join))
+def test_read_page_reads_what_text_mode_reads(tmp_path_factory: object, raw: bytes) -> None:
+    """Universal newlines, a BOM kept, an invalid byte raising: exactly open(..).read()."""
+    from memfs.entry.pagefile import read_page
+
+    path = Path(tmp_path_factory.mktemp("page")) / "p.md"  # type: ignore[attr-defined]
+    path.write_bytes(raw)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            want: str | type[Exception] = fh.read()
+    except UnicodeDecodeError:
+        want = UnicodeDecodeError
+    try:
+        got: str | type[Exception] = read_page(path)
+    except UnicodeDecodeError:
+        got = UnicodeDecodeError
+    assert got == want

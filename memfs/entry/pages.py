@@ -26,7 +26,7 @@ from datetime import date
 from pathlib import Path
 
 from memfs.entry.facets import FACETS
-from memfs.entry.pagefile import PAGE_BEGIN, PAGE_END, PageParts, digest, split_page
+from memfs.entry.pagefile import PAGE_BEGIN, PAGE_END, PageParts, digest, read_page, split_page
 from memfs.entry.people import PEOPLE_DIR, Person, read_page_front
 from memfs.entry.pool import EntryItem
 from memfs.entry.profile import Line, history, stamp
@@ -248,8 +248,7 @@ class PageWriter:
 
 def _read(path: os.PathLike[str]) -> str | None:
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        return read_page(path)
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memfs.core.categoryfile import parse_category
-from memfs.entry.pagefile import digest, split_page
+from memfs.entry.pagefile import digest, read_page, split_page
 from memfs.entry.pool import EntryItem
 from memfs.extract.lexicon import FILLER, STOPWORDS
 from memfs.workspace import Workspace, slugify
@@ -101,7 +101,7 @@ _FRONTS_MAX = 4096
 def read_page_front(path: Path, rel: str) -> PageFront:
     stem = path.name[:-3]
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_page(path)
     except (OSError, UnicodeDecodeError) as err:
         return PageFront(rel, stem, error=f"{rel}: cannot read ({err})")
     key = f"{path}\0{rel}"
