@@ -21,8 +21,11 @@ class ChangedMeanwhile(MemfsError):
     """`atomic_write`'s precondition failed: the target changed; nothing was written."""
 
 
-def atomic_write(path: Path, data: str | bytes, precondition: Callable[[], bool] | None = None) -> None:
+def atomic_write(path: Path, data: str | bytes, precondition: Callable[[], bool] | None = None,
+                 sync_dir: bool = True) -> None:
     """Write via a temp file in the same folder, fsync, rename: readers see old or new, never half.
+    `sync_dir` False leaves the folder's fsync (the rename's durability) to the caller, who
+    writes several files there and syncs it once (`fsync_dir`).
 
     `precondition`, if given, is checked after the fsync, immediately before the rename; if
     it returns False the temp file is removed and ChangedMeanwhile is raised. (Hardening
@@ -54,7 +57,8 @@ def atomic_write(path: Path, data: str | bytes, precondition: Callable[[], bool]
         except OSError:
             pass
         raise
-    _fsync_dir(path.parent)
+    if sync_dir:
+        fsync_dir(path.parent)
 
 
 class NotRegularFile(OSError, MemfsError):
@@ -164,7 +168,8 @@ def _umask() -> int:
     return mask
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
+    """Make the renames and unlinks done in `folder` durable (errors ignored, as after a write)."""
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:

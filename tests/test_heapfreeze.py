@@ -7,6 +7,7 @@ import gc
 
 import pytest
 
+from memfs.api import Memory
 from memfs.entry import heapfreeze
 from memfs.entry.facetrank import PersonRank
 
@@ -41,3 +42,45 @@ def test_a_replaced_person_rank_is_freed_without_the_collector() -> None:
         assert ref() is None  # no cycle left: reference counting freed it
     finally:
         gc.enable()
+
+
+def test_paused_turns_the_collector_off_and_restores_what_it_found() -> None:
+    assert gc.isenabled()
+    with heapfreeze.paused():
+        assert not gc.isenabled()
+        with heapfreeze.paused():  # nested: the inner block does not turn it back on
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with heapfreeze.paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # it was off before: it stays off
+    finally:
+        gc.enable()
+
+
+def test_paused_restores_the_collector_when_the_block_raises() -> None:
+    with pytest.raises(RuntimeError):
+        with heapfreeze.paused():
+            raise RuntimeError("a regeneration failed")
+    assert gc.isenabled()
+
+
+def test_the_entry_files_are_regenerated_with_the_collector_off(
+        mem: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Their short-lived objects set off no full collection of a big store's heap."""
+    import memfs.services.runtime as runtime
+
+    seen: list[bool] = []
+    real = runtime.regenerate_root_files
+
+    def spy(*args: object, **kwargs: object) -> list[str]:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runtime, "regenerate_root_files", spy)
+    mem.add("Priya lives in Leeds.")
+    assert seen and not any(seen)
+    assert gc.isenabled()

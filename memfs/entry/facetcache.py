@@ -45,9 +45,14 @@ class FacetCache:
         self._by_person: dict[str, PersonRank] = {}
         self._mentions: dict[str, tuple[tuple[EntryItem, ...], list[EntryItem]]] = {}
         self._blocks: dict[str, tuple[PersonRank, int, list[str]]] = {}
+        self._names: tuple[tuple[str, ...] | None, tuple[str, ...]] = (None, ())
 
     def rank(self, person: Person, names: tuple[str, ...], half_life: float) -> PersonRank:
-        names = tuple(sorted(set(names)))  # their order does not matter to a classification
+        # Their order does not matter to a classification. Sorted once per `names` object: a
+        # regeneration asks with the same tuple for every person (held here, so `is` is exact).
+        if names is not self._names[0]:
+            self._names = (names, tuple(sorted(set(names))))
+        names = self._names[1]
         key = (tuple(person.subject), names, half_life)
         hit = self._by_person.get(person.name)
         if hit is None or hit.key != key:
@@ -91,6 +96,11 @@ class FacetCache:
             order = mentions_order(person.mentions)
         self._mentions[person.name] = (key, order)
         return order
+
+    def mentions_key(self, person: Person) -> tuple[EntryItem, ...]:
+        """tuple(person.mentions), as the object kept with their order (`mentions`)."""
+        self.mentions(person)
+        return self._mentions[person.name][0]
 
     def block(self, name: str, rank: PersonRank, today: date, build: Callable[[], list[str]]) -> list[str]:
         """The page's facts sections (`build()`), kept while the person's rank is the same

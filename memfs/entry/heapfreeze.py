@@ -16,6 +16,8 @@ by the state frozen once, not by the process's lifetime.
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 #: Below this many items a full collection is cheap (tens of ms): nothing is frozen.
 FREEZE_MIN_ITEMS = 20_000
@@ -38,3 +40,21 @@ def after_regeneration(items: int) -> bool:
     gc.collect()  # what is garbage already is freed, not frozen
     gc.freeze()
     return True
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """No cyclic collection inside the block; the collector's previous state after it.
+
+    A regeneration allocates many short-lived objects (lines, tuples, sort keys), enough to
+    set off a generation-2 collection now and then, which at 100,000 items walks the whole
+    unfrozen heap (~25 ms, issue #18 item 4). What it makes and drops is freed by reference
+    counting; cycles it leaves are collected after the block, as before. Nested use is safe:
+    only the outermost block that found the collector on turns it back on."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()

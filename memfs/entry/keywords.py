@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import operator
 from collections import Counter
 from collections.abc import Callable
 
@@ -33,6 +34,7 @@ from memfs.entry.poolcache import Pool
 
 WordCounts = tuple[Counter[str], dict[str, Counter[str]]]  # (items holding each word, its surface forms)
 Key = tuple[float, str]  # (-score, word): the sort order of a file's words, best first
+_word = operator.itemgetter(1)  # the word of a kept (key, word)
 _MAX_PENDING = 16  # inputs a file's re-scoring may wait (what it keeps per file stays bounded)
 
 
@@ -63,6 +65,7 @@ class Keywords:
         #: among its top words: their kept scores are stale (too high) until the file is next
         #: re-scored, which re-scores them too (flat5).
         self._pending: dict[str, list[set[str]]] = {}
+        self._names: frozenset[str] = frozenset()  # the names of the last call (one object)
 
     def words(self, pool: Pool, paths: list[str], names: set[str], count_words: Callable[..., WordCounts],
               best_surface: Callable[[Counter[str]], str], words_delta: Callable[..., WordCounts] | None,
@@ -94,11 +97,14 @@ class Keywords:
         fell = moved - up
         n = max(1, len(fresh))
         frozen = frozenset(names)
+        if frozen == self._names:  # the kept object: each file's check below is then by identity
+            frozen = self._names
+        self._names = frozen
         styled: dict[str, str] = {}
         out: dict[str, list[str]] = {}
         for p, (c, _) in fresh.items():
             hit = was = self.top.get(p)
-            if hit is None or hit.n != n or hit.names != frozen:
+            if hit is None or hit.n != n or (hit.names is not frozen and hit.names != frozen):
                 hit = self._full(c, n, frozen, top)
             elif moved and (visit is None or p in visit):
                 waiting = self._pending.get(p)
@@ -113,8 +119,8 @@ class Keywords:
                 self._pending.pop(p, None)
                 self._hold(p, was, hit)
             shown = self.shown.get(p)
-            if shown is None or (hit is not was and (was is None or hit.best != was.best)) or any(
-                    w in restyled for w in hit.best):
+            if shown is None or (hit is not was and (was is None or hit.best != was.best)) or (
+                    restyled and not restyled.isdisjoint(hit.best)):
                 again = [styled[w] if w in styled else styled.setdefault(w, best_surface(self.surface[w]))
                          for w in hit.best]  # a word's shown form, once per regeneration, not per file
                 if again != shown:  # the same list object otherwise: index.md keeps the file's row
@@ -127,8 +133,8 @@ class Keywords:
     def _hold(self, path: str, was: _Top | None, hit: _Top) -> None:
         """Keep `_holders` (word -> files that keep it) up to date with a file's new kept words."""
         self.top[path] = hit
-        if was is not None and len(was.kept) == len(hit.kept) and all(
-                a[1] == b[1] for a, b in zip(was.kept, hit.kept)):
+        if was is not None and len(was.kept) == len(hit.kept) and list(map(_word, was.kept)) == list(
+                map(_word, hit.kept)):
             return  # the same words kept (their scores moved): the holders stay
         self._unhold(path, was)
         for _, w in hit.kept:
@@ -148,9 +154,6 @@ class Keywords:
                 if not got:
                     del self._holders[w]
 
-    def _key(self, c: Counter[str], w: str, n: int) -> Key:
-        return (-(c[w] * math.log(1 + n / self.df[w])), w)
-
     def _full(self, c: Counter[str], n: int, names: frozenset[str], top: int) -> _Top:
         """Score every usable word of the file."""
         df, log = self.df, math.log
@@ -168,7 +171,8 @@ class Keywords:
             return hit
         moved = set(touched)
         cands = [kw for kw in hit.kept if kw[1] not in moved]
-        cands += [(self._key(c, w, n), w) for w in touched]
+        df, log = self.df, math.log
+        cands += [((-(c[w] * log(1 + n / df[w])), w), w) for w in touched]  # as _full scores
         cands.sort()
         if hit.bar is not None:  # (without a bar every usable word is kept: exact as it is)
             cands = [kw for kw in cands if kw[0] <= hit.bar]

@@ -127,9 +127,16 @@ def render_memory(pool: Pool, found: People, budget: int, today: date, half_life
     def room() -> int:
         return budget_left.left
 
+    subjects: dict[str, set[str]] = {}  # per file, once: the walk passes ~2,000 items about someone at 100k
+
     def about_nobody() -> Iterator[EntryItem]:
         for it in ranked(pool, "memory", today, half_life, salience, _item_cost, room):
-            if it.id not in shown and it.id not in found.subjects_in(pool, it.path):
+            if it.id in shown:
+                continue
+            about = subjects.get(it.path)
+            if about is None:
+                about = subjects[it.path] = found.subjects_in(pool, it.path)
+            if it.id not in about:
                 yield it
 
     body += _ranked_section("Other facts", about_nobody(), names, today, budget_left, 8)

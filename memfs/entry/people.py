@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memfs.core.categoryfile import parse_category
-from memfs.entry.pagefile import digest, split_page
+from memfs.entry.pagefile import digest, read_page, split_page
 from memfs.entry.pool import EntryItem
 from memfs.extract.lexicon import FILLER, STOPWORDS
 from memfs.workspace import Workspace, slugify
@@ -36,7 +36,7 @@ _NOT_NAMES = frozenset(
     "update updates meeting agenda summary todo action week month year morning evening".split())
 
 
-@dataclass
+@dataclass(frozen=True)
 class PageFront:
     """What a person page's front-matter says (the part of a page a person owns)."""
 
@@ -92,12 +92,31 @@ def read_pages(ws: Workspace) -> list[PageFront]:
     return out
 
 
+#: {page path: (its text, what its front-matter says)}: a page is read at every
+#: regeneration, but parsed (YAML, the block's digest) only when its text changed.
+_FRONTS: dict[str, tuple[str, PageFront]] = {}
+_FRONTS_MAX = 4096
+
+
 def read_page_front(path: Path, rel: str) -> PageFront:
     stem = path.name[:-3]
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_page(path)
     except (OSError, UnicodeDecodeError) as err:
         return PageFront(rel, stem, error=f"{rel}: cannot read ({err})")
+    key = f"{path}\0{rel}"
+    hit = _FRONTS.get(key)
+    if hit is not None and hit[0] == text:
+        return hit[1]
+    front = parse_page_front(text, stem, rel)
+    if len(_FRONTS) >= _FRONTS_MAX:
+        _FRONTS.clear()
+    _FRONTS[key] = (text, front)
+    return front
+
+
+def parse_page_front(text: str, stem: str, rel: str) -> PageFront:
+    """What a page's text says about its person (`stem`: the file name without .md)."""
     front_block = _front_block(text)
     doc = parse_category(front_block, rel)
     if doc.front_error:

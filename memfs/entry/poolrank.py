@@ -102,7 +102,8 @@ def ranked(pool: Pool, kind: str, today: date, half_life: float, salience: Salie
         files.append(lambda p=p, cls=cls, costs=costs: pool.derived(
             p, ("rank-lazy", kind, today, half_life), lambda: Lazy(
                 stream(cls, today, half_life, salience), [], _second, floors=rankparts.Floors(costs, cost))))
-        lowest.append(min((k for k, v in costs.items() if v > 0), default=_NOTHING))  # Floors.floor(0)
+        lowest.append(pool.derived(p, ("rank-lowest", kind), lambda costs=costs: min(
+            (k for k, v in costs.items() if v > 0), default=_NOTHING)))  # Floors.floor(0), kept as `sky` is
     heapq.heapify(heap)
     while heap:
         _, n, at = heap[0]

@@ -14,6 +14,7 @@ from memfs.config import Config
 from memfs.errors import MemfsError
 from memfs.core.itemline import text_id
 from memfs.fsutil import WriterLock
+from memfs.entry import heapfreeze
 from memfs.entry.poolcache import persist_parts
 from memfs.index import repository
 from memfs.index.heal import move_aside
@@ -177,9 +178,10 @@ class Runtime:
         if split:
             self.indexer.sync(only=split)
         after_split(self.indexer.db)
-        written = regenerate_root_files(self.ws, self.indexer.db, self.config,
-                                        summarize=rt.try_summarize_memory if rt else None)
-        persist_parts(self.ws, self.indexer.db)  # the big files' entry parts, for the next process
+        with heapfreeze.paused():  # its short-lived objects are no reason to walk a 100k-item heap
+            written = regenerate_root_files(self.ws, self.indexer.db, self.config,
+                                            summarize=rt.try_summarize_memory if rt else None)
+            persist_parts(self.ws, self.indexer.db)  # the big files' entry parts, for the next process
         return written
 
     def after_write(self, rels: list[str]) -> SyncReport:
