@@ -110,9 +110,11 @@ def add(text: str = typer.Argument(..., help="The fact, as it should read on its
         typer.echo(reply["stdout"], nl=False)
         typer.echo(reply["stderr"], nl=False, err=True)
         raise typer.Exit(int(reply["exit"]))
-    with _memory() as mem:
-        import gc
+    import gc
 
+    from memfs.entry.heapfreeze import collector_off
+
+    with collector_off(), _memory() as mem:
         gc.freeze()  # a one-shot add: what the imports built is never walked by the collector again
         item = mem.add(text, category=category, type=type, when=when)
         row = mem.items([item.id]).get(item.id)
