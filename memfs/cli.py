@@ -116,6 +116,7 @@ def add(text: str = typer.Argument(..., help="The fact, as it should read on its
 
     with collector_off(), _memory() as mem:
         gc.freeze()  # a one-shot add: what the imports built is never walked by the collector again
+        mem.runtime.vectors_later = True  # a named category's vector: the next sync's or recall's
         item = mem.add(text, category=category, type=type, when=when)
         row = mem.items([item.id]).get(item.id)
     data = {"id": item.id, "text": item.text, "type": item.type, "path": row.path if row else "?", "seen": item.seen}

@@ -34,7 +34,7 @@ def _ready(db_path: Path) -> bool:
     """The index exists, is of this layout and was synced (read-only, no DDL)."""
     from memfs.index.repository import index_ready
 
-    return index_ready(db_path)
+    return index_ready(db_path, for_recall=True)
 
 
 def _no_pydantic_plugins() -> None:

@@ -167,6 +167,7 @@ def add_here(root: str, text: str, category: str | None, type: str | None, as_js
     gc.freeze()  # what the imports built lives as long as this process: no collection walks it again
     try:
         with collector_off(), Memory(root) as mem:
+            mem.runtime.vectors_later = True  # a named category's vector: the next sync's or recall's
             reply = perform(mem, {"text": text, "category": category, "type": type, "when": None, "json": as_json})
     except MemfsError as err:
         reply = {"status": "error", "stdout": "", "stderr": f"memfs: error: {err}\n", "exit": 1}

@@ -52,9 +52,9 @@ def sync(rt: Runtime, rebuild: bool = False, progress: Callable[..., None] | Non
 
 def _fill_all(rt: Runtime) -> int:
     """Every pending vector and deferred check (pipeline/vecfill.py); lines merged."""
-    from memfs.index.vecfill_store import has_marks
+    from memfs.index.vecfill_store import has_marks, owes_vectors, settle_owed
 
-    if not has_marks(rt.indexer.db):
+    if not has_marks(rt.indexer.db) and not owes_vectors(rt.indexer.db):
         return 0  # the common case: nothing deferred (no memorizer built, no scan)
     from memfs.pipeline.vecfill import fill
 
@@ -63,6 +63,7 @@ def _fill_all(rt: Runtime) -> int:
         report = fill(rt, rt.memorizer.searcher())
         merged += len(report.merged)
         if not report.more:
+            settle_owed(rt.indexer.db)
             return merged
 
 
