@@ -74,3 +74,19 @@ def test_a_one_shot_add_imports_no_yaml_mistune_or_pathspec(tmp_path: Path) -> N
                     if line.startswith("import time:")}
         assert not imported & {"yaml", "frontmatter", "mistune", "pathspec"} - ({"yaml"} if k == 0 else set()), k
     assert (ws / "index" / "places.md").read_text().count("Ola keeps bicycle") == 3
+
+
+def test_numpy_is_imported_on_first_use_and_then_is_numpy_itself() -> None:
+    code = """
+import sys, threading
+from memfs.index import quant, sidecar_source
+assert "numpy" not in sys.modules
+out = []
+threads = [threading.Thread(target=lambda: out.append(quant.round_trip([[0.5, -1.0]]).shape)) for _ in range(4)]
+[t.start() for t in threads]; [t.join() for t in threads]
+import numpy
+assert out == [(1, 2)] * 4 and quant.np is numpy and type(sidecar_source.np).__name__ == "LazyNumpy"
+assert sidecar_source.np.float32 is numpy.float32 and sidecar_source.np is numpy
+"""
+    out = subprocess.run([sys.executable, "-c", code], env=env(), capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
