@@ -64,3 +64,16 @@ def test_an_add_without_a_category_and_a_library_add_embed_at_once(tmp_path: Pat
     with Memory(ws, config=load_config(ws, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"})) as mem:
         mem.add("Tea is a drink.", category="places")
     assert _without_vectors(ws)[0] == 0
+
+
+def test_a_recall_that_cannot_write_now_answers_without_waiting(tmp_path: Path) -> None:
+    """A writer holds the lock (say, a long ingest): the recall does not queue behind it to
+    embed the owed vector; it answers at once, that item by keyword only, still owed."""
+    from memfs.fsutil import WriterLock
+
+    ws = init(tmp_path / "w")
+    run(["add", FACT, "-c", "places"], cwd=ws)
+    with WriterLock(ws / ".memfs" / "write.lock", timeout=5, purpose="ingest", anchor=ws):
+        out = run(["recall", "bicycle shed", "--json"], cwd=ws, timeout=60)
+    assert FACT in out.stdout
+    assert _without_vectors(ws) == (1, "1")

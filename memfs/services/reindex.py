@@ -29,11 +29,11 @@ def index_path(rt: Runtime) -> Path:
 
 
 def sync(rt: Runtime, rebuild: bool = False, progress: Callable[..., None] | None = None,
-         vectors: bool = True) -> SyncReport:
+         vectors: bool = True, lock_timeout: float | None = None) -> SyncReport:
     """Re-index what changed on disk (or everything, with rebuild) and refresh root files;
     with `vectors`, also embed what an ingest left without a vector and make its deferred
     near-duplicate checks (a daemon does that in chunks between inputs instead)."""
-    with rt.lock("sync"):
+    with rt.lock("sync", timeout=lock_timeout):
         remove_stale_temp_files([rt.ws.root / d for d in _TEMP_DIRS], shallow=[rt.ws.root])
         try:
             report = rt.indexer.sync(rebuild=rebuild, progress=progress)
