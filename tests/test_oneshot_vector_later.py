@@ -77,3 +77,13 @@ def test_a_recall_that_cannot_write_now_answers_without_waiting(tmp_path: Path) 
         out = run(["recall", "bicycle shed", "--json"], cwd=ws, timeout=60)
     assert FACT in out.stdout
     assert _without_vectors(ws) == (1, "1")
+
+
+def test_fill_vectors_settles_what_a_one_shot_add_owed(tmp_path: Path) -> None:
+    """What a daemon's start runs (`Memory.fill_vectors`): the vector is in, the flag cleared."""
+    ws = init(tmp_path / "w")
+    run(["add", FACT, "-c", "places"], cwd=ws)
+    assert _without_vectors(ws) == (1, "1")
+    with Memory(ws, config=load_config(ws, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"})) as mem:
+        assert not mem.fill_vectors().more
+    assert _without_vectors(ws) == (0, "0")
