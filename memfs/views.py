@@ -7,6 +7,7 @@ import json
 import logging
 from collections.abc import Callable
 from datetime import date
+from pathlib import Path
 
 from memfs.core.hashing import file_hash
 from memfs.config import Config
@@ -35,11 +36,12 @@ log = logging.getLogger(__name__)
 #: body is written and the summary is asked for again at the next regeneration).
 MemorySummarizer = Callable[[list[str], int], "str | None"]
 _PAGES_STAMP = "entry_pages_stamp"
+_PAGE_BODY = "entry_page:"
 #: Meta key prefix: a root file's (device, inode, size, mtime_ns) right after memfs wrote it.
 _WRITTEN_STAMP = "written_stamp:"
 
 
-def _seed_stamp(db: IndexDB, path, name: str) -> None:  # type: ignore[no-untyped-def]
+def _seed_stamp(db: IndexDB, path: Path, name: str) -> None:
     """Let this process read a root file still exactly as an earlier memfs process wrote it
     without waiting for it to settle (fsutil.read_settled), as that process could: a one-shot
     add right after another waited `ingest.settle_seconds` per root file it had rewritten."""
@@ -49,8 +51,6 @@ def _seed_stamp(db: IndexDB, path, name: str) -> None:  # type: ignore[no-untype
         return
     if isinstance(stamp, list) and len(stamp) == 4 and set(map(type, stamp)) == {int}:
         remember_stamp(path, tuple(stamp))  # type: ignore[arg-type]
-
-_PAGE_BODY = "entry_page:"
 
 
 def category_rows(ws: Workspace, db: IndexDB, config: Config) -> list[CategoryRow]:
@@ -183,9 +183,9 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
     for warning in pages.warnings:
         log.warning("%s", warning)
     with db.transaction():
-        for name in written:  # the stat after memfs' own write, for the next process (_seed_stamp)
-            stamp = known_stamp(ws.root / name)
-            if stamp is not None and name in bodies:
+        for name in written:  # the stat after memfs' own write of a root file, for the next process
+            stamp = known_stamp(ws.root / name) if name in bodies else None  # (not the people pages)
+            if stamp is not None:
                 db.set_meta(_WRITTEN_STAMP + name, json.dumps(list(stamp)))
         db.set_meta("views_version", version)
         db.set_meta("entry_warnings", "\n".join(pages.warnings))

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -47,7 +48,7 @@ def test_collector_off_restores_what_it_found() -> None:
         gc.enable()
 
 
-def test_the_console_add_runs_with_the_collector_off(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_console_add_runs_with_the_collector_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from memfs import warm_write
 
     seen: list[bool] = []

@@ -3,9 +3,10 @@
 Two readers giving the same entries: a line-local regex fast path for what memfs writes
 (flat `- text <!-- meta -->` lines, headings, blank lines, plain paragraphs), and mistune's
 block AST for anything else, so item lines inside code fences, quotes or HTML blocks are
-never mistaken for items (mistune is imported only when a body needs it). The fast path is line-local: whether a line is accepted depends
-only on it and on whether the line before it is an item line, which is what lets an edit
-re-check just the lines it changed (core/categoryedit.py).
+never mistaken for items (mistune is imported only when a body needs it). The fast path
+is line-local: whether a line is accepted depends only on it and on whether the line
+before it is an item line, which is what lets an edit re-check just the lines it changed
+(core/categoryedit.py).
 """
 
 from __future__ import annotations
