@@ -59,6 +59,7 @@ wrap(runtime, "split_oversized", "split planning")
 wrap(runtime, "regenerate_root_files", "root files")
 root = Path(sys.argv[1])
 mem = Memory(root, config=load_config(root, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"}))
+mem.runtime.vectors_later = True  # as the one-shot CLI add sets it (an attribute older trees ignore)
 t = time.perf_counter()
 mem.add(sys.argv[2], category="index/big")
 took["add"] = time.perf_counter() - t

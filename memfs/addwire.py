@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 from pathlib import Path
 
 from memfs.configsnap import snapshot_key
@@ -149,6 +148,8 @@ def try_daemon_add(state_dir: Path, text: str, category: str | None = None, type
         payload = request_line(text, category, type, when, as_json, config_key(state_dir.parent))
     except (UnicodeEncodeError, ValueError):
         return None  # lone surrogates and the like: the in-process path reports them
+    import socket  # only when a daemon's socket file is there (an add without one never needs it)
+
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         try:

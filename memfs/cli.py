@@ -110,10 +110,13 @@ def add(text: str = typer.Argument(..., help="The fact, as it should read on its
         typer.echo(reply["stdout"], nl=False)
         typer.echo(reply["stderr"], nl=False, err=True)
         raise typer.Exit(int(reply["exit"]))
-    with _memory() as mem:
-        import gc
+    import gc
 
+    from memfs.entry.heapfreeze import paused
+
+    with paused(), _memory() as mem:
         gc.freeze()  # a one-shot add: what the imports built is never walked by the collector again
+        mem.runtime.vectors_later = True  # a named category's vector: the next sync's or recall's
         item = mem.add(text, category=category, type=type, when=when)
         row = mem.items([item.id]).get(item.id)
     data = {"id": item.id, "text": item.text, "type": item.type, "path": row.path if row else "?", "seen": item.seen}

@@ -31,10 +31,11 @@ def hit_dict(h: Any) -> dict[str, Any]:
 
 
 def _ready(db_path: Path) -> bool:
-    """The index exists, is of this layout and was synced (read-only, no DDL)."""
+    """The index exists, is of this layout and was synced (read-only, no DDL), and owes no
+    vector a one-shot add left (the full CLI embeds it first) unless `.memfs/` is read-only."""
     from memfs.index.repository import index_ready
 
-    return index_ready(db_path)
+    return index_ready(db_path, for_recall=os.access(db_path.parent, os.W_OK))
 
 
 def _no_pydantic_plugins() -> None:

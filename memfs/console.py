@@ -27,6 +27,9 @@ from memfs.sockconnect import connect
 
 SOCKET = os.path.join(".memfs", "daemon.sock")  # memfs.warm.socket_path
 TIMEOUT = 5.0
+#: numpy's BLAS thread pools, started at its import (one thread per core) unless told:
+#: a one-shot add does no matrix work worth them, and starting them is paid at every add.
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 #: The verb the daemon answers with the rendered output (memfs.warm.RENDER_VERB).
 RENDER_VERB = "recall-rendered"
 
@@ -148,18 +151,23 @@ def add_here(root: str, text: str, category: str | None, type: str | None, as_js
     daemon's own `warm_write.perform`, so the output and the one-line errors are the CLI's
     (tests/test_console_add.py compares them). None — the full CLI does it — under MEMFS_DEBUG
     (only it prints tracebacks) or if `perform` refuses. The heap is frozen after the
-    imports (they live as long as the process) and before it ends, as `memfs.cli` does."""
+    imports (they live as long as the process) and before it ends, as `memfs.cli` does, and
+    the collector is off during the add (`heapfreeze.paused`)."""
     if os.environ.get("MEMFS_DEBUG"):
         return None
+    for name in BLAS_THREADS:  # before numpy loads: one add multiplies no matrix worth a thread pool
+        os.environ.setdefault(name, "1")
     import gc
 
     from memfs.api import Memory
+    from memfs.entry.heapfreeze import paused
     from memfs.errors import MemfsError
     from memfs.warm_write import perform
 
     gc.freeze()  # what the imports built lives as long as this process: no collection walks it again
     try:
-        with Memory(root) as mem:
+        with paused(), Memory(root) as mem:
+            mem.runtime.vectors_later = True  # a named category's vector: the next sync's or recall's
             reply = perform(mem, {"text": text, "category": category, "type": type, "when": None, "json": as_json})
     except MemfsError as err:
         reply = {"status": "error", "stdout": "", "stderr": f"memfs: error: {err}\n", "exit": 1}

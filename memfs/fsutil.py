@@ -319,8 +319,17 @@ def remember_written(path: Path) -> None:
         st = path.stat()
     except OSError:
         return
-    _KNOWN[str(path)] = _stamp(st)
-    _SIZES[str(path)] = st.st_size
+    _KNOWN[str(path)], _SIZES[str(path)] = _stamp(st), st.st_size
+
+
+def known_stamp(path: Path) -> tuple[int, int, int, int] | None:
+    return _KNOWN.get(str(path))
+
+
+def remember_stamp(path: Path, stamp: tuple[int, int, int, int]) -> None:
+    """As `remember_written`, for a stat an earlier memfs process saw after its own write."""
+    if str(path) not in _KNOWN:  # (what this process knows of the file comes first)
+        _KNOWN[str(path)], _SIZES[str(path)] = stamp, max(_SIZES.get(str(path), 0), stamp[2])
 
 
 #: The largest size seen per file: a file that shrank since is suspect (a truncate, then a write).

@@ -21,10 +21,11 @@ from memfs.core.model import Item
 from memfs.core.summarytop import Ranked
 from memfs.errors import ConflictError, MemfsError
 from memfs.fsutil import (
-    ChangedMeanwhile, Unsettled, atomic_write, read_settled, remember_written, unchanged_since, write_protected,
+    ChangedMeanwhile, Unsettled, atomic_write, read_settled, remember_stamp, remember_written, unchanged_since,
+    write_protected,
 )
 from memfs.index.delta import FileDelta, offer
-from memfs.index.entryparts import summary_head
+from memfs.index.entryparts import kept_rows, summary_head, written_stamp
 from memfs.workspace import Workspace
 
 
@@ -150,6 +151,10 @@ class CategoryStore:
             raise ProtectedError(f"{rel} is write-protected; memfs leaves it as it is "
                                  "(make it writable to let memfs file into it)")
         settle = self.config.ingest.settle_seconds
+        kept = None if (str(path), rel) in _PARSED else kept_rows(self.ws.state / "index.sqlite3", rel)
+        stamp = written_stamp(kept or {})
+        if stamp is not None:  # the stat memfs saw after its own last write: no settle wait if still so
+            remember_stamp(path, stamp)
         try:
             data = read_settled(path, window=max(settle, 0.05), max_wait=max(10.0, 20 * settle))
         except Unsettled as err:
@@ -165,18 +170,19 @@ class CategoryStore:
         self._read_digest = cached[2] if hit else None  # type: ignore[index]
         if not hit:  # a fresh parse: the summary head the index keeps for these bytes, if any
             self._read_digest = hashlib.sha1(data).hexdigest()
-            doc._ranked = _kept_head(self.ws, rel, doc, self._read_digest)
+            doc._ranked = _kept_head(self.ws, rel, doc, self._read_digest, kept)
         doc._read_by_id = None  # (true of the doc as read only)
         if doc.front_error:
             raise MemfsError(f"refusing to rewrite {doc.front_error}")
         return doc, data
 
 
-def _kept_head(ws: Workspace, rel: str, doc: CategoryDoc, digest: str) -> Ranked | None:
+def _kept_head(ws: Workspace, rel: str, doc: CategoryDoc, digest: str,
+               kept: dict[str, tuple[str, str]] | None = None) -> Ranked | None:
     """The files-row summary head (core/summarytop.py) the index kept for exactly these
     bytes, on this parse's slots: a fresh process's write then ranks its changed slots,
     not every slot of a 50,000-item file. None (ranked afresh) unless every id is found."""
-    got = summary_head(ws.state / "index.sqlite3", rel, digest)
+    got = summary_head(ws.state / "index.sqlite3", rel, digest, kept)
     if got is None:
         return None
     ids, complete, newest = got

@@ -7,6 +7,7 @@ import json
 import logging
 from collections.abc import Callable
 from datetime import date
+from pathlib import Path
 
 from memfs.core.hashing import file_hash
 from memfs.config import Config
@@ -23,6 +24,7 @@ from memfs.entry.people import PEOPLE_DIR, read_pages
 from memfs.entry.pool import EntryItem, parse_day, save_history
 from memfs.entry.poolcache import Pool, forget_pools, pool_for
 from memfs.entry.profile import history
+from memfs.fsutil import known_stamp, remember_stamp
 from memfs.index import repository
 from memfs.index.db import IndexDB
 from memfs.rootwrite import write_root_file
@@ -35,6 +37,20 @@ log = logging.getLogger(__name__)
 MemorySummarizer = Callable[[list[str], int], "str | None"]
 _PAGES_STAMP = "entry_pages_stamp"
 _PAGE_BODY = "entry_page:"
+#: Meta key prefix: a root file's (device, inode, size, mtime_ns) right after memfs wrote it.
+_WRITTEN_STAMP = "written_stamp:"
+
+
+def _seed_stamp(db: IndexDB, path: Path, name: str) -> None:
+    """Let this process read a root file still exactly as an earlier memfs process wrote it
+    without waiting for it to settle (fsutil.read_settled), as that process could: a one-shot
+    add right after another waited `ingest.settle_seconds` per root file it had rewritten."""
+    try:
+        stamp = json.loads(db.get_meta(_WRITTEN_STAMP + name) or "null")
+    except ValueError:
+        return
+    if isinstance(stamp, list) and len(stamp) == 4 and set(map(type, stamp)) == {int}:
+        remember_stamp(path, tuple(stamp))  # type: ignore[arg-type]
 
 
 def category_rows(ws: Workspace, db: IndexDB, config: Config) -> list[CategoryRow]:
@@ -157,6 +173,7 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
         path = ws.root / name
         if path.is_symlink():
             continue
+        _seed_stamp(db, path, name)
         if write_root_file(path, body, settle=config.ingest.settle_seconds):  # read-verify-write
             written.append(name)
     pages, page_bodies = render_and_write(ws, found, _superseding(db, found), ref, half_life, previous,
@@ -166,6 +183,10 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
     for warning in pages.warnings:
         log.warning("%s", warning)
     with db.transaction():
+        for name in written:  # the stat after memfs' own write of a root file, for the next process
+            stamp = known_stamp(ws.root / name) if name in bodies else None  # (not the people pages)
+            if stamp is not None:
+                db.set_meta(_WRITTEN_STAMP + name, json.dumps(list(stamp)))
         db.set_meta("views_version", version)
         db.set_meta("entry_warnings", "\n".join(pages.warnings))
         db.set_meta(_PAGES_STAMP, pages_stamp(ws))

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:  # imported when a workspace has a `.memfsignore` (a one-shot add mostly has none)
+    import pathspec
 
 KIND_DIRS: tuple[str, ...] = ("memory", "index", "skill")
 IGNORE_FILE = ".memfsignore"
 
 #: (root, mtime_ns, size) -> compiled spec: the ignore file is re-read only when it changes.
-_SPEC_CACHE: dict[str, tuple[tuple[int, int], pathspec.PathSpec | None]] = {}
+_SPEC_CACHE: dict[str, "tuple[tuple[int, int], pathspec.PathSpec | None]"] = {}
 
 
-def ignore_spec(root: Path) -> pathspec.PathSpec | None:
+def ignore_spec(root: Path) -> "pathspec.PathSpec | None":
     """The compiled `.memfsignore` of this workspace, or None when there is none."""
     path = root / IGNORE_FILE
     try:
@@ -37,6 +39,8 @@ def ignore_spec(root: Path) -> pathspec.PathSpec | None:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
+    import pathspec
+
     spec = pathspec.GitIgnoreSpec.from_lines(lines) if any(ln.strip() for ln in lines) else None
     _SPEC_CACHE[str(root)] = (key, spec)
     return spec

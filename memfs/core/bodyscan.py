@@ -3,9 +3,10 @@
 Two readers giving the same entries: a line-local regex fast path for what memfs writes
 (flat `- text <!-- meta -->` lines, headings, blank lines, plain paragraphs), and mistune's
 block AST for anything else, so item lines inside code fences, quotes or HTML blocks are
-never mistaken for items. The fast path is line-local: whether a line is accepted depends
-only on it and on whether the line before it is an item line, which is what lets an edit
-re-check just the lines it changed (core/categoryedit.py).
+never mistaken for items (mistune is imported only when a body needs it). The fast path
+is line-local: whether a line is accepted depends only on it and on whether the line
+before it is an item line, which is what lets an edit re-check just the lines it changed
+(core/categoryedit.py).
 """
 
 from __future__ import annotations
@@ -14,9 +15,6 @@ import bisect
 import re
 from typing import Any
 
-from mistune.block_parser import BlockParser
-from mistune.core import BlockState
-
 from memfs.core.front import split_lines
 from memfs.core.itemline import parse_meta, split_item_text
 
@@ -24,20 +22,27 @@ MARKER = re.compile(r"^( {0,3})([-+*]|\d{1,9}[.)])([ \t]+|$)")
 _MARKER = MARKER
 
 
-class _SpanBlockParser(BlockParser):
-    """A block parser that tags each top-level token with its source span."""
-
-    def parse_method(self, m: re.Match[str], state: BlockState) -> int | None:  # type: ignore[override]
-        before = len(state.tokens)
-        end = super().parse_method(m, state)
-        if state.parent is None:
-            stop = end if end else state.cursor
-            for tok in state.tokens[before:]:
-                tok.setdefault("_span", (m.start(), stop))
-        return end
+_BLOCK: list = []  # the span-tagging block parser, built on first use
 
 
-_block = _SpanBlockParser()
+def _block_parser() -> Any:
+    """mistune's block parser tagging each top-level token with its source span."""
+    if _BLOCK:
+        return _BLOCK[0]
+    from mistune.block_parser import BlockParser
+
+    class _SpanBlockParser(BlockParser):
+        def parse_method(self, m: re.Match[str], state: Any) -> int | None:  # type: ignore[override]
+            before = len(state.tokens)
+            end = super().parse_method(m, state)
+            if state.parent is None:
+                stop = end if end else state.cursor
+                for tok in state.tokens[before:]:
+                    tok.setdefault("_span", (m.start(), stop))
+            return end
+
+    _BLOCK.append(_SpanBlockParser())
+    return _BLOCK[0]
 
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
@@ -171,11 +176,13 @@ LAZY_ITEM = re.compile(r"- ((?!\d{1,9}[.)](?:[ \t]|\Z))[A-Za-z0-9]"
 def _mistune_entries(body: str, lines: list[str], path: str, warnings: list[str]) -> list[_Entry]:
     # mistune sees LF-only text; spans map back to our lines through line numbers,
     # which CRLF→LF does not change.
+    from mistune.core import BlockState
+
     lf_body = body.replace("\r\n", "\n")
     state = BlockState()
     state.process(lf_body)
     try:
-        _block.parse(state)
+        _block_parser().parse(state)
     except RecursionError:
         warnings.append(f"{path}: Markdown nested too deeply to read; no items taken from it")
         return []

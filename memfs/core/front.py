@@ -4,23 +4,29 @@ A person's YAML layout (comments, flow lists, quoting, key order) is kept: memfs
 only the lines of the keys it changes, and the result must load back to exactly the
 intended values, or nothing is written (issue #10, item 11). TOML (`+++`) is read, never
 edited. Split out of categoryfile.py (issue #17: parse, render and edit apart).
+
+yaml (and python-frontmatter) load on first use: the front-matter memfs writes itself is
+read by `simple_front` (issue #17 item 3: a one-shot `memfs add` pays no YAML import).
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-from frontmatter.default_handlers import YAMLHandler
+if TYPE_CHECKING:
+    import yaml
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+#: python-frontmatter's YAML boundary (`YAMLHandler.FM_BOUNDARY`), without importing it.
+FM_BOUNDARY = re.compile(r"^-{3,}\s*$", re.MULTILINE)
 
-_FM_HANDLER = YAMLHandler()
+
+def _yaml_load(text: str) -> Any:
+    """What python-frontmatter's YAMLHandler.load gives: yaml.load with the safe loader."""
+    import yaml
+
+    return yaml.load(text, Loader=yaml.SafeLoader)
 #: The most values a front-matter may expand to, aliases counted at every use. YAML
 #: anchors let a few hundred bytes stand for billions of values ("billion laughs"); the
 #: safe loader builds them by reference, but anything that walks or prints the result
@@ -34,6 +40,8 @@ def dump_front(front: dict[str, Any]) -> str:
     """Front-matter in a fixed key order (memfs' keys first), so output is deterministic."""
     ordered = {k: front[k] for k in FRONT_KEYS if k in front}
     ordered.update({k: v for k, v in front.items() if k not in ordered})
+    import yaml
+
     text = yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=10**9, default_flow_style=False)
     return f"---\n{text}---\n"
 
@@ -49,7 +57,7 @@ def split_front(text: str) -> tuple[str, str, str, str]:
         return "", "", text, ""
     first_nl = text.index("\n") + 1
     if fmt == "yaml":
-        m = _FM_HANDLER.FM_BOUNDARY.search(text, first_nl)  # type: ignore[union-attr]
+        m = FM_BOUNDARY.search(text, first_nl)
     else:
         m = _TOML_BOUNDARY.search(text, first_nl)
     if m is None:
@@ -72,7 +80,9 @@ def edit_front(front_raw: str, old: dict[str, Any], new: dict[str, Any], newline
     comments, flow lists, quoting and order of everything else stay as the person wrote
     them. The result must load back to exactly `new`, or nothing is written."""
     first_nl = front_raw.index("\n") + 1
-    m = _FM_HANDLER.FM_BOUNDARY.search(front_raw, first_nl)  # type: ignore[union-attr]
+    import yaml
+
+    m = FM_BOUNDARY.search(front_raw, first_nl)
     assert m is not None
     opening, inner, closing = front_raw[:first_nl], front_raw[first_nl:m.start()], front_raw[m.start():]
     lines = split_lines(inner)
@@ -103,7 +113,7 @@ def edit_front(front_raw: str, old: dict[str, Any], new: dict[str, Any], newline
     out.extend(appended)
     result = opening + "".join(out) + closing
     try:
-        loaded = _FM_HANDLER.load("".join(out)) or {}
+        loaded = _yaml_load("".join(out)) or {}
     except yaml.YAMLError:
         loaded = None
     if loaded != new:
@@ -126,6 +136,8 @@ def _top_level_blocks(lines: list[str]) -> dict[str, tuple[int, int]]:
             continue
         key = m.group(1)
         if key[:1] in "'\"":
+            import yaml
+
             try:
                 key = str(yaml.safe_load(key))
             except yaml.YAMLError:
@@ -143,6 +155,8 @@ def _top_level_blocks(lines: list[str]) -> dict[str, tuple[int, int]]:
 
 
 def _dump_key(key: str, value: Any, newline: str) -> list[str]:
+    import yaml
+
     text = yaml.safe_dump({key: value}, sort_keys=False, allow_unicode=True, width=10**9, default_flow_style=False)
     return [line.replace("\n", newline) for line in split_lines(text)]
 
@@ -154,7 +168,7 @@ def raise_front(path: str, key: object) -> None:
                      "(its layout is not one memfs edits line by line); nothing was written")
 
 
-def yaml_error_line(err: yaml.YAMLError) -> int | None:
+def yaml_error_line(err: "yaml.YAMLError") -> int | None:
     mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
     return mark.line + 2 if mark is not None else None  # +1 for 1-based, +1 for the '---' line
 
@@ -177,8 +191,18 @@ def check_expansion(value: Any) -> None:
 
 
 
+#: The characters other than '\n' that str.splitlines breaks a line at.
+_ASCII_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e")
+_OTHER_BREAKS = _ASCII_BREAKS + ("\x85", "\u2028", "\u2029")
+
+
 def split_lines(text: str) -> list[str]:
-    """Split on '\n' only (str.splitlines also splits on \x0c, \u2028 … which Markdown does not)."""
+    """Split on '\n' only (str.splitlines also splits on \x0c, \u2028 … which Markdown does not).
+
+    A text holding none of those other breaks (what memfs writes) is split by
+    `splitlines(keepends=True)`, at C speed: the same lines, no string built per line."""
+    if not any(c in text for c in (_ASCII_BREAKS if text.isascii() else _OTHER_BREAKS)):
+        return text.splitlines(True)
     parts = text.split("\n")
     out = [p + "\n" for p in parts[:-1]]
     if parts[-1]:
@@ -186,9 +210,47 @@ def split_lines(text: str) -> list[str]:
     return out
 
 
+#: A `key: value` line of the plain kind memfs writes (a title, a kind, a description): an
+#: ASCII key and a one-line plain scalar starting with a letter, of characters YAML reads
+#: literally there (no `:`, `#`, quote, flow, anchor or tag character; a blank only between
+#: words). Such a value is a string for YAML unless it is one of the words below.
+_SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*): ([A-Za-z](?:[A-Za-z0-9_.,;()/!?+-]| (?! ))*"
+                          r"(?<! ))\n")
+#: Plain words YAML 1.1 (PyYAML's safe loader) reads as booleans or null, not strings.
+_YAML_WORDS = frozenset(
+    f(w) for w in ("yes", "no", "true", "false", "on", "off", "null") for f in (str.lower, str.title, str.upper))
+
+
+def simple_front(inner: str) -> dict[str, str] | None:
+    """The front-matter memfs writes, read without YAML: lines of `key: plain words`,
+    exactly what the safe YAML loader gives for them; None for anything else (a comment,
+    a quote, a list, a number, a duplicate key, a blank line...), which takes the YAML parser
+    (tests/test_front_simple.py compares the two on arbitrary input)."""
+    out: dict[str, str] = {}
+    pos, end = 0, len(inner)
+    if not end or inner[-1] != "\n":
+        return None
+    match = _SIMPLE_LINE.match
+    while pos < end:
+        m = match(inner, pos)
+        if m is None:
+            return None
+        key, value = m.group(1), m.group(2)
+        if key in out or key in _YAML_WORDS or value in _YAML_WORDS:
+            return None
+        out[key] = value
+        pos = m.end()
+    return out
+
+
 def load_front(front_raw: str, inner: str, fmt: str, path: str) -> tuple[dict[str, Any], str | None]:
     """(front-matter values, the one-line error that makes the file never rewritten, or None)."""
     if fmt == "toml":
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # pragma: no cover
+            import tomli as tomllib
+
         try:
             loaded_toml = tomllib.loads(inner)
             check_expansion(loaded_toml)
@@ -197,8 +259,13 @@ def load_front(front_raw: str, inner: str, fmt: str, path: str) -> tuple[dict[st
             return {}, f"{path}: broken TOML front-matter ({err}); file indexed without it, never rewritten"
     if not front_raw:
         return {}, None
+    simple = simple_front(inner)
+    if simple is not None:
+        return simple, None
+    import yaml
+
     try:
-        loaded = _FM_HANDLER.load(inner)
+        loaded = _yaml_load(inner)
         if loaded is None:
             loaded = {}
         if not isinstance(loaded, dict):

@@ -11,8 +11,6 @@ import hashlib
 import re
 from urllib.parse import quote, unquote
 
-import mistune
-
 from memfs.core.model import _WHEN, MEMORY_TYPES, Item, normalize_text
 
 META_KEYS: tuple[str, ...] = ("id", "type", "when", "src", "seen", "updated")
@@ -21,7 +19,15 @@ _SAFE = "/:#.,@+_~()[]!*$&;"
 #: (and the model's own pattern, matched by pydantic, does not: the build raised later).
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 
-_inline = mistune.create_markdown(renderer=None).inline
+_INLINE: list = []  # mistune's inline parser, built on first use (a one-shot add never needs it)
+
+
+def _inline(raw: str, env: dict) -> list:
+    if not _INLINE:
+        import mistune
+
+        _INLINE.append(mistune.create_markdown(renderer=None).inline)
+    return _INLINE[0](raw, env)
 
 
 def encode_value(value: str) -> str:

@@ -48,7 +48,9 @@ def paused() -> Iterator[None]:
 
     A regeneration allocates many short-lived objects (lines, tuples, sort keys), enough to
     set off a generation-2 collection now and then, which at 100,000 items walks the whole
-    unfrozen heap (~25 ms, issue #18 item 4). What it makes and drops is freed by reference
+    unfrozen heap (~25 ms, issue #18 item 4); a one-shot `memfs add` into a 50,000-item file
+    allocates some 100,000 objects that live until it ends, whose collections look for
+    cycles it never makes (issue #17 item 3). What the block drops is freed by reference
     counting; cycles it leaves are collected after the block, as before. Nested use is safe:
     only the outermost block that found the collector on turns it back on."""
     was = gc.isenabled()

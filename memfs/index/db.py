@@ -13,14 +13,19 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from memfs.core.lazynp import lazy_numpy
 from memfs.core.hashing import text_hash  # noqa: F401 - importable from here, as before
 from memfs.index import layout, ptext, quant
 from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.heal import IndexDamaged, file_id, heal_lock, is_damage, move_aside, notice, probe
 from memfs.index.readonly import connect_readonly  # also imported from here by others
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_numpy(globals())  # imported on first use (core/lazynp.py)
 
 #: 6: passage text compressed, passages_fts contentless and fed by the sync (memfs.index.ptext).
 #: A new number, so an older memfs rebuilds such an index instead of writing its triggers into it.

@@ -28,7 +28,7 @@ from memfs.core.summarytop import Ranked
 from memfs.core.model import Item
 from memfs.fsutil import read_regular
 from memfs.index.context import ContextResolver
-from memfs.index.entryparts import save_head, summary_head_row
+from memfs.index.entryparts import save_head, summary_head_row, written_stamp_row
 from memfs.index.db import text_hash
 from memfs.index.itemrows import opt_str, write_file_row, write_item_rows
 from memfs.index import shadows
@@ -61,6 +61,8 @@ class FileDelta:
     before_rows: dict = field(default_factory=dict)
     #: The summary head after the write, as ids (persisted for the next fresh parse).
     head: tuple | None = None
+    #: (device, inode, size, mtime_ns) right after the write (persisted: fsutil.read_settled).
+    stamp: tuple = ()
 
     @staticmethod
     def of(path: Path, rel: str, before: bytes, after: bytes, doc: CategoryDoc, sp: Splice,
@@ -88,7 +90,8 @@ class FileDelta:
                      len([s for s in doc.slots if not s.removed]), "\n".join(doc.warnings))
         return FileDelta(str(path), rel, before_digest or _digest(before), files_row[3], st.st_size, st.st_mtime_ns, doc.name,
                          doc.kind, upserts, [s.item.id for s in sp.removed], shifts, files_row,
-                         head=([s.item_id() for s in ranked.head], ranked.complete, ranked.newest))
+                         head=([s.item_id() for s in ranked.head], ranked.complete, ranked.newest),
+                         stamp=(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
 
 
 #: Deltas offered by the store, by absolute path; taken by the next sync of that file.
@@ -185,6 +188,8 @@ def apply_deltas(indexer: "Indexer", only: list[str]) -> "SyncReport | None":
             write_file_row(c, (*d.files_row, int(stats[d.rel][1] or 0)))
             if d.head is not None:  # for the next process's parse of this content (memfs.store)
                 save_head(c, *summary_head_row(d.rel, d.after_digest, d.files_row[9], d.head))
+            if d.stamp:  # for the next process's read of this file (memfs.store)
+                save_head(c, *written_stamp_row(d.rel, d.after_digest, d.files_row[9], d.stamp))
         write_item_rows(c, plan.updates, plan.inserts)
         if report.changed:
             db.set_meta("index_version", str(int(db.get_meta("index_version") or 0) + 1))

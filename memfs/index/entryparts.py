@@ -88,30 +88,61 @@ def entry_row_of(db: IndexDB, path: str, item_id: str) -> tuple | None:  # type:
 SUMMARY_HEAD = '["summary-head"]'
 
 
-def summary_head(db_path: Path, path: str, digest: str) -> tuple[list[str], bool, str | None] | None:
-    """(head ids in ranking order, complete, newest stamp) persisted for this content of the
-    file, read without opening the index for writing; None if there is none (or no index)."""
+#: The row key of the stat memfs saw right after its own write of a file (device, inode,
+#: size, mtime): a fresh process trusts a file still at exactly that stat as memfs left it,
+#: as the writing process itself does (fsutil.read_settled), instead of waiting for it to settle.
+WRITTEN_STAMP = '["written-stamp"]'
+
+
+def kept_rows(db_path: Path, path: str) -> dict[str, tuple[str, str]]:
+    """{key: (digest, value)} of the file's summary head and written stamp, read without
+    opening the index for writing; {} if there are none (or no index, or it cannot be read)."""
     if not db_path.exists():
-        return None
+        return {}
     try:
         conn = connect_readonly(db_path)
         try:
-            row = conn.execute("SELECT value FROM entry_parts WHERE path=? AND key=? AND digest=?",
-                               (path, SUMMARY_HEAD, digest)).fetchone()
+            rows = conn.execute("SELECT key, digest, value FROM entry_parts WHERE path=? AND key IN (?, ?)",
+                                (path, SUMMARY_HEAD, WRITTEN_STAMP)).fetchall()
         finally:
             conn.close()
     except (sqlite3.Error, IndexDamaged):
+        return {}
+    return {key: (digest, value) for key, digest, value in rows}
+
+
+def written_stamp(rows: dict[str, tuple[str, str]]) -> tuple[int, int, int, int] | None:
+    """The (device, inode, size, mtime_ns) of `kept_rows`' stamp; None if none or damaged."""
+    got = rows.get(WRITTEN_STAMP)
+    try:
+        stamp = json.loads(got[1]) if got else None
+    except (ValueError, TypeError):
         return None
-    if row is None:
+    if not isinstance(stamp, list) or len(stamp) != 4 or set(map(type, stamp)) != {int}:
+        return None
+    return tuple(stamp)  # type: ignore[return-value]
+
+
+def summary_head(db_path: Path, path: str, digest: str, rows: dict[str, tuple[str, str]] | None = None,
+                 ) -> tuple[list[str], bool, str | None] | None:
+    """(head ids in ranking order, complete, newest stamp) persisted for this content of the
+    file, read without opening the index for writing (or from `kept_rows` already read);
+    None if there is none (or no index)."""
+    got = (kept_rows(db_path, path) if rows is None else rows).get(SUMMARY_HEAD)
+    if got is None or got[0] != digest:
         return None
     try:
-        ids, complete, newest = json.loads(row[0])
+        ids, complete, newest = json.loads(got[1])
     except (ValueError, TypeError):
         return None
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or not isinstance(complete, bool) \
             or not (newest is None or isinstance(newest, str)):
         return None
     return ids, complete, newest
+
+
+def written_stamp_row(path: str, digest: str, count: int, stamp: tuple[int, int, int, int]) -> tuple[str, PartRow]:
+    return path, PartRow(WRITTEN_STAMP, digest, count, "", "", json.dumps(list(stamp)))
 
 
 def summary_head_row(path: str, digest: str, count: int, head: tuple[list[str], bool, str | None]

@@ -15,8 +15,14 @@ below that size and little above it.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-import numpy as np
+from memfs.core.lazynp import lazy_numpy
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_numpy(globals())  # imported on first use (core/lazynp.py)
 
 #: Keys of the narrowed level-0 record parts (`graph/4`); `graph/3` saved `graph0` whole.
 HEAD, LINKS, LABEL = "graph0_head", "graph0_links", "graph0_label"

@@ -17,11 +17,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from memfs.core.lazynp import lazy_numpy
 from memfs.index import graphpack
 from memfs.index.quant import dequantize, quantize
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_numpy(globals())  # imported on first use (core/lazynp.py)
 
 HNSW_FILE = "vectors.hnsw"
 HNSW_META = "vectors.json"
@@ -32,10 +37,10 @@ FORMAT = "graph/4"
 READ_FORMATS = (FORMAT, "graph/3")
 LEGACY_FORMAT = "graph+int8/2"
 #: (labels, float32 matrix) of every vector the sidecar may index: IndexDB.labeled_vectors.
-VectorSource = Callable[[], tuple[np.ndarray, np.ndarray]]
+VectorSource = Callable[[], "tuple[np.ndarray, np.ndarray]"]
 #: (element ids, their float32 rows to write, a strided view into hnswlib's records) ->
 #: which of them were found
-Fill = Callable[[np.ndarray, np.ndarray], np.ndarray]
+Fill = Callable[["np.ndarray", "np.ndarray"], "np.ndarray"]
 _OWN = ("params", "graph0", "live", "orphan_at", "orphan_codes", "orphan_scales", "levels_n",
         "slot_ids", "slot_prints", "member_labels", "member_at", "next_slot",
         graphpack.HEAD, graphpack.LINKS, graphpack.LABEL)

@@ -27,11 +27,16 @@ import struct
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from memfs.core.lazynp import lazy_numpy
 from memfs.errors import MemfsError
 from memfs.index.ftstok import COLUMNS, tokenizer_matches, totals, varints, weighted_freq
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_numpy(globals())  # imported on first use (core/lazynp.py)
 
 FILE_NAME = "bm25.post"
 MAGIC = b"MEMFSBM25\x00\x01\x00"

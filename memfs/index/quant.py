@@ -16,10 +16,15 @@ still read, by their length, and converted once when the index layout changes
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from memfs.core.lazynp import lazy_numpy
 from memfs.core.hashing import TEXT_HASH_LEN
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_numpy(globals())  # imported on first use (core/lazynp.py)
 
 SCALE_BYTES = 4
 

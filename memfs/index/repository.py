@@ -26,20 +26,23 @@ CREATE TABLE IF NOT EXISTS progress (digest TEXT PRIMARY KEY, segments INTEGER N
 """
 
 
-def index_ready(db_path: Path) -> bool:
+def index_ready(db_path: Path, for_recall: bool = False) -> bool:
     """True if `db_path` holds a synced index of the current layout (checked read-only,
-    without DDL: works on a read-only `.memfs/`)."""
+    without DDL: works on a read-only `.memfs/`). `for_recall`: and no one-shot add left
+    a vector owed (index/vecfill_store.py): a recall syncs first, which embeds it."""
     if not db_path.exists():
         return False
     try:
         conn = connect_readonly(db_path)
         try:
-            rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('schema', 'embedder')").fetchall())
+            rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('schema', 'embedder', "
+                                     "'vectors_owed')").fetchall())
         finally:
             conn.close()
     except (sqlite3.Error, IndexDamaged):
         return False  # the writer's open heals it
-    return rows.get("schema") == SCHEMA_VERSION and "embedder" in rows
+    return rows.get("schema") == SCHEMA_VERSION and "embedder" in rows and not (
+        for_recall and rows.get("vectors_owed") == "1")
 
 
 # -- items ----------------------------------------------------------------------------

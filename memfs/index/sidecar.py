@@ -27,8 +27,7 @@ from collections.abc import KeysView
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
+from memfs.core.lazynp import lazy_numpy
 from memfs.errors import MemfsError
 from memfs.fsutil import atomic_write
 from memfs.index.graphpack import Widened, narrow
@@ -36,6 +35,11 @@ from memfs.index.hnswfile import (FORMAT, HNSW_FILE, HNSW_GEN, HNSW_META, LEGACY
                                   VectorSource, fingerprints, freeze, thaw)
 from memfs.index.quant import quantize
 from memfs.index.sidecar_source import CachedCodes
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_numpy(globals())  # imported on first use (core/lazynp.py)
 
 if TYPE_CHECKING:
     from memfs.index.db import IndexDB

@@ -13,13 +13,18 @@ is filled from a cursor over the cache, `CHUNK` rows at a time.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from memfs.core.lazynp import lazy_numpy
 from memfs.index import quant
 from memfs.index.db import IndexDB
 from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.sidecar import HnswSidecar
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_numpy(globals())  # imported on first use (core/lazynp.py)
 
 #: Rows per chunk: ~30 MB of float32 vectors at dim 384, big enough that hnswlib's
 #: threads stay busy.

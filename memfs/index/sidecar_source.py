@@ -11,11 +11,16 @@ straight into hnswlib's records; which labels sit on which vector is the sidecar
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from memfs.core.lazynp import lazy_numpy
 from memfs.index import quant
 from memfs.index.db import IndexDB
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_numpy(globals())  # imported on first use (core/lazynp.py)
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from memfs.core.lazynp import lazy_numpy
 from memfs.core.hashing import file_hash
 from memfs.config import Config
 from memfs.core.categoryfile import read_category  # noqa: F401 - importable from here
@@ -39,14 +39,17 @@ from memfs.index.vectors import HnswSidecar, sidecar_format, sidecar_generation
 from memfs.providers.embedding import Embedder
 from memfs.workspace import Workspace
 
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_numpy(globals())  # imported on first use (core/lazynp.py)
+
 
 #: Pending (not yet in the hnsw sidecar) vectors tolerated before the sidecar is rewritten;
 #: exact search over this many costs well under a millisecond.
 PENDING_MAX = 2000
 
-
 file_digest = file_hash  # core.hashing: a category file's bytes
-
 
 #: Texts per embedding call when progress is shown (about a second of MiniLM on 2 cores).
 EMBED_CHUNK = 256

@@ -9,20 +9,27 @@ An ingest writes most new items before they have a vector: they are found by key
 - an item whose near-duplicate check by vector is still to be made (`dedupe_marks`,
   marked before the item is written, dropped once checked). A lost `.memfs/` loses the
   marks only: such items stay as filed, with their vectors computed by the rebuild.
+
+A one-shot `memfs add` into a named category leaves its item's vector for later too (no
+mark: `memfs add` reinforces exact duplicates only). It sets `vectors_owed` in the meta
+table, so the next sync or recall fills it (`owe_vectors`, `owes_vectors`, `settle_owed`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from memfs.index import ptext
 from memfs.index.db import IndexDB, ItemRow
 from memfs.index.passages import PASSAGE_LABEL_BASE
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from memfs.index.sync import Indexer
+
+#: Meta key: "1" while a one-shot add's vector may still be missing (see the module's doc).
+OWED_KEY = "vectors_owed"
 
 #: A mark keeps the hash of the text as memfs wrote it and the file it went to: the check
 #: after the write merges only a line that still says exactly that, where memfs put it (a
@@ -183,3 +190,21 @@ def has_marks(db: IndexDB) -> bool:
     Marks go before the write and leave only after the item's vector is stored, so no
     mark means no item an ingest left without a vector."""
     return _exists(db) and db.conn.execute("SELECT 1 FROM dedupe_marks LIMIT 1").fetchone() is not None
+
+
+def owe_vectors(db: IndexDB) -> None:
+    """Record that an item was written without its vector: the next sync (or a recall,
+    which syncs first) embeds what has none (memfs.services.reindex)."""
+    with db.transaction():
+        db.set_meta(OWED_KEY, "1")
+
+
+def owes_vectors(db: IndexDB) -> bool:
+    return db.get_meta(OWED_KEY) == "1"
+
+
+def settle_owed(db: IndexDB) -> None:
+    """Every item has its vector again (a fill ran to its end)."""
+    if owes_vectors(db):
+        with db.transaction():
+            db.set_meta(OWED_KEY, "0")

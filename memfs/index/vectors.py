@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+from memfs.core.lazynp import lazy_numpy
 
 #: The sidecar (memfs.index.sidecar) and its layout (memfs.index.hnswfile): hnswlib's graph
 #: over each distinct vector once, without the vectors, which are SQLite's. A file of the
@@ -20,6 +21,11 @@ import numpy as np
 #: else (hnswlib's own save format, a damaged file) is not loaded and the next sync rebuilds it.
 from memfs.index.hnswfile import FORMAT, HNSW_FILE, HNSW_GEN, HNSW_META, LEGACY_FORMAT  # noqa: F401
 from memfs.index.sidecar import HnswSidecar  # noqa: F401 - importable from here, as before
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_numpy(globals())  # imported on first use (core/lazynp.py)
 
 
 def sidecar_format(folder: Path) -> str | None:

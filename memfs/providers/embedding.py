@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-import numpy as np
-
+from memfs.core.lazynp import lazy_numpy
 from memfs.providers.normalize import normalize_rows
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_numpy(globals())  # imported on first use (core/lazynp.py)
 
 __all__ = ["Embedder", "make_embedder", "normalize_rows"]
 

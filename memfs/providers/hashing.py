@@ -11,10 +11,15 @@ import math
 import re
 import zlib
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from memfs.core.lazynp import lazy_numpy
 from memfs.providers.normalize import normalize_rows
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_numpy(globals())  # imported on first use (core/lazynp.py)
 
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 

@@ -5,7 +5,14 @@ Its own module so the embedders need not import the factory that imports them.
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+from memfs.core.lazynp import lazy_numpy
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_numpy(globals())  # imported on first use (core/lazynp.py)
 
 
 def normalize_rows(mat: np.ndarray) -> np.ndarray:

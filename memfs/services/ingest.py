@@ -105,6 +105,10 @@ def fill_vectors(rt: Runtime, limit: int | None = None, lock_timeout: float = 60
         if ctx.views_owed and not report.more:  # once the backlog is done, not per chunk
             rt.regenerate_views()
             ctx.views_owed = False
+        if not report.more:  # every text has its vector: a one-shot add's owed one too
+            from memfs.index.vecfill_store import settle_owed
+
+            settle_owed(rt.indexer.db)
     return report
 
 

@@ -57,6 +57,14 @@ def search(rt: Runtime, query: str, k: int | None = None, types: set[str] | None
     db_path = reindex.index_path(rt)
     if rt.searcher is None and not index_ready(db_path):
         reindex.sync(rt)  # no index yet, or one of an older layout: build it from the Markdown
+    elif rt.searcher is None and not index_ready(db_path, for_recall=True):
+        # A one-shot add's vector is owed: embedded first if this process can write now.
+        # Otherwise (a read-only workspace, a writer holding the lock) the recall answers
+        # as it is: that item is found by keyword only, as between an ingest's write and fill.
+        try:
+            reindex.sync(rt, lock_timeout=0.0)
+        except MemfsError:
+            pass
     try:
         if rt.searcher is None:  # a reader: read-only, never DDL (works on a read-only .memfs/)
             rt.searcher = Searcher(IndexDB(db_path, readonly=True), rt.embedder, rt.ws.state, rt.config.recall)

@@ -29,11 +29,11 @@ def index_path(rt: Runtime) -> Path:
 
 
 def sync(rt: Runtime, rebuild: bool = False, progress: Callable[..., None] | None = None,
-         vectors: bool = True) -> SyncReport:
+         vectors: bool = True, lock_timeout: float | None = None) -> SyncReport:
     """Re-index what changed on disk (or everything, with rebuild) and refresh root files;
     with `vectors`, also embed what an ingest left without a vector and make its deferred
     near-duplicate checks (a daemon does that in chunks between inputs instead)."""
-    with rt.lock("sync"):
+    with rt.lock("sync", timeout=lock_timeout):
         remove_stale_temp_files([rt.ws.root / d for d in _TEMP_DIRS], shallow=[rt.ws.root])
         try:
             report = rt.indexer.sync(rebuild=rebuild, progress=progress)
@@ -52,9 +52,9 @@ def sync(rt: Runtime, rebuild: bool = False, progress: Callable[..., None] | Non
 
 def _fill_all(rt: Runtime) -> int:
     """Every pending vector and deferred check (pipeline/vecfill.py); lines merged."""
-    from memfs.index.vecfill_store import has_marks
+    from memfs.index.vecfill_store import has_marks, owes_vectors, settle_owed
 
-    if not has_marks(rt.indexer.db):
+    if not has_marks(rt.indexer.db) and not owes_vectors(rt.indexer.db):
         return 0  # the common case: nothing deferred (no memorizer built, no scan)
     from memfs.pipeline.vecfill import fill
 
@@ -63,6 +63,7 @@ def _fill_all(rt: Runtime) -> int:
         report = fill(rt, rt.memorizer.searcher())
         merged += len(report.merged)
         if not report.more:
+            settle_owed(rt.indexer.db)
             return merged
 
 

@@ -46,6 +46,9 @@ class Runtime:
         self._llm_loaded = False  # the LLM runtime is read from config once, on first use
         self._llm: "LLMRuntime | None" = None
         self._specs = SpecMemo()  # category_specs, kept while the files and config are the same
+        #: A one-shot process (`memfs add` without a daemon): an add into a named category
+        #: leaves its vector to the next sync or recall (services/writer.py).
+        self.vectors_later = False
 
     @property
     def embedder(self) -> Embedder:

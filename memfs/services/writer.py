@@ -12,6 +12,7 @@ from memfs.core.model import DEFAULT_TYPE_OF_KIND, KIND_OF_TYPE, KINDS, MEMORY_T
 from memfs.errors import MemfsError, NotFoundError
 from memfs.index import repository
 from memfs.index.db import text_hash
+from memfs.index.vecfill_store import owe_vectors
 from memfs.services.runtime import Runtime
 from memfs.store import CategoryStore, today_iso
 from memfs.workspace import slugify
@@ -54,8 +55,16 @@ def add(rt: Runtime, text: str, category: str | None = None, type: str | None = 
             item_type = DEFAULT_TYPE_OF_KIND[spec.kind]
         item_id = rt.fresh_id(clean, src or "add")
         item = Item(id=item_id, text=clean, type=item_type, when=when, src=src, updated=today_iso())  # type: ignore[arg-type]
-        CategoryStore(rt.ws, rt.config).edit(spec.rel, lambda doc: doc.add(item))
-        rt.after_write([spec.rel])
+        later = vector is None and rt.vectors_later and text_hash(clean) not in rt.indexer.deferred
+        if later:  # a one-shot add: the vector is the next sync's or recall's (no numpy here)
+            owe_vectors(db)
+            rt.indexer.deferred.add(text_hash(clean))
+        try:
+            CategoryStore(rt.ws, rt.config).edit(spec.rel, lambda doc: doc.add(item))
+            rt.after_write([spec.rel])
+        finally:
+            if later:
+                rt.indexer.deferred.discard(text_hash(clean))
     return item
 
 
