@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent / "memfs"
 #: Tier of each module, by the longest matching dotted prefix (docs/architecture.md, Layers).
 TIERS: dict[str, int] = {
     # 0 core: the data model and what everything else stands on
-    "memfs.core": 0, "memfs.errors": 0, "memfs.fsutil": 0, "memfs.workspace": 0, "memfs.config": 0,
+    "memfs.core": 0, "memfs.errors": 0, "memfs.fsutil": 0, "memfs.writerlock": 0, "memfs.workspace": 0,
+    "memfs.config": 0,
     "memfs.llm.config": 0, "memfs.agents.config": 0, "memfs.progress": 0, "memfs.render": 0,
     "memfs.rootwrite": 0, "memfs.redact": 0, "memfs.forgotten": 0, "memfs.warm_client": 0,
     "memfs.sockconnect": 0, "memfs.rootfind": 0, "memfs.walk": 0, "memfs.configsnap": 0,
