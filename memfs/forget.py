@@ -170,6 +170,10 @@ def plan_forget(mem: "Memory", ids: list[str] | None = None, source: str | None 
         plan.mentions = resources_mentioning(mem, about)
     elif query:
         plan.items = [_planned(r) for r in _query_matches(mem, query, k)]
+    # A person's copies of a planned line go with it (and are listed): else one in another
+    # file would be indexed in its place, one in the same file stay recallable.
+    plan.items += [PlannedItem(id=i, text=t, path=p, line=n) for i, p, n, t in shadows.copies_of(
+        db, mem.ws.root, [(it.id, it.path, it.text) for it in plan.items])]
     return plan
 
 
@@ -253,11 +257,6 @@ def apply_forget(mem: "Memory", plan: ForgetPlan, purge_history: bool = False) -
     by_path: dict[str, list[str]] = {}
     for it in plan.items:
         by_path.setdefault(it.path, []).append(it.id)
-    # A person's copy of a forgotten line in another file (not indexed while the first one
-    # was: index/shadows.py) goes too, or it would be indexed in its place.
-    for item_id, paths in shadows.holders(mem.indexer.db, [it.id for it in plan.items]).items():
-        for rel in paths:
-            by_path.setdefault(rel, []).append(item_id)
     back: dict[str, list[str]] = {}
     for it in plan.unreinforce:
         back.setdefault(it.path, []).append(it.id)

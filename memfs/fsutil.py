@@ -243,13 +243,15 @@ def read_settled(path: Path, window: float, max_wait: float = 10.0,
             known = _KNOWN.get(key)
             if known == _stamp(st):
                 return data
-            if known is not None and known[:2] != _stamp(st)[:2] and st.st_size > 0:
-                # A new inode: renamed in (an editor's safe write), so whole by construction.
-                # An in-place save keeps the inode and takes the settle path below.
+            young = clock() - st.st_mtime_ns / 1e9 < window
+            if known is not None and known[:2] != _stamp(st)[:2] and st.st_size > 0 and not young:
+                # A new inode renamed in (an editor's safe write) is whole by construction,
+                # but only an old one tells that apart from a stale stamp: after such a
+                # save, an in-place save (same new inode, truncated first) also differs
+                # from the inode memfs knew, and read half-written it lost the rest.
                 _SIZES[key] = st.st_size
                 _KNOWN[key] = _stamp(st)
                 return data
-            young = clock() - st.st_mtime_ns / 1e9 < window
             shrunk = st.st_size < _SIZES.get(key, 0) or st.st_size == 0
             if not (young or shrunk):
                 _SIZES[key] = st.st_size

@@ -99,3 +99,34 @@ def test_parse_warnings_name_the_line_of_the_file_not_of_the_body() -> None:
     # Without front matter the body is the file.
     body = text.split("---\n", 2)[2]
     assert [w.split(":")[1] for w in parse_category(body, "memory/x.md").warnings] == ["4", "5"]
+
+
+def test_forget_removes_a_copy_within_the_file_too(mem: Memory, ws_path: Path) -> None:
+    """The copy is an item of its own (a new id): the forget lists and removes it as well,
+    so the forgotten fact is not recallable from it (found by review)."""
+    a = mem.add("Bob has a dog called Rex.", category="relationships")
+    rel = ws_path / "memory" / "relationships.md"
+    line = next(ln for ln in rel.read_text().splitlines(keepends=True) if a.id in ln)
+    rel.write_text(rel.read_text() + "# Later\n\n" + line)
+    mem.sync()
+    plan = mem.plan_forget(ids=[a.id])
+    assert len(plan.items) == 2 and {it.path for it in plan.items} == {"memory/relationships.md"}
+    mem.apply_forget(plan)
+    assert "dog called Rex" not in rel.read_text()
+    assert not [h for h in mem.recall("dog called Rex", k=5) if "Rex" in h.text]
+
+
+def test_forget_keeps_a_copied_line_that_now_says_something_else(mem: Memory, ws_path: Path) -> None:
+    """A person used a line as a template in another file and wrote a new fact on it,
+    keeping its id comment: that line is not a copy of the forgotten one (found by review)."""
+    a = mem.add("Bob has a dog called Rex.", category="relationships")
+    rel = ws_path / "memory" / "relationships.md"
+    line = next(ln for ln in rel.read_text().splitlines(keepends=True) if a.id in ln)
+    pets = ws_path / "index" / "pets.md"
+    pets.write_text("# Pets\n\n" + line.replace("Bob has a dog called Rex.", "Mia has a cat called Tom."))
+    mem.sync()
+    plan = mem.plan_forget(ids=[a.id])
+    assert [it.path for it in plan.items] == ["memory/relationships.md"]
+    mem.apply_forget(plan)
+    assert "Mia has a cat called Tom." in pets.read_text()
+    assert "dog called Rex" not in rel.read_text()

@@ -87,3 +87,45 @@ def test_fill_vectors_settles_what_a_one_shot_add_owed(tmp_path: Path) -> None:
     with Memory(ws, config=load_config(ws, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"})) as mem:
         assert not mem.fill_vectors().more
     assert _without_vectors(ws) == (0, "0")
+
+
+def _marks(ws: Path) -> int:
+    conn = sqlite3.connect(ws / ".memfs" / "index.sqlite3")
+    try:
+        return int(conn.execute("SELECT count(*) FROM dedupe_marks").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_a_recall_leaves_a_stopped_daemons_backlog_alone(tmp_path: Path) -> None:
+    """A daemon stopped with vectors and near-duplicate checks owed (a check may merge lines
+    in the Markdown): the recall after a one-shot add answers at once and works none of it
+    off (found by review: it embedded and merged the whole backlog first)."""
+    ws = init(tmp_path / "w")
+    notes = tmp_path / "notes.md"
+    notes.write_text("".join(f"- My friend number {i} lives in town {i} and likes sport {i}.\n" for i in range(80)))
+    with Memory(ws, config=load_config(ws, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"})) as mem:
+        mem.ingest_file(notes, vectors_later=True)  # what a daemon writes before its fill
+    before = (_without_vectors(ws)[0], _marks(ws))
+    assert before[0] >= 80 and before[1] >= 80
+    run(["add", FACT, "-c", "places"], cwd=ws)
+    out = run(["recall", "bicycle shed", "--json"], cwd=ws, timeout=60)
+    assert FACT in out.stdout
+    assert (_without_vectors(ws)[0], _marks(ws)) == (before[0] + 1, before[1])
+
+
+def test_a_recall_answers_when_its_opportunistic_sync_fails(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Whatever stops the pre-sync (a read-only index file: sqlite3's 'attempt to write a
+    readonly database'; a folder memfs cannot write: PermissionError) leaves the recall to
+    answer as it is (found by review: exit 3, 'internal error')."""
+    from memfs.services import reindex
+
+    ws = init(tmp_path / "w")
+    run(["add", FACT, "-c", "places"], cwd=ws)
+    for err in (sqlite3.OperationalError("attempt to write a readonly database"), PermissionError(13, "denied")):
+        def fail(*_a: object, err: BaseException = err, **_k: object) -> None:
+            raise err
+
+        monkeypatch.setattr(reindex, "sync", fail)
+        with Memory(ws, config=load_config(ws, environ={"MEMFS_EMBEDDER_PROVIDER": "hashing"})) as mem:
+            assert any(FACT in h.text for h in mem.recall("bicycle shed", k=5))

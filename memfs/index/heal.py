@@ -49,6 +49,11 @@ class IndexDamaged(Exception):
         self.reason = reason
 
 
+#: What the index's database raises, for callers outside memfs/index that must not import
+#: sqlite3 (an opportunistic sync a recall may skip: memfs.services.recall).
+INDEX_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error,)
+
+
 def is_damage(err: BaseException) -> bool:
     """True for SQLite errors that mean a damaged file (not a lock, not a permission)."""
     if isinstance(err, IndexDamaged):

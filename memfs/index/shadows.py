@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from memfs.index.db import IndexDB
+from memfs.index.db import IndexDB, text_hash
 
 if TYPE_CHECKING:
     from memfs.index.sync import Indexer, SyncReport
@@ -78,3 +79,36 @@ def reread(indexer: "Indexer", paths: set[str], report: "SyncReport") -> None:
         indexer._chasing -= 1
     report.items_added += more.items_added
     report.warnings.extend(more.warnings)
+
+
+def copies_of(db: IndexDB, root: Path, planned: list[tuple[str, str, str]]) -> list[tuple[str, str, int, str]]:
+    """The copies a person made of planned (id, path, text) lines that still say the same:
+    within the same file (an item of its own under a new id, core/entryitem.py) and in
+    other files (recorded here, not indexed). As (id, path, line, text), for a forget to
+    show and remove: a line that was copied and then rewritten into another fact, keeping
+    the id, is not a copy of this one and stays."""
+    from memfs.core.categoryfile import read_category
+
+    out: list[tuple[str, str, int, str]] = []
+    seen = {(item_id, path) for item_id, path, _ in planned}
+    for item_id, path, text in planned:
+        for other, line, same in db.conn.execute(
+                "SELECT id, line, text FROM items WHERE path=? AND text_hash=? AND id<>?",
+                (path, text_hash(text), item_id)):
+            if (other, path) not in seen:
+                seen.add((other, path))
+                out.append((other, path, int(line or 0), same))
+    texts = {item_id: text_hash(text) for item_id, _, text in planned}
+    for item_id, paths in holders(db, list(texts)).items():
+        for rel in paths:
+            if (item_id, rel) in seen:
+                continue
+            try:
+                doc, _ = read_category(root / rel, rel)
+            except OSError:
+                continue
+            slot = next((s for s in doc.slots if s.item.id == item_id), None)
+            if slot is not None and text_hash(slot.item.text) == texts[item_id]:
+                seen.add((item_id, rel))
+                out.append((item_id, rel, (slot.start or 0) + doc.front_raw.count("\n") + 1, slot.item.text))
+    return out

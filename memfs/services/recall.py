@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from memfs.errors import MemfsError
 from memfs.index.db import IndexDB
-from memfs.index.heal import is_damage
+from memfs.index.heal import INDEX_ERRORS, is_damage
 from memfs.index.repository import index_ready
 from memfs.index.search import Searcher
 from memfs.services import reindex
@@ -50,6 +50,11 @@ class RecallHit(BaseModel):
     heading: str | None = None
 
 
+#: Texts without a vector a recall embeds before it answers (a one-shot add's); past that,
+#: or with near-duplicate checks owed, it answers at once and the owed items by keyword.
+RECALL_FILL_LIMIT = 64
+
+
 def search(rt: Runtime, query: str, k: int | None = None, types: set[str] | None = None,
            categories: set[str] | None = None, today: date | None = None,
            window: "TimeFilter | None" = None) -> "SearchResult":
@@ -61,9 +66,11 @@ def search(rt: Runtime, query: str, k: int | None = None, types: set[str] | None
         # A one-shot add's vector is owed: embedded first if this process can write now.
         # Otherwise (a read-only workspace, a writer holding the lock) the recall answers
         # as it is: that item is found by keyword only, as between an ingest's write and fill.
+        # The sync is opportunistic: whatever stops it (a read-only index file, a folder
+        # memfs cannot write) leaves the recall to answer as it is.
         try:
-            reindex.sync(rt, lock_timeout=0.0)
-        except MemfsError:
+            reindex.sync(rt, lock_timeout=0.0, fill_limit=RECALL_FILL_LIMIT)
+        except (MemfsError, OSError, *INDEX_ERRORS):
             pass
     try:
         if rt.searcher is None:  # a reader: read-only, never DDL (works on a read-only .memfs/)

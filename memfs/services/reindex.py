@@ -29,10 +29,12 @@ def index_path(rt: Runtime) -> Path:
 
 
 def sync(rt: Runtime, rebuild: bool = False, progress: Callable[..., None] | None = None,
-         vectors: bool = True, lock_timeout: float | None = None) -> SyncReport:
+         vectors: bool = True, lock_timeout: float | None = None, fill_limit: int | None = None) -> SyncReport:
     """Re-index what changed on disk (or everything, with rebuild) and refresh root files;
     with `vectors`, also embed what an ingest left without a vector and make its deferred
-    near-duplicate checks (a daemon does that in chunks between inputs instead)."""
+    near-duplicate checks (a daemon does that in chunks between inputs instead).
+    `fill_limit` (a recall's sync): only if no check is owed and at most that many texts
+    lack a vector; a bigger backlog is not a recall's to work off."""
     with rt.lock("sync", timeout=lock_timeout):
         remove_stale_temp_files([rt.ws.root / d for d in _TEMP_DIRS], shallow=[rt.ws.root])
         try:
@@ -44,10 +46,21 @@ def sync(rt: Runtime, rebuild: bool = False, progress: Callable[..., None] | Non
             report = rt.indexer.sync(rebuild=True, progress=progress)
             rebuild = True
         report.vectors_dropped = collect_if_due(rt, report, rebuilt=rebuild)
-        merged = _fill_all(rt) if vectors else 0
+        merged = _fill_all(rt) if vectors and (fill_limit is None or _small_backlog(rt, fill_limit)) else 0
         if report.changed or rebuild or merged or views_stale(rt.ws, rt.indexer.db):
             rt.regenerate_views()
     return report
+
+
+def _small_backlog(rt: Runtime, limit: int) -> bool:
+    """No near-duplicate check owed (a check may merge lines) and at most `limit` texts
+    without a vector (a one-shot add's few, not a stopped daemon's backlog)."""
+    from memfs.index.vecfill_store import has_marks, without_vectors
+
+    if has_marks(rt.indexer.db):
+        return False
+    _texts, ids, labels = without_vectors(rt.indexer.db, limit + 1)
+    return len(ids) + len(labels) <= limit
 
 
 def _fill_all(rt: Runtime) -> int:
