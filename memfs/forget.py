@@ -264,6 +264,7 @@ def apply_forget(mem: "Memory", plan: ForgetPlan, purge_history: bool = False) -
     removed_ids: list[str] = []
     words = forgotten_words(mem, plan) if purge_history else set()
 
+    store.check_rewritable(sorted(set(by_path) | set(back)))  # all or nothing: no forget half done
     for rel in sorted(set(by_path) | set(back)):
         def change(doc, rel: str = rel) -> None:  # type: ignore[no-untyped-def]
             # `updated` is recomputed from the items that remain (it may be a forgotten one's date).

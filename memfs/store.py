@@ -21,8 +21,8 @@ from memfs.core.model import Item
 from memfs.core.summarytop import Ranked
 from memfs.errors import ConflictError, MemfsError
 from memfs.fsutil import (
-    ChangedMeanwhile, Unsettled, atomic_write, read_settled, remember_stamp, remember_written, unchanged_since,
-    write_protected,
+    ChangedMeanwhile, Unsettled, atomic_write, read_regular, read_settled, remember_stamp, remember_written,
+    unchanged_since, write_protected,
 )
 from memfs.index.delta import FileDelta, offer
 from memfs.index.entryparts import kept_rows, summary_head, written_stamp
@@ -95,6 +95,22 @@ class CategoryStore:
         self.summarizer = summarizer
         self.written: dict[str, bytes | None] = {}
         self._read_digest: str | None = None  # SHA-1 of the bytes last read, when already known
+
+    def check_rewritable(self, rels: list[str]) -> None:
+        """Raise what `edit` would for any of `rels` memfs will not rewrite (write-protected,
+        broken front matter), before a change that spans files edits the first of them."""
+        for rel in rels:
+            path = self.ws.root / rel
+            if write_protected(path):
+                raise ProtectedError(f"{rel} is write-protected; memfs leaves it as it is and changed nothing "
+                                     "(make it writable, or edit it yourself)")
+            try:
+                broken = decode_category(read_regular(path), rel).front_error
+            except OSError:  # absent (nothing to edit) or not a regular file (`edit` says so)
+                continue
+            if broken:
+                raise MemfsError(f"{rel}: its front-matter does not parse, so memfs will not rewrite it; "
+                                 "nothing was changed")
 
     def edit(self, rel: str, change: Callable[[CategoryDoc], None], attempts: int = 5) -> CategoryDoc:
         path = self.ws.root / rel

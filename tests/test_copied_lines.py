@@ -130,3 +130,41 @@ def test_forget_keeps_a_copied_line_that_now_says_something_else(mem: Memory, ws
     mem.apply_forget(plan)
     assert "Mia has a cat called Tom." in pets.read_text()
     assert "dog called Rex" not in rel.read_text()
+
+
+def test_forget_takes_every_copy_in_another_file(mem: Memory, ws_path: Path) -> None:
+    """Two unchanged copies pasted into another file: the first holds the id (not indexed),
+    the second is an item of its own there; both go (found by review)."""
+    a = mem.add("Bob has a dog called Rex.", category="relationships")
+    rel = ws_path / "memory" / "relationships.md"
+    line = next(ln for ln in rel.read_text().splitlines(keepends=True) if a.id in ln)
+    pets = ws_path / "index" / "pets.md"
+    pets.write_text("# Pets\n\n" + line + "- Mia has a cat.\n" + line)
+    mem.sync()
+    plan = mem.plan_forget(ids=[a.id])
+    assert sorted(it.path for it in plan.items) == ["index/pets.md", "index/pets.md", "memory/relationships.md"]
+    mem.apply_forget(plan)
+    assert "Rex" not in pets.read_text() + rel.read_text() and "Mia has a cat." in pets.read_text()
+    assert not [h for h in mem.recall("dog called Rex", k=5) if "Rex" in h.text]
+
+
+def test_forget_changes_nothing_when_a_copy_is_in_a_file_memfs_will_not_rewrite(mem: Memory, ws_path: Path) -> None:
+    """All or nothing: a copy in a file with broken front matter (or write-protected) stops
+    the forget before its first edit, with one line (before: the original went, the copy
+    stayed and came back into the index)."""
+    import pytest
+
+    from memfs.errors import MemfsError
+
+    a = mem.add("Bob has a dog called Rex.", category="relationships")
+    rel = ws_path / "memory" / "relationships.md"
+    line = next(ln for ln in rel.read_text().splitlines(keepends=True) if a.id in ln)
+    before = rel.read_text()
+    broken = ws_path / "memory" / "zoo.md"  # edited after relationships.md (sorted order)
+    broken.write_text("---\ntitle: [unclosed\n---\n# Zoo\n\n" + line)
+    mem.sync()
+    plan = mem.plan_forget(ids=[a.id])
+    assert {it.path for it in plan.items} == {"memory/relationships.md", "memory/zoo.md"}
+    with pytest.raises(MemfsError, match="memory/zoo.md"):
+        mem.apply_forget(plan)
+    assert rel.read_text() == before and line in broken.read_text()

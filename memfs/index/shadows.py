@@ -101,14 +101,14 @@ def copies_of(db: IndexDB, root: Path, planned: list[tuple[str, str, str]]) -> l
     texts = {item_id: text_hash(text) for item_id, _, text in planned}
     for item_id, paths in holders(db, list(texts)).items():
         for rel in paths:
-            if (item_id, rel) in seen:
-                continue
             try:
                 doc, _ = read_category(root / rel, rel)
             except OSError:
                 continue
-            slot = next((s for s in doc.slots if s.item.id == item_id), None)
-            if slot is not None and text_hash(slot.item.text) == texts[item_id]:
-                seen.add((item_id, rel))
-                out.append((item_id, rel, (slot.start or 0) + doc.front_raw.count("\n") + 1, slot.item.text))
+            # The line holding the id, and any other line there with the same text (a copy
+            # of the copy: an item of its own in that file), if it says the same.
+            for slot in doc.slots:
+                if text_hash(slot.item.text) == texts[item_id] and (slot.item.id, rel) not in seen:
+                    seen.add((slot.item.id, rel))
+                    out.append((slot.item.id, rel, (slot.start or 0) + doc.front_raw.count("\n") + 1, slot.item.text))
     return out
