@@ -27,6 +27,7 @@ from memfs.entry.profile import history
 from memfs.fsutil import known_stamp, remember_stamp
 from memfs.index import repository
 from memfs.index.db import IndexDB
+from memfs.index.entryparts import parse_stamp
 from memfs.rootwrite import write_root_file
 from memfs.store import title_of
 from memfs.workspace import Workspace
@@ -45,12 +46,9 @@ def _seed_stamp(db: IndexDB, path: Path, name: str) -> None:
     """Let this process read a root file still exactly as an earlier memfs process wrote it
     without waiting for it to settle (fsutil.read_settled), as that process could: a one-shot
     add right after another waited `ingest.settle_seconds` per root file it had rewritten."""
-    try:
-        stamp = json.loads(db.get_meta(_WRITTEN_STAMP + name) or "null")
-    except ValueError:
-        return
-    if isinstance(stamp, list) and len(stamp) == 4 and set(map(type, stamp)) == {int}:
-        remember_stamp(path, tuple(stamp))  # type: ignore[arg-type]
+    stamp = parse_stamp(db.get_meta(_WRITTEN_STAMP + name))
+    if stamp is not None:
+        remember_stamp(path, stamp)
 
 
 def category_rows(ws: Workspace, db: IndexDB, config: Config) -> list[CategoryRow]:

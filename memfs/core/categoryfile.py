@@ -277,14 +277,8 @@ def _parse_slots(body: str, lines: list[str], path: str, default_type: str,
     slots: list[Slot] = []
     seen_ids: set[str] = set()
     for start, end, head, prefix, text, meta in entries:
-        if lazy and meta is not None and lazy_ok(meta):
+        if lazy and meta is not None and lazy_ok(meta) and meta["id"] not in seen_ids:  # (a copy: below)
             item_id = meta["id"]  # what item_from_meta gives it
-            if item_id in seen_ids:
-                item = copied_line(text, meta, default_type, seen_ids, f"{path}:{start + 1}", warnings, path)
-                seen_ids.add(item.id)
-                slots.append(Slot(item=item, start=start, end=end, raw="".join(lines[start:end]),
-                                  parsed=item.model_copy(), head=head, prefix=prefix, origin=item))
-                continue
             seen_ids.add(item_id)
             slots.append(LazySlot(item_id, text, meta, default_type, start, end,
                                   lines[start] if end == start + 1 else "".join(lines[start:end]), head, prefix))
@@ -340,11 +334,8 @@ def _lazy_slots(lines: list[str], path: str, default_type: str
             if got is True:
                 continue
             text, meta = got  # type: ignore[misc]
-            if meta is not None and lazy_ok(meta):
+            if meta is not None and lazy_ok(meta) and meta["id"] not in by_id:  # (a copy: below)
                 item_id = meta["id"]
-                if item_id in by_id:
-                    copied_slot(by_id, slots, text, meta, default_type, i, lines[i], warnings, path)
-                    continue
                 slot = by_id[item_id] = LazySlot(item_id, text, meta, default_type, i, i + 1, lines[i])
                 slots.append(slot)
                 continue

@@ -18,10 +18,6 @@ def copied_line(text: str, meta: dict[str, str] | str, default_type: str, seen_i
     It was ignored before, so a pasted copy was in no index and a sub-bullet nested under
     it had no item; its new id is stamped on memfs' next write of the file."""
     fields = (parse_meta(meta) or {}) if isinstance(meta, str) else meta
-    try:
-        item = item_from_meta(text, fields, default_type)
-    except (ValueError, KeyError):
-        item = Item(id=text_id(text, path), text=text, type=default_type)  # type: ignore[arg-type]
     salt = path
     new_id = text_id(text, salt)
     while new_id in seen_ids:
@@ -29,7 +25,10 @@ def copied_line(text: str, meta: dict[str, str] | str, default_type: str, seen_i
         new_id = text_id(text, salt)
     warnings.append(f"{where}: item id {fields.get('id')} appears twice in the file; "
                     f"the later copy is a new item ({new_id})")
-    return item.model_copy(update={"id": new_id})
+    try:
+        return item_from_meta(text, fields, default_type).model_copy(update={"id": new_id})
+    except (ValueError, KeyError):
+        return Item(id=new_id, text=text, type=default_type)  # type: ignore[arg-type]
 
 
 def copied_slot(by_id: dict[str, Slot], slots: list[Slot], text: str, meta: dict[str, str] | str,

@@ -27,6 +27,8 @@ def _yaml_load(text: str) -> Any:
     import yaml
 
     return yaml.load(text, Loader=yaml.SafeLoader)
+
+
 #: The most values a front-matter may expand to, aliases counted at every use. YAML
 #: anchors let a few hundred bytes stand for billions of values ("billion laughs"); the
 #: safe loader builds them by reference, but anything that walks or prints the result

@@ -114,8 +114,13 @@ def kept_rows(db_path: Path, path: str) -> dict[str, tuple[str, str]]:
 def written_stamp(rows: dict[str, tuple[str, str]]) -> tuple[int, int, int, int] | None:
     """The (device, inode, size, mtime_ns) of `kept_rows`' stamp; None if none or damaged."""
     got = rows.get(WRITTEN_STAMP)
+    return parse_stamp(got[1]) if got else None
+
+
+def parse_stamp(raw: str | None) -> tuple[int, int, int, int] | None:
+    """A kept (device, inode, size, mtime_ns) from its JSON; None if absent or damaged."""
     try:
-        stamp = json.loads(got[1]) if got else None
+        stamp = json.loads(raw) if raw else None
     except (ValueError, TypeError):
         return None
     if not isinstance(stamp, list) or len(stamp) != 4 or set(map(type, stamp)) != {int}:

@@ -56,11 +56,6 @@ def mark_stale(c: sqlite3.Connection, paths: Iterable[str]) -> None:
     c.executemany("UPDATE files SET size=-1, hash='' WHERE path=?", [(p,) for p in paths])
 
 
-def all_copies(db: IndexDB, item_id: str) -> list[str]:
-    """The files holding an unindexed copy of `item_id`."""
-    return holders(db, [item_id]).get(item_id, [])
-
-
 def to_reread(db: IndexDB, freed: list[str], read_now: set[str]) -> set[str]:
     """Files holding a copy of an id whose indexed line went, less those this sync reads."""
     return {h for hs in holders(db, freed).values() for h in hs} - read_now if freed else set()

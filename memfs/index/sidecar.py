@@ -38,11 +38,10 @@ from memfs.index.sidecar_source import CachedCodes
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from memfs.index.db import IndexDB
 else:
     np = lazy_numpy(globals())  # imported on first use (core/lazynp.py)
-
-if TYPE_CHECKING:
-    from memfs.index.db import IndexDB
 
 _DAMAGE = (RuntimeError, OSError, ValueError, KeyError, TypeError, EOFError, pickle.UnpicklingError,
            zipfile.BadZipFile, sqlite3.Error, MemfsError)

@@ -64,10 +64,9 @@ def search(rt: Runtime, query: str, k: int | None = None, types: set[str] | None
         reindex.sync(rt)  # no index yet, or one of an older layout: build it from the Markdown
     elif rt.searcher is None and not index_ready(db_path, for_recall=True):
         # A one-shot add's vector is owed: embedded first if this process can write now.
-        # Otherwise (a read-only workspace, a writer holding the lock) the recall answers
-        # as it is: that item is found by keyword only, as between an ingest's write and fill.
-        # The sync is opportunistic: whatever stops it (a read-only index file, a folder
-        # memfs cannot write) leaves the recall to answer as it is.
+        # The sync is opportunistic: whatever stops it (a writer holding the lock, a
+        # read-only index file or folder) leaves the recall to answer as it is, that item
+        # found by keyword only, as between an ingest's write and fill.
         try:
             reindex.sync(rt, lock_timeout=0.0, fill_limit=RECALL_FILL_LIMIT)
         except (MemfsError, OSError, *INDEX_ERRORS):

@@ -55,16 +55,17 @@ def add(rt: Runtime, text: str, category: str | None = None, type: str | None = 
             item_type = DEFAULT_TYPE_OF_KIND[spec.kind]
         item_id = rt.fresh_id(clean, src or "add")
         item = Item(id=item_id, text=clean, type=item_type, when=when, src=src, updated=today_iso())  # type: ignore[arg-type]
-        later = vector is None and rt.vectors_later and text_hash(clean) not in rt.indexer.deferred
+        h = text_hash(clean)
+        later = vector is None and rt.vectors_later and h not in rt.indexer.deferred
         if later:  # a one-shot add: the vector is the next sync's or recall's (no numpy here)
             owe_vectors(db)
-            rt.indexer.deferred.add(text_hash(clean))
+            rt.indexer.deferred.add(h)
         try:
             CategoryStore(rt.ws, rt.config).edit(spec.rel, lambda doc: doc.add(item))
             rt.after_write([spec.rel])
         finally:
             if later:
-                rt.indexer.deferred.discard(text_hash(clean))
+                rt.indexer.deferred.discard(h)
     return item
 
 
