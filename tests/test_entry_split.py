@@ -79,3 +79,27 @@ def test_a_split_interrupted_after_writing_the_part_is_finished_by_the_next_one(
         assert not mem.sync().warnings
     finally:
         mem.close()
+
+
+def test_a_write_into_a_split_files_parent_builds_only_the_items_that_move(ws_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """After every write of a parent, its parts are checked for items held twice. The check
+    asked every slot for `slot.item`, which builds the Item of each of a big file's lazy
+    slots: ~0.4 s per one-shot add into a 50,000-item parent (found timing issue #17 item 3)."""
+    from memfs import store
+    from memfs.core import slot as slot_module
+
+    lines = "".join(f"- Plain fact {i}. <!-- id=p{i:07d} type=knowledge -->\n" for i in range(1000))
+    moved = "- Stack: the queue is RabbitMQ. <!-- id=q0000001 type=knowledge -->\n"
+    (ws_path / "index" / "knowledge.md").write_text("# Knowledge\n\n" + moved + lines)
+    (ws_path / "index" / "knowledge--stack.md").write_text("# Knowledge: stack\n\n" + moved)
+    built: list[str] = []
+    real = slot_module.item_from_meta
+    monkeypatch.setattr(slot_module, "item_from_meta", lambda text, meta, kind: built.append(text) or real(text, meta, kind))
+    with hashing_memory(ws_path) as mem:
+        mem.sync()
+    assert "q0000001" not in (ws_path / "index" / "knowledge.md").read_text()
+    store._PARSED.clear()  # as a fresh process (a one-shot `memfs add`) finds it: a lazy parse
+    built.clear()
+    with hashing_memory(ws_path) as mem:
+        mem.add("One more plain fact about nothing much.", category="index/knowledge")
+    assert len(built) < 500, len(built)  # what the entry files rank (~120), not the file's 1,000

@@ -240,9 +240,9 @@ def _drop_moved(ws: Workspace, store: CategoryStore, rel: str) -> list[str]:
             in_parts.update(it.id for it in doc.items)
 
     def drop(parent: CategoryDoc) -> None:
-        for slot in list(parent.slots):
-            if not slot.removed and slot.item.id in in_parts and _movable(slot):
-                parent.remove(slot.item.id)
+        for slot in list(parent.slots):  # item_id(): a LazySlot's Item is built only if it moves
+            if not slot.removed and slot.item_id() in in_parts and _movable(slot):
+                parent.remove(slot.item_id())
 
     if not in_parts:
         return []
