@@ -26,6 +26,7 @@ from memfs.index.qcache import CachingEmbedder
 from memfs.index.vcache import VectorCopy
 from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.core.stamps import stamp_range
+from memfs.index.intent import INTENT_BOOST, fills, intent_of
 from memfs.index.present import DEFAULT_WINDOW, is_present_query
 from memfs.index.vectors import HnswSidecar, exact_search, exact_search_scores
 from memfs.providers.embedding import Embedder
@@ -329,8 +330,9 @@ class Searcher:
                 bm_rank = {lab: i for i, (lab, _) in enumerate(bm, start=1)}
                 vec_rank = {lab: i for i, (lab, _) in enumerate(dense_hits, start=1)}
                 present = is_present_query(query) and not window.history and not window.as_of
+                asked = intent_of(query)
                 hits = self._rank(fused, bm_rank, vec_rank, k, types, categories, window, today,
-                                  everything=present or self.full_fuse)
+                                  everything=present or asked is not None or self.full_fuse)
         finally:
             if pending is not None and not pending.done():
                 pending.result()  # never leave the worker searching after an error here
@@ -339,6 +341,10 @@ class Searcher:
             newest = max(ends) if ends else None
             for h in hits:
                 h.score *= present_factor(h.row.when, newest)
+        if asked is not None:  # "where does Priya live": the facts that fill that slot (index/intent.py)
+            for h in hits:
+                if fills(asked, h.row.text):
+                    h.score *= INTENT_BOOST
         hits.sort(key=lambda h: (-h.score, h.row.id))
         timings["fuse"] = (time.perf_counter() - t) * 1000
         return SearchResult(hits[:k], timings, mode)
