@@ -63,6 +63,8 @@ class FileDelta:
     head: tuple | None = None
     #: (device, inode, size, mtime_ns) right after the write (persisted: fsutil.read_settled).
     stamp: tuple = ()
+    #: How many lines the file had before the write (None: not known): no row lies past it.
+    lines_before: int | None = None
 
     @staticmethod
     def of(path: Path, rel: str, before: bytes, after: bytes, doc: CategoryDoc, sp: Splice,
@@ -91,7 +93,8 @@ class FileDelta:
         return FileDelta(str(path), rel, before_digest or _digest(before), files_row[3], st.st_size, st.st_mtime_ns, doc.name,
                          doc.kind, upserts, [s.item.id for s in sp.removed], shifts, files_row,
                          head=([s.item_id() for s in ranked.head], ranked.complete, ranked.newest),
-                         stamp=(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+                         stamp=(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns),
+                         lines_before=before.count(b"\n") + (not before.endswith(b"\n")))
 
 
 #: Deltas offered by the store, by absolute path; taken by the next sync of that file.
@@ -219,8 +222,8 @@ def _shift_lines(c, d: FileDelta) -> None:  # type: ignore[no-untyped-def]
     # The shift of a row is the one of the last threshold at or before its line.
     effective = effective_shifts(d)
     first = next((k for k, (_, shift) in enumerate(effective) if shift), None)
-    if first is None:
-        return
+    if first is None or (d.lines_before is not None and effective[first][0] > d.lines_before):
+        return  # (no row lies past the file's old last line: the UPDATE would scan the file's rows for none)
     def case(col: str) -> str:
         return " ".join(f"WHEN {col} >= {at} THEN {shift}" for at, shift in reversed(effective[first:]))
 
