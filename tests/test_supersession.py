@@ -56,6 +56,11 @@ def _lines(root: Path) -> list[str]:
     ("Priya is dating Tom.", "Priya broke up with Tom."),
     ("Priya is dating Tom.", "Priya split up with Tom."),
     ("Priya is married to Tom.", "Priya divorced Tom."),
+    # A couple's end is said of both, either way round.
+    ("Priya is dating Ken.", "Ken and Priya split up in September 2026."),
+    ("Priya is married to Ken.", "Priya and Ken separated in the spring."),
+    ("Priya lives in Leeds.", "Priya moved from Leeds to York in August 2026."),
+    ("Priya lives in New York.", "Priya moved from New York to Boston."),
 ])
 def test_a_newer_value_supersedes(old: str, new: str) -> None:
     assert supersedes(slot_of(new), slot_of(old))
@@ -72,6 +77,9 @@ def test_a_newer_value_supersedes(old: str, new: str) -> None:
     ("Priya lives in Leeds.", "Priya is moving to York next year."),  # a plan, not yet true
     ("Priya works at Brightwave.", "Priya is a lead engineer at Brightwave."),  # the same employer
     ("Elena works as a curator.", "Elena works as a curator at the Science Museum."),
+    ("Priya is dating Ken.", "Tom and Ken split up."),        # another couple
+    ("Priya is dating Ken.", "Priya and Tom broke up."),
+    ("Priya is dating Ken.", "Ken and Priya split up the bill."),  # not a break-up
 ])
 def test_a_compatible_fact_supersedes_nothing(old: str, new: str) -> None:
     assert not supersedes(slot_of(new), slot_of(old))

@@ -94,10 +94,19 @@ def says_not_a_job(text: str) -> bool:
     return _AS_NOT_JOB.search(text) is not None
 
 
+#: "Ken and Priya split up": a couple's end, said of both (the value is the other one).
+_END_PAIR = re.compile(r"^" + SUBJ + r" and " + _EMPLOYER + r" (?:have |had |finally |just )*(?:split up|broke up|"
+                       r"separated|divorced|got divorced|called it quits)(?P<t>)")
+
+
 def ending_of(text: str) -> tuple[str, str, str] | None:
-    """(subject, attribute, value) a fact ends: "left Brightwave" -> employer Brightwave."""
+    """(subject, attribute, value) a fact ends: "left Brightwave" -> employer Brightwave;
+    "Ken and Priya split up" -> Ken's partner Priya (`supersede.supersedes` reads it both ways)."""
     for attr, pat in (("employer", _END_EMPLOYER), ("partner", _END_PARTNER)):
         m = pat.match(text)
         if m and _CLAUSE_END.match(text[m.end("e"):]):
             return m.group("s"), attr, m.group("e")
+    m = _END_PAIR.match(text)
+    if m and _CLAUSE_END.match(text[m.end("t"):]):
+        return m.group("s"), "partner", m.group("e")
     return None

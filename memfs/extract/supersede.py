@@ -93,7 +93,8 @@ _SINGLE: list[tuple[str, re.Pattern[str]]] = [
     ("residence", re.compile(r"^" + SUBJ + r" " + ADV + r"(?:lives|is living|resides|is based|has lived|"
                              r"is now living|now lives|lived|was living) in " + NAME)),
     ("residence", re.compile(r"^" + SUBJ + r" " + ADV + r"(?:moved|relocated|has moved|is moving|moves|"
-                             r"will move|will be moving) (?:back |house |home )?to " + NAME)),
+                             r"will move|will be moving) (?:back |house |home )?"
+                             r"(?:from (?:the )?[A-Z][\w.'\u2019-]*(?: [A-Z][\w.'\u2019-]*)* )?to " + NAME)),
     ("employer", re.compile(r"^" + SUBJ + r" " + ADV + r"(?:works|is working|has worked|worked|was working)"
                             r" (?:full-time |part-time |remotely )?(?:at|for) " + NAME)),
     ("employer", re.compile(r"^" + SUBJ + r" " + ADV + r"(?:joined|started (?:a new job |a job |working )?at|"
@@ -262,7 +263,12 @@ def _polar_match(a: str, b: str) -> bool:
 
 def supersedes(newer: Slot | None, older: Slot | None) -> bool:
     """Does the newer fact replace the older one? (The caller orders them by date.)"""
-    if newer is None or older is None or newer.subject != older.subject:
+    if newer is None or older is None:
+        return False
+    if newer.ended and newer.attribute == older.attribute == "partner" and not older.ended \
+            and (newer.value, newer.subject) == (older.subject, older.value):
+        return True  # "Ken and Priya split up" ends "Priya is dating Ken" too
+    if newer.subject != older.subject:
         return False
     if newer.past and not older.past:
         return False  # "lived in Manchester" is history; it replaces nothing current
