@@ -105,3 +105,18 @@ assert sidecar_source.np.float32 is numpy.float32 and sidecar_source.np is numpy
 """
     out = subprocess.run([sys.executable, "-c", code], env=env(), capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
+
+
+def test_an_add_into_a_one_type_folder_takes_its_type_without_the_classifier(tmp_path: Path) -> None:
+    """index/ holds only knowledge: the classifier's guess could not change the type."""
+    from tests.support.workspace import hashing_memory
+
+    ws = init(tmp_path / "w")
+    code = ("import sys; from memfs.api import Memory; m = Memory(sys.argv[1]); "
+            "it = m.add('Priya loves hiking in the Alps every summer.', category='index/trips'); m.close(); "
+            "print(it.type, 'memfs.extract.classify' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(ws)], env=env(), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["knowledge", "False"]
+    with hashing_memory(ws) as mem:  # a folder of more types still guesses: a preference is a profile fact
+        assert mem.add("Priya went to a concert in Leeds last week.", category="memory/outings").type == "event"

@@ -42,7 +42,8 @@ def add(rt: Runtime, text: str, category: str | None = None, type: str | None = 
         same = repository.id_and_path(db, text_hash(clean))
         if same is not None:
             return reinforce(rt, same[0], same[1])
-        guessed, hint = guess_type(clean)
+        forced = forced_type(rt, category) if type is None else None  # (a named category ignores the hint)
+        guessed, hint = (forced, None) if forced is not None else guess_type(clean)
         item_type = type or guessed
         vector = None
         if category is None:
@@ -127,6 +128,23 @@ def forget(rt: Runtime, item_id: str) -> Item:
         CategoryStore(rt.ws, rt.config).edit(row.path, drop)
         rt.after_write([row.path])
     return removed[0]
+
+
+def forced_type(rt: Runtime, category: str | None) -> str | None:
+    """The one type the named category's kind allows (index/ holds only knowledge), else
+    None: the type is then guessed (`guess_type`, whose classifier costs a one-shot add
+    ~5 ms to load for an answer the folder already gives)."""
+    if category is None:
+        return None
+    if "/" in category:
+        kind: str | None = category.partition("/")[0]
+    else:
+        slug = slugify(category)
+        kind = next((spec.kind for spec in rt.category_specs() if spec.name == slug), None)
+        if kind is None and slug in rt.config.categories:
+            kind = rt.config.categories[slug].kind
+    types = [t for t, k in KIND_OF_TYPE.items() if k == kind]
+    return types[0] if len(types) == 1 else None
 
 
 def guess_type(text: str) -> tuple[str, str | None]:
