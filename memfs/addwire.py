@@ -115,10 +115,34 @@ def quick_add(argv: list[str], here: "LocalAdd | None" = None) -> bool:
         if reply is None:
             os.environ["MEMFS_NO_WARM"] = "1"  # this process only: the full CLI adds in-process
             return False
-    sys.stdout.write(reply["stdout"])
-    sys.stdout.flush()
-    sys.stderr.write(reply["stderr"])
-    sys.exit(int(reply["exit"]))
+    sys.exit(emit(reply))
+
+
+def emit(reply: dict) -> int:
+    """Print a reply's output and return its exit code, as the full CLI would: no stdout at
+    all (`memfs add x >&-`) prints nothing; one that cannot be written (a full disk, a pipe
+    its reader closed) is one line and exit 3 (memfs.cli.main), never a traceback — the add
+    itself is done either way."""
+    import sys
+
+    code = int(reply["exit"])
+    stderr = reply["stderr"]
+    try:
+        if sys.stdout is not None:
+            sys.stdout.write(reply["stdout"])
+            sys.stdout.flush()
+    except (OSError, ValueError) as err:
+        sys.stdout = None  # (the interpreter's own flush at exit would fail again, with a traceback)
+        stderr += (f"memfs: internal error: {err.__class__.__name__}: {err} "
+                   "(MEMFS_DEBUG=1 shows the traceback)\n")
+        code = 3
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(stderr)
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    return code
 
 
 def render_added(data: dict, as_json: bool) -> str:

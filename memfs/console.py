@@ -148,14 +148,16 @@ def _quick(argv: list[str]) -> bool:
     return True
 
 
-def add_here(root: str, text: str, category: str | None, type: str | None, as_json: bool) -> dict | None:
+def add_here(root: str, text: str, category: str | None, type: str | None, as_json: bool,
+             keep: bool = False) -> dict | None:
     """The plain `memfs add` done by this process as the full CLI does it, without loading
     the CLI (typer, click and memfs.cli: ~30-60 ms of a one-shot add into a big file): the
     daemon's own `warm_write.perform`, so the output and the one-line errors are the CLI's
     (tests/test_console_add.py compares them). None — the full CLI does it — under MEMFS_DEBUG
     (only it prints tracebacks) or if `perform` refuses. The heap is frozen after the
     imports (they live as long as the process) and again before the collector, off during
-    the add (`heapfreeze.paused`), is back on; what the add built is kept for `_end_now`."""
+    the add (`heapfreeze.paused`), is back on. `keep` (the `memfs` command's own process
+    only, `entry`): what the add built is kept alive for `_end_now`."""
     if os.environ.get("MEMFS_DEBUG"):
         return None
     for name in BLAS_THREADS:  # before numpy loads: one add multiplies no matrix worth a thread pool
@@ -171,7 +173,8 @@ def add_here(root: str, text: str, category: str | None, type: str | None, as_js
     try:
         with paused():
             with Memory(root) as mem:
-                _KEPT.append(mem)  # freed by the process's end, not object by object (`_end_now`)
+                if keep:
+                    _KEPT.append(mem)  # freed by the process's end, not object by object (`_end_now`)
                 mem.runtime.vectors_later = True  # a named category's vector: the next sync's or recall's
                 reply = perform(mem, {"text": text, "category": category, "type": type, "when": None,
                                       "json": as_json})
@@ -189,44 +192,57 @@ def add_here(root: str, text: str, category: str | None, type: str | None, as_js
     return reply if reply.get("status") in ("done", "error") else None
 
 
-def _end_now(code: object) -> None:
-    """End a process that did its add itself, once its output is out, without the
+def _end_now(code: int) -> None:
+    """End the `memfs` command's process after an add it did itself, without the
     interpreter's teardown.
 
     Everything that matters is done by then: the file was written atomically and fsynced,
-    the index committed and closed, the writer lock released (Memory's `close`). What is left
-    is freeing the heap the add built (the 50,000 slots of a big file, the entry files'
-    state, the modules) object by object, and interpreter finalization: ~25-35 ms of a
-    one-shot add into a 50,000-item file (issue #17 item 3), for memory the kernel takes back
-    at once. memfs registers no atexit hook; the standard streams are flushed here."""
-    status = code if isinstance(code, int) else (0 if code is None else 1)
-    if not isinstance(code, int) and code is not None:
-        sys.stderr.write(f"{code}\n")
+    the index committed and closed, the writer lock released (Memory's `close`), the output
+    written (`addwire.emit`). What is left is freeing the heap the add built (the 50,000
+    slots of a big file, the entry files' state, the modules) object by object, and
+    interpreter finalization: ~25-35 ms of a one-shot add into a 50,000-item file (issue
+    #17 item 3), for memory the kernel takes back at once. memfs registers no atexit hook.
+    Only `entry` (the installed script) calls this, never `main`, and not under a profiler,
+    a tracer or coverage, which write their results at exit."""
+    if sys.getprofile() is not None or sys.gettrace() is not None or "coverage" in sys.modules:
+        sys.exit(code)
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe: what the interpreter's own exit would meet
-            status = status or 120
-    os._exit(status)
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
-def main() -> None:
+def main(keep: bool = False) -> None:
+    """`memfs ARGS`: the warm recall, the plain add (by a daemon, else here), else the full
+    CLI. Ends with SystemExit like any console script, so a program may call it in-process."""
     if _quick(sys.argv[1:]):
         return
     from memfs.addwire import quick_add  # `memfs add` done by a running daemon (memfs.addwire), else here
 
     kept = len(_KEPT)
+
+    def here(root: str, text: str, category: str | None, type: str | None, as_json: bool) -> dict | None:
+        return add_here(root, text, category, type, as_json, keep=keep)
+
     try:
-        if quick_add(sys.argv[1:], add_here):
+        if quick_add(sys.argv[1:], here):
             return
     except SystemExit as end:
-        if len(_KEPT) > kept:  # this call did the add itself: nothing is left but the teardown
-            _end_now(end.code)
+        if keep and len(_KEPT) > kept and isinstance(end.code, int):
+            _end_now(end.code)  # this process did the add: nothing is left but the teardown
         raise
     from memfs.cli import main as full
 
     full()
 
 
+def entry() -> None:
+    """The installed `memfs` script: `main`, and after an add done here, no teardown."""
+    main(keep=True)
+
+
 if __name__ == "__main__":
-    main()
+    entry()

@@ -78,3 +78,37 @@ def test_an_unexpected_error_opening_the_memory_is_one_line_exit_3(tmp_path: Pat
     assert reply is not None and reply["exit"] == 3
     assert reply["stderr"] == ("memfs: internal error: RuntimeError: disk on fire "
                                "(MEMFS_DEBUG=1 shows the traceback)\n")
+
+
+def test_output_that_cannot_be_written_is_the_full_clis_exit_not_a_traceback(tmp_path: Path) -> None:
+    """The add is done either way; a closed stdout prints nothing (exit 0), a full disk is one
+    line and exit 3, as memfs.cli.main gives them (found by review: tracebacks, exit 1)."""
+    ws = init(tmp_path / "w")
+    closed = subprocess.run([sys.executable, "-m", "memfs.console", "add", FACT, "-c", "places"], cwd=ws, env=env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=120,
+                            preexec_fn=lambda: __import__("os").close(1))
+    assert (closed.returncode, closed.stderr) == (0, "")
+    with open("/dev/full", "w") as full:
+        nospace = subprocess.run([sys.executable, "-m", "memfs.console", "add", "Tea is a drink.", "-c", "places"],
+                                 cwd=ws, env=env(), stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert nospace.returncode == 3 and nospace.stderr.startswith("memfs: internal error: OSError")
+    assert nospace.stderr.count("\n") == 1 and "Traceback" not in nospace.stderr
+    assert _lines_with(ws, FACT) == 1 and _lines_with(ws, "Tea is a drink.") == 1
+
+
+def test_main_called_in_process_ends_with_systemexit_and_the_host_finishes(tmp_path: Path) -> None:
+    """Only the installed script (`entry`) skips the teardown; a program calling `main` gets
+    SystemExit, and its own cleanup runs (found by review: os._exit ended the host)."""
+    ws = init(tmp_path / "w")
+    log = tmp_path / "host.log"
+    host = ("import atexit, sys\n"
+            f"log = open({str(log)!r}, 'w')\n"
+            "atexit.register(lambda: open(log.name, 'a').write('atexit\\n'))\n"
+            "from memfs.console import main\n"
+            f"sys.argv = ['memfs', 'add', {FACT!r}, '-c', 'places']\n"
+            "try:\n    main()\nexcept SystemExit as end:\n    log.write(f'exit {end.code}\\n')\n"
+            "log.write('host goes on\\n')\nlog.close()\n")
+    out = subprocess.run([sys.executable, "-c", host], cwd=ws, env=env(), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert log.read_text() == "exit 0\nhost goes on\natexit\n"
+    assert _lines_with(ws, FACT) == 1
