@@ -208,12 +208,14 @@ class Searcher:
 
     def _rank(self, fused: dict[int, float], bm_rank: dict[int, int], vec_rank: dict[int, int], k: int,
               types: set[str] | None, categories: set[str] | None, window: "TimeFilter", today: date,
-              everything: bool) -> list[Hit]:
+              everything: bool, lift: float = 1.0) -> list[Hit]:
         """The fused candidates as hits, best first (ties by id). Rows are read in fused order,
         a few at a time, and reading stops once the next candidate's fused score times the
         largest salience factor any row can have cannot beat the k-th hit kept: reading all
         ~200 candidates' rows was ~2 ms of CPU per query at 10^5 items, for a top 10.
-        `everything` reads them all (a present-tense query rescales by the newest hit)."""
+        `everything` reads them all (a present-tense query rescales by the newest hit); `lift`
+        is the most a later factor may multiply a hit by (index/intent.py), so reading stops
+        only where even a lifted candidate could not reach the top k."""
         cfg = self.cfg
         order = sorted(fused.items(), key=lambda kv: -kv[1])
         # salience_factor <= 1 + w_r·ln(seen) (its decay term is at most 1); passages seen 1.
@@ -223,7 +225,7 @@ class Searcher:
         scores: list[float] = []  # kept hits' scores, descending
         at, step = 0, max(2 * k, 16)
         while at < len(order):
-            if not everything and len(scores) >= k and order[at][1] * bound < -scores[k - 1]:
+            if not everything and len(scores) >= k and order[at][1] * bound * lift < -scores[k - 1]:
                 break
             batch = [lab for lab, _ in order[at:at + step]]
             at, step = at + step, step * 2
@@ -332,7 +334,7 @@ class Searcher:
                 present = is_present_query(query) and not window.history and not window.as_of
                 asked = intent_of(query)
                 hits = self._rank(fused, bm_rank, vec_rank, k, types, categories, window, today,
-                                  everything=present or asked is not None or self.full_fuse)
+                                  everything=present or self.full_fuse, lift=1.0 if asked is None else INTENT_BOOST)
         finally:
             if pending is not None and not pending.done():
                 pending.result()  # never leave the worker searching after an error here
