@@ -25,7 +25,7 @@ from memfs.fsutil import (
     unchanged_since, write_protected,
 )
 from memfs.index.delta import FileDelta, offer
-from memfs.index.entryparts import kept_rows, summary_head, written_stamp
+from memfs.index.entryparts import kept_rows, line_ids, summary_head, written_stamp
 from memfs.workspace import Workspace
 
 
@@ -132,6 +132,7 @@ class CategoryStore:
                 text = sp.text
             else:
                 text = doc.render()
+                doc._line_ids = None  # (the table of the text as read: the render wrote other lines)
                 # The ids the file had (a slot's `origin` is its item as read, whatever the change
                 # did). A splice proves this line by line instead (categoryedit._reads_back).
                 had = {s.origin_id() for s in slots_read}
@@ -181,12 +182,13 @@ class CategoryStore:
         cached = _PARSED.pop((str(path), rel), None)
         # The file is still exactly what memfs last wrote: its parse (and hash) are already known.
         hit = cached is not None and cached[0] == data
-        # Lazily: a write into a 50,000-item file builds the Items of the slots it touches.
-        doc = cached[1] if hit else decode_category(data, rel, lazy=True)  # type: ignore[index]
-        self._read_digest = cached[2] if hit else None  # type: ignore[index]
+        self._read_digest = cached[2] if hit else hashlib.sha1(data).hexdigest()  # type: ignore[index]
+        # Lazily: a write into a 50,000-item file builds the Items of the slots it touches; with
+        # the line-id table the index kept for exactly these bytes, matching no line (core/lineids.py).
+        doc = cached[1] if hit else decode_category(  # type: ignore[index]
+            data, rel, lazy=True, line_ids=line_ids(kept or {}, self._read_digest))  # type: ignore[arg-type]
         if not hit:  # a fresh parse: the summary head the index keeps for these bytes, if any
-            self._read_digest = hashlib.sha1(data).hexdigest()
-            doc._ranked = _kept_head(self.ws, rel, doc, self._read_digest, kept)
+            doc._ranked = _kept_head(self.ws, rel, doc, self._read_digest, kept)  # type: ignore[arg-type]
         doc._read_by_id = None  # (true of the doc as read only)
         if doc.front_error:
             raise MemfsError(f"refusing to rewrite {doc.front_error}")
@@ -229,11 +231,13 @@ def _remember_parse(path: Path, rel: str, data: bytes, doc: CategoryDoc, digest:
     _PARSED[key] = (data, doc, digest)
 
 
-def decode_category(data: bytes, rel: str, lazy: bool = False) -> CategoryDoc:
+def decode_category(data: bytes, rel: str, lazy: bool = False, line_ids: list[str | None] | None = None
+                    ) -> CategoryDoc:
     """Parse bytes already read (as `index.sync.read_category` does for a path); `lazy`:
-    build each stamped line's Item only when a change asks for it (core/slot.py)."""
+    build each stamped line's Item only when a change asks for it (core/slot.py);
+    `line_ids`: the body's line-id table of exactly these bytes (core/lineids.py)."""
     try:
-        return parse_category(data.decode("utf-8"), rel, lazy)
+        return parse_category(data.decode("utf-8"), rel, lazy, line_ids)
     except UnicodeDecodeError as err:
         doc = parse_category(data.decode("utf-8", errors="replace"), rel, lazy)
         doc.front_error = f"{rel}: not valid UTF-8 at byte {err.start}; never rewritten"

@@ -231,7 +231,7 @@ def test_store_operations_write_the_same_bytes_from_a_lazy_and_an_eager_parse(tm
     for rnd, (kind, k) in enumerate(ops):
         results = []
         for idx, (store, path) in enumerate(zip(stores, paths)):
-            store_mod.decode_category = real if idx else (lambda data, rel, lazy=False: decode_category(data, rel))
+            store_mod.decode_category = real if idx else (lambda data, rel, lazy=False, line_ids=None: decode_category(data, rel))
             try:
                 doc = _apply(store, "index/t.md", path, kind, k, rnd)
                 results.append(None)

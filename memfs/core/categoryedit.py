@@ -21,6 +21,7 @@ from memfs.core.bodyscan import fast_line
 from memfs.core.categoryfile import CategoryDoc, Slot, item_of_entry
 from memfs.core.front import dump_front, edit_front
 from memfs.core.itemline import render_item_line
+from memfs.core.lineids import spliced
 from memfs.core.model import DEFAULT_TYPE_OF_KIND
 
 
@@ -213,6 +214,8 @@ def commit_splice(doc: CategoryDoc, sp: Splice) -> None:
         shifts.append((e.b, delta))
         pos = e.b
     new_lines.extend(doc.lines[pos:])
+    if doc._line_ids is not None:  # (LAZY_ITEM reads one line alone: only the written ones change)
+        doc._line_ids = spliced(doc._line_ids, sp.edits) if len(doc._line_ids) == len(doc.lines) else None
     doc.lines = new_lines
     first = sp.edits[0].a if sp.edits else len(new_lines)
     ids = doc._ids

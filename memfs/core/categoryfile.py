@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from memfs.core.bodyscan import MARKER as _MARKER
-from memfs.core.bodyscan import LAZY_ITEM, _fast_entries, _mistune_entries, fast_entry, open_fence
+from memfs.core.bodyscan import LAZY_ITEM, _fast_entries, _mistune_entries, open_fence
 from memfs.core.front import (  # noqa: F401  (re-exported: the names this module always had)
     FRONT_KEYS, FRONT_MAX_VALUES, dump_front, edit_front, load_front, raise_front, split_front, split_lines,
 )
-from memfs.core.entryitem import copied_line, copied_slot
+from memfs.core.entryitem import copied_line
 from memfs.core.itemline import item_from_meta, render_item_line, text_id
+from memfs.core.lineids import table_slots
 from memfs.core.model import DEFAULT_TYPE_OF_KIND, Item
 from memfs.core.slot import LazySlot, Slot, lazy_ok
 from memfs.fsutil import read_regular
@@ -61,6 +62,9 @@ class CategoryDoc:
     #: The head of the files-row summary's ranking for the doc as it is (core/summarytop.py),
     #: set by the index's delta after each spliced write; None: not known, rank afresh.
     _ranked: Any = None
+    #: The body's line-id table (core/lineids.py) when the lazy parse read it, kept in step
+    #: by each splice (categoryedit.commit_splice); None: not known.
+    _line_ids: list[str | None] | None = None
     #: The slots by id as the store's lazy parse read them (`_lazy_slots`), for the store's
     #: first look right after the parse (store._kept_head takes it); None once taken.
     _read_by_id: dict[str, Slot] | None = None
@@ -196,11 +200,13 @@ def hand_off(doc: CategoryDoc, text: str) -> None:
 
 
 
-def parse_category(text: str, path: str, lazy: bool = False) -> CategoryDoc:
+def parse_category(text: str, path: str, lazy: bool = False, line_ids: list[str | None] | None = None
+                   ) -> CategoryDoc:
     """Parse a category file's text. Never raises for bad content: problems become warnings.
 
     `lazy`: stamped lines become LazySlots (core/slot.py), their Items built on first use;
-    the store's parse, where a write touches a few slots of many."""
+    the store's parse, where a write touches a few slots of many. `line_ids`: the body's
+    line-id table of exactly this text (core/lineids.py), if the index kept one."""
     if _HANDOFF:
         ready = _HANDOFF.pop((path, text), None)
         if ready is not None:
@@ -217,7 +223,7 @@ def parse_category(text: str, path: str, lazy: bool = False) -> CategoryDoc:
     default_type = DEFAULT_TYPE_OF_KIND.get(kind, "profile")
     lines = split_lines(body)
     n_front = len(warnings)
-    slots, fast, by_id = _parse_slots(body, lines, path, default_type, warnings, lazy)
+    slots, fast, by_id, ids = _parse_slots(body, lines, path, default_type, warnings, lazy, line_ids)
     if front_raw and len(warnings) > n_front:  # the body's line numbers, as the file's
         warnings[n_front:] = [_file_line(w, path, front_raw.count("\n")) for w in warnings[n_front:]]
     first_end = text.find("\n")
@@ -230,6 +236,7 @@ def parse_category(text: str, path: str, lazy: bool = False) -> CategoryDoc:
     doc._front_parsed = copy.deepcopy(front)
     if by_id is not None:  # every slot is as read: its id set is the parse's
         doc._ids, doc._read_by_id = set(by_id), by_id
+    doc._line_ids = ids
     return doc
 
 
@@ -263,13 +270,14 @@ def item_of_entry(text: str, meta: dict[str, str] | None, default_type: str, see
     return item, False
 
 
-def _parse_slots(body: str, lines: list[str], path: str, default_type: str,
-                 warnings: list[str], lazy: bool = False) -> tuple[list[Slot], bool, dict[str, Slot] | None]:
+def _parse_slots(body: str, lines: list[str], path: str, default_type: str, warnings: list[str],
+                 lazy: bool = False, line_ids: list[str | None] | None = None
+                 ) -> tuple[list[Slot], bool, dict[str, Slot] | None, list[str | None] | None]:
     if lazy:
-        got = _lazy_slots(lines, path, default_type)
+        got = _lazy_slots(lines, path, default_type, line_ids)
         if got is not None:
             warnings.extend(got[1])
-            return got[0], True, got[2]
+            return got[0], True, got[2], got[3]
     entries = _fast_entries(lines)
     fast = entries is not None
     if entries is None:
@@ -294,64 +302,30 @@ def _parse_slots(body: str, lines: list[str], path: str, default_type: str,
         # (and its `extra` dict) rather than mutate them. (A deep copy cost ~20% of a parse.)
         slots.append(Slot(item=item, start=start, end=end, raw="".join(lines[start:end]), stamped=stamped,
                           parsed=item.model_copy(), head=head, prefix=prefix, origin=item))
-    return slots, fast, None
+    return slots, fast, None, None
 
 
-def _lazy_slots(lines: list[str], path: str, default_type: str
-                ) -> tuple[list[Slot], list[str], dict[str, Slot]] | None:
+def _lazy_slots(lines: list[str], path: str, default_type: str, ids: list[str | None] | None = None
+                ) -> tuple[list[Slot], list[str], dict[str, Slot], list[str | None]] | None:
     """The store's parse of a fast-path body (None: not one): the slots and warnings the
-    loop above gives with `lazy`, and the slots by id, read at C speed for the lines memfs
-    writes.
+    loop above gives with `lazy`, the slots by id, and the body's line-id table.
 
-    Every line is matched by `bodyscan.LAZY_ITEM` in one `map` (no Python frame per line);
-    a matched line is a LazySlot keeping its comment unread (its id is the match's), and
-    only the others take `fast_entry` and the loop's own steps. The cyclic collector is
-    off meanwhile: a 50,000-item parse allocates ~100,000 containers that form no cycle,
-    and its collections over the growing list were ~30% of the parse."""
-    matches = list(map(LAZY_ITEM, lines))
-    slots: list[Slot] = []
-    warnings: list[str] = []
-    by_id: dict[str, Slot] = {}
-    seen_ids = by_id.keys()  # (what item_of_entry salts an unstamped line's id past)
-    prev_item = False
+    Every line is matched by `bodyscan.LAZY_ITEM` in one `map` (no Python frame per line),
+    unless `ids`, the table of exactly these lines (core/lineids.py), says what it would
+    find; a matched line is a LineSlot keeping its text and comment unread, and only the
+    others take `fast_entry` and the loop's own steps. The cyclic collector is off
+    meanwhile: a 50,000-item parse allocates ~100,000 containers that form no cycle, and
+    its collections over the growing list were ~30% of the parse."""
+    if ids is None or len(ids) != len(lines):
+        ids = [m and m.group(3) for m in map(LAZY_ITEM, lines)]
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for i, m in enumerate(matches):
-            if m is not None:
-                text, comment, item_id = m.groups()
-                prev_item = True
-                if item_id in by_id:
-                    copied_slot(by_id, slots, text.strip(), comment, default_type, i, lines[i], warnings, path)
-                    continue
-                slot = by_id[item_id] = LazySlot(item_id, text.strip(), comment, default_type, i, i + 1, lines[i])
-                slots.append(slot)
-                continue
-            got = fast_entry(lines[i], prev_item)
-            if got is None:
-                return None
-            prev_item = got is not True
-            if got is True:
-                continue
-            text, meta = got  # type: ignore[misc]
-            if meta is not None and lazy_ok(meta) and meta["id"] not in by_id:  # (a copy: below)
-                item_id = meta["id"]
-                slot = by_id[item_id] = LazySlot(item_id, text, meta, default_type, i, i + 1, lines[i])
-                slots.append(slot)
-                continue
-            item, stamped = item_of_entry(text, meta, default_type, seen_ids, f"{path}:{i + 1}", warnings, path)  # type: ignore[arg-type]
-            if item is None:
-                continue
-            if item.id in by_id:  # stamped (an unstamped line's id is salted past the file's)
-                copied_slot(by_id, slots, text, meta, default_type, i, lines[i], warnings, path)  # type: ignore[arg-type]
-                continue
-            slot = by_id[item.id] = Slot(item=item, start=i, end=i + 1, raw=lines[i], stamped=stamped,
-                                         parsed=item.model_copy(), origin=item)
-            slots.append(slot)
+        got = table_slots(lines, ids, path, default_type, item_of_entry)
     finally:
         if collecting:
             gc.enable()
-    return slots, warnings, by_id
+    return None if got is None else (*got, ids)
 
 
 def read_category(path: Path, rel: str) -> tuple[CategoryDoc, bytes]:

@@ -28,7 +28,7 @@ from memfs.core.summarytop import Ranked
 from memfs.core.model import Item
 from memfs.fsutil import read_regular
 from memfs.index.context import ContextResolver
-from memfs.index.entryparts import save_head, summary_head_row, written_stamp_row
+from memfs.index.entryparts import line_ids_row, save_head, summary_head_row, written_stamp_row
 from memfs.index.db import text_hash
 from memfs.index.itemrows import opt_str, write_file_row, write_item_rows
 from memfs.index import shadows
@@ -65,6 +65,8 @@ class FileDelta:
     stamp: tuple = ()
     #: How many lines the file had before the write (None: not known): no row lies past it.
     lines_before: int | None = None
+    #: The body's line-id table after the write (core/lineids.py), if the store knew it.
+    line_ids: list | None = None
 
     @staticmethod
     def of(path: Path, rel: str, before: bytes, after: bytes, doc: CategoryDoc, sp: Splice,
@@ -94,7 +96,7 @@ class FileDelta:
                          doc.kind, upserts, [s.item.id for s in sp.removed], shifts, files_row,
                          head=([s.item_id() for s in ranked.head], ranked.complete, ranked.newest),
                          stamp=(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns),
-                         lines_before=before.count(b"\n") + (not before.endswith(b"\n")))
+                         lines_before=before.count(b"\n") + (not before.endswith(b"\n")), line_ids=doc._line_ids)
 
 
 #: Deltas offered by the store, by absolute path; taken by the next sync of that file.
@@ -193,6 +195,8 @@ def apply_deltas(indexer: "Indexer", only: list[str]) -> "SyncReport | None":
                 save_head(c, *summary_head_row(d.rel, d.after_digest, d.files_row[9], d.head))
             if d.stamp:  # for the next process's read of this file (memfs.store)
                 save_head(c, *written_stamp_row(d.rel, d.after_digest, d.files_row[9], d.stamp))
+            if d.line_ids is not None:  # for the next process's parse of this content (core/lineids.py)
+                save_head(c, *line_ids_row(d.rel, d.after_digest, d.files_row[9], d.line_ids))
         write_item_rows(c, plan.updates, plan.inserts)
         if report.changed:
             db.set_meta("index_version", str(int(db.get_meta("index_version") or 0) + 1))

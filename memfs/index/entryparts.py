@@ -10,6 +10,7 @@ point for a delta, never served as the value.
 from __future__ import annotations
 
 import json
+import marshal
 import sqlite3
 from pathlib import Path
 from typing import NamedTuple
@@ -34,8 +35,8 @@ def parts_of(db: IndexDB, path: str) -> dict[str, PartRow]:
     """{part key: row} of one file (empty when the table is missing: an index opened by an
     older memfs' writer has it, a read-only open of a very old one may not)."""
     try:
-        rows = db.conn.execute("SELECT key, digest, count, horizon, marks, value FROM entry_parts WHERE path=?",
-                               (path,)).fetchall()
+        rows = db.conn.execute("SELECT key, digest, count, horizon, marks, value FROM entry_parts "
+                               "WHERE path=? AND key != ?", (path, LINE_IDS)).fetchall()  # (not a part; big)
     except sqlite3.OperationalError as err:
         if "no such table" in str(err):
             return {}
@@ -94,21 +95,46 @@ SUMMARY_HEAD = '["summary-head"]'
 WRITTEN_STAMP = '["written-stamp"]'
 
 
+#: The row key of a file's body line-id table (core/lineids.py, marshalled), written with the
+#: index delta of each spliced write: the next fresh parse of that content matches no line.
+LINE_IDS = '["line-ids"]'
+
+
 def kept_rows(db_path: Path, path: str) -> dict[str, tuple[str, str]]:
-    """{key: (digest, value)} of the file's summary head and written stamp, read without
-    opening the index for writing; {} if there are none (or no index, or it cannot be read)."""
+    """{key: (digest, value)} of the file's summary head, written stamp and line-id table,
+    read without opening the index for writing; {} if there are none (or no index, or it
+    cannot be read)."""
     if not db_path.exists():
         return {}
     try:
         conn = connect_readonly(db_path)
         try:
-            rows = conn.execute("SELECT key, digest, value FROM entry_parts WHERE path=? AND key IN (?, ?)",
-                                (path, SUMMARY_HEAD, WRITTEN_STAMP)).fetchall()
+            rows = conn.execute("SELECT key, digest, value FROM entry_parts WHERE path=? AND key IN (?, ?, ?)",
+                                (path, SUMMARY_HEAD, WRITTEN_STAMP, LINE_IDS)).fetchall()
         finally:
             conn.close()
     except (sqlite3.Error, IndexDamaged):
         return {}
     return {key: (digest, value) for key, digest, value in rows}
+
+
+def line_ids(rows: dict[str, tuple[str, str]], digest: str) -> list[str | None] | None:
+    """The line-id table `kept_rows` holds for exactly the content with this SHA-1; None if
+    there is none for it, or it is not a list of ids and Nones (a damaged row)."""
+    got = rows.get(LINE_IDS)
+    if got is None or got[0] != digest or not isinstance(got[1], bytes):
+        return None
+    try:
+        ids = marshal.loads(got[1])
+    except (ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(ids, list) or not all(i is None or type(i) is str for i in ids):
+        return None
+    return ids
+
+
+def line_ids_row(path: str, digest: str, count: int, ids: list[str | None]) -> tuple[str, PartRow]:
+    return path, PartRow(LINE_IDS, digest, count, "", "", marshal.dumps(ids))  # type: ignore[arg-type]
 
 
 def written_stamp(rows: dict[str, tuple[str, str]]) -> tuple[int, int, int, int] | None:
