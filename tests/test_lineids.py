@@ -113,3 +113,15 @@ def test_a_fresh_process_parses_a_file_memfs_wrote_from_its_table(tmp_path: Path
     assert all(f"fact about the lake" in text for _ in range(1))
     assert [s.item.id for s in parse_category(text, "index/big.md").slots][-5:] == \
         [s.item_id() for s in parse_category(text, "index/big.md", lazy=True).slots][-5:]
+
+
+def test_a_table_that_disagrees_with_the_lines_is_not_trusted() -> None:
+    """A damaged row under the right digest: the spot check over the file catches it and the
+    lines are matched instead (never a heading read as an item)."""
+    lines = ["- Fact %d <!-- id=f%03d type=knowledge -->\n" % (i, i) for i in range(100)]
+    text = _text(lines)
+    good = _table(text)
+    for bad in ([None] * len(good), good[:-1] + ["zzz"], ["f000"] + good[1:]):
+        doc = parse_category(text, "index/t.md", lazy=True, line_ids=bad)
+        assert [s.item_id() for s in doc.slots] == [f"f{i:03d}" for i in range(100)]
+        assert doc._line_ids == good

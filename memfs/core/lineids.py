@@ -44,6 +44,21 @@ def spliced(ids: LineIds, edits: Iterable[Any]) -> LineIds:
     return out
 
 
+#: How many lines, spread over the file, are matched to check a table before it is used.
+SPOT_CHECKS = 32
+
+
+def plausible(ids: LineIds, lines: list[str]) -> bool:
+    """The table has a line per line and agrees with LAZY_ITEM on a sample spread over the
+    file (its first and last lines among them): a damaged or stray row that still names
+    this digest is matched line by line instead, never trusted (issue #10, damaged caches)."""
+    n = len(lines)
+    if len(ids) != n:
+        return False
+    step = max(1, n // SPOT_CHECKS)
+    return all(line_id(lines[i]) == ids[i] for i in {*range(0, n, step), n - 1} if i >= 0)
+
+
 class LineSlot(LazySlot):
     """A LazySlot whose text and comment are read from its line on first use (the line-id
     table gave its id; LAZY_ITEM matched the line when the table was made)."""
