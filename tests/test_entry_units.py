@@ -28,6 +28,8 @@ def item(text: str, n: int = 0, path: str = "memory/profile.md", when: str | Non
     ("Priya loves bouldering more than anything.", "preferences"),
     ("Priya goes bouldering every Thursday.", "habits"),
     ("Priya is planning to run a half marathon.", "plans"),
+    ("Priya is training for the half marathon in April.", "plans"),
+    ("Priya is called Pri by her friends.", "identity"),
 ])
 def test_facets(text: str, want: str) -> None:
     assert facets_of(text, "events", "profile", future=False)[0] == want
@@ -38,6 +40,8 @@ def test_a_fact_can_have_two_facets_and_a_future_one_is_a_plan() -> None:
         ("home", "people")
     assert facets_of("Priya moves to Lisbon.", "profile", "profile", future=True) == ("plans",)
     assert facets_of("Nothing to see.", "hobbies", "profile", False) == ("preferences",)  # the file says it
+    # A pet's name is no fact about who the person is.
+    assert facets_of("Priya adopted a cat called Miso last spring.", "relationships", "profile", False) == ("people",)
 
 
 def test_filler() -> None:

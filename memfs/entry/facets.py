@@ -54,8 +54,10 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx)) f
                r"saturday|sunday|weekend)|usually|always|often|regularly|daily|weekly|each (morning|week))\b"),
     ("plans", r"\b(plans?|planning|planned|going to|will|intends?|intending|wants? to|hopes? to|hoping to|"
               r"goals?|aims? to|aiming|dreams? of|due (on|by)|deadline|launch\w*|upcoming|next "
-              r"(week|month|year|spring|summer|autumn|fall|winter))\b"),
-    ("identity", r"\b(is an?|is the|named|called|years old|\d+ years|born|identif\w+|pronouns?|nationality)\b"),
+              r"(week|month|year|spring|summer|autumn|fall|winter)|(training|preparing|signed up|registered) for)\b"),
+    # "named"/"called" only of the person ("Priya is called Pri"), not "a cat called Miso".
+    ("identity", r"\b(is an?|is the|(is|was|gets|goes by|also) (named|called)|nicknamed|years old|\d+ years|born|"
+                 r"identif\w+|pronouns?|nationality)\b"),
 ))
 
 
