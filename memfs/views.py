@@ -23,6 +23,7 @@ from memfs.entry.peoplecache import PeopleCache
 from memfs.entry.people import PEOPLE_DIR, read_pages
 from memfs.entry.pool import EntryItem, parse_day, save_history
 from memfs.entry.poolcache import Pool, forget_pools, pool_for
+from memfs.entry.poolrows import file_states
 from memfs.entry.profile import history
 from memfs.fsutil import known_stamp, remember_stamp
 from memfs.index import repository
@@ -101,7 +102,11 @@ def split_oversized(ws: Workspace, db: IndexDB, config: Config) -> list[str]:
     from memfs.entry.split import parents_to_check, split_large
 
     limit = config.memory.split_items
-    if limit <= 0 or not (repository.has_file_over(db, limit) or parents_to_check(db)):
+    if limit <= 0:
+        return []
+    with db.snapshot():  # the pool's refresh reads the same counts (poolrows.file_states)
+        over = any(n > limit for _, n in file_states(db).values())
+    if not (over or parents_to_check(db)):
         return []
     pool = pool_for(ws)
     with db.snapshot():
