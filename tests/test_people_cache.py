@@ -71,10 +71,16 @@ def test_a_write_reassembles_only_the_people_its_file_names(ws_path: Path) -> No
         cache = state_for(mem.ws).people
         before = dict(cache._people)
         assert {"Priya", "Dana"} <= set(before)
+        lists = dict(state_for(mem.ws).facets._lists)
         mem.add("Priya planned the launch sprint.", category="memory/sprints")
         after = cache._people
         assert after["Dana"] is before["Dana"]
         assert after["Priya"] is not before["Priya"]
+        # Dana's page and memory.md got her very lists again: the facet cache knew them
+        # unchanged by identity, not by copying and comparing her facts.
+        kept = state_for(mem.ws).facets._lists
+        assert kept["Dana"][0] is lists["Dana"][0] and kept["Dana"][1] is lists["Dana"][1]
+        assert kept["Priya"][0] is not lists["Priya"][0]
         _check(mem)
         assert_same_as_full_rebuild(mem)
 

@@ -46,6 +46,10 @@ class FacetCache:
         self._mentions: dict[str, tuple[tuple[EntryItem, ...], list[EntryItem]]] = {}
         self._blocks: dict[str, tuple[PersonRank, int, list[str]]] = {}
         self._names: tuple[tuple[str, ...] | None, tuple[str, ...]] = (None, ())
+        # person -> (subject list, mentions list) last asked about: the very objects, kept
+        # alive here so no other list can take their identity. A regeneration hands an
+        # unchanged person the same lists (entry/peoplecache.py), never changed after.
+        self._lists: dict[str, tuple[list[EntryItem], list[EntryItem]]] = {}
 
     def rank(self, person: Person, names: tuple[str, ...], half_life: float) -> PersonRank:
         # Their order does not matter to a classification. Sorted once per `names` object: a
@@ -53,8 +57,10 @@ class FacetCache:
         if names is not self._names[0]:
             self._names = (names, tuple(sorted(set(names))))
         names = self._names[1]
-        key = (tuple(person.subject), names, half_life)
         hit = self._by_person.get(person.name)
+        if hit is not None and self._same(person, 0) and hit.key[1] == names and hit.key[2] == half_life:
+            return hit
+        key = (tuple(person.subject), names, half_life)
         if hit is None or hit.key != key:
             new = None
             if hit is not None and hit.key[1:] == key[1:]:
@@ -66,7 +72,17 @@ class FacetCache:
             if hit is not None:
                 hit.release()
             self._by_person[person.name] = hit = new
+        self._keep(person, 0)
         return hit
+
+    def _same(self, person: Person, which: int) -> bool:
+        """Whether the person's facts (0) or mentions (1) are the list last asked about."""
+        got = self._lists.get(person.name)
+        return got is not None and got[which] is (person.mentions if which else person.subject)
+
+    def _keep(self, person: Person, which: int) -> None:
+        got = self._lists.get(person.name, ([], []))
+        self._lists[person.name] = (person.subject, got[1]) if which == 0 else (got[0], person.mentions)
 
     def facets(self, person: Person, names: tuple[str, ...], today: date, half_life: float,
                cost: Cost) -> dict[str, Lazy[Line]]:
@@ -74,9 +90,12 @@ class FacetCache:
 
     def mentions(self, person: Person) -> list[EntryItem]:
         """The person's current mentions, newest first (`mentions_order`), kept and updated."""
-        key = tuple(person.mentions)
         hit = self._mentions.get(person.name)
+        if hit is not None and self._same(person, 1):
+            return hit[1]
+        key = tuple(person.mentions)
         if hit is not None and hit[0] == key:
+            self._keep(person, 1)
             return hit[1]
         order = None
         if hit is not None:
@@ -95,6 +114,7 @@ class FacetCache:
         if order is None:
             order = mentions_order(person.mentions)
         self._mentions[person.name] = (key, order)
+        self._keep(person, 1)
         return order
 
     def mentions_key(self, person: Person) -> tuple[EntryItem, ...]:
@@ -120,3 +140,5 @@ class FacetCache:
             self._by_person.pop(name).release()
         for name in set(self._mentions) - live:
             del self._mentions[name]
+        for name in set(self._lists) - live:
+            del self._lists[name]
