@@ -31,6 +31,7 @@ from memfs.entry.people import PEOPLE_DIR, Person, read_page_front
 from memfs.entry.pool import EntryItem
 from memfs.entry.profile import Line, history, stamp
 from memfs.entry.facetcache import FacetCache
+from memfs.entry.facetrank import PersonRank
 from memfs.entry.incremental import People
 from memfs.errors import MemfsError
 from memfs.fsutil import ChangedMeanwhile, atomic_write, fsync_dir
@@ -108,11 +109,46 @@ def facts_block(name: str, facets: dict[str, list[Line]]) -> list[str]:
     return lines
 
 
+def page_block(name: str, rank: PersonRank, today: date) -> list[str]:
+    """facts_block(name, rank.page_facets(today)), from the person's Bases in one pass:
+    no Line is made and only the lines shown are kept. A person whose facts changed has
+    their page's block rebuilt, and at 100,000 items that was a Line, a filter and a copy
+    for each of their ~2,000 facts, for each of the ~15 people an input names (issue #18
+    item 4). A Base's filler on `today` is its Line's (Base.line)."""
+    lines: list[str] = []
+    said: dict[str, EntryItem] = {}
+    any_fact = False
+    by_facet = rank.page_bases(today)
+    for facet, heading in FACETS:
+        rows: list[EntryItem] = []
+        n = 0
+        for b in by_facet[facet]:
+            if b.filler_moved if b.movable and b.moved(today) else b.filler:
+                said[b.item.id] = b.item  # (first place, last item: facts_block's dict)
+            else:
+                n += 1
+                if n <= SECTION_MAX:
+                    rows.append(b.item)
+        if n:
+            any_fact = True
+            lines += [f"## {heading}", ""] + _capped_of(rows, n, name, heading)
+    if not any_fact:
+        lines += [f"memfs has no current facts about {name[:1].upper() + name[1:]}.", ""]
+    if said:
+        lines += ["## Also said", ""] + _capped(list(said.values()), name, "said")
+    return lines
+
+
 def _capped(items: list[EntryItem], name: str, what: str) -> list[str]:
+    return _capped_of(items, len(items), name, what)
+
+
+def _capped_of(items: list[EntryItem], total: int, name: str, what: str) -> list[str]:
+    """The first SECTION_MAX of a section's `total` items (`items` starts with them)."""
     rows = [page_bullet(it) for it in items[:SECTION_MAX]]  # only the lines shown are formatted
-    if len(items) <= SECTION_MAX:
+    if total <= SECTION_MAX:
         return rows + [""]
-    more = len(items) - SECTION_MAX
+    more = total - SECTION_MAX
     return rows + [f"- … {more} more: `memfs recall \"{name} {what}\"`", ""]
 
 
@@ -282,8 +318,7 @@ def render_and_write(ws: Workspace, found: People, by_id: Mapping[str, EntryItem
                name_set, rank.moved_count(today), half_life, newer)
         hit = bodies_cache.get(person.rel)
         if hit is None or hit[0] != key:
-            block = cache.block(person.name, rank, today,
-                                lambda: facts_block(person.name, rank.page_facets(today)))
+            block = cache.block(person.name, rank, today, lambda: page_block(person.name, rank, today))
             hit = (key, render_page(person, None, by_id, cache.mentions(person), block))
             bodies_cache[person.rel] = hit
         bodies[person.rel] = hit[1]
