@@ -54,6 +54,25 @@ def page_bullet(item: EntryItem) -> str:
     return f"- {when}{item.text} {link(item)}"
 
 
+#: id(item) -> (item, its page_bullet): an unchanged item is the same object from one
+#: regeneration to the next (entry/poolcache.py), and a page whose person changed formats
+#: ~400 bullets, most of them of unchanged facts. The item is held so its id stays its own.
+_BULLETS: dict[int, tuple[EntryItem, str]] = {}
+_BULLETS_MAX = 200_000
+
+
+def _bullet(item: EntryItem) -> str:
+    """page_bullet(item), kept per item object."""
+    hit = _BULLETS.get(id(item))
+    if hit is not None and hit[0] is item:
+        return hit[1]
+    if len(_BULLETS) >= _BULLETS_MAX:
+        _BULLETS.clear()
+    text = page_bullet(item)
+    _BULLETS[id(item)] = (item, text)
+    return text
+
+
 def render_page(person: Person, facets: dict[str, list[Line]] | None, by_id: Mapping[str, EntryItem],
                 mentions: list[EntryItem] | None = None, block: list[str] | None = None) -> str:
     """The generated block of one person's page (deterministic for the same items).
@@ -145,7 +164,7 @@ def _capped(items: list[EntryItem], name: str, what: str) -> list[str]:
 
 def _capped_of(items: list[EntryItem], total: int, name: str, what: str) -> list[str]:
     """The first SECTION_MAX of a section's `total` items (`items` starts with them)."""
-    rows = [page_bullet(it) for it in items[:SECTION_MAX]]  # only the lines shown are formatted
+    rows = [_bullet(it) for it in items[:SECTION_MAX]]  # only the lines shown are formatted
     if total <= SECTION_MAX:
         return rows + [""]
     more = total - SECTION_MAX
