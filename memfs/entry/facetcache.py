@@ -39,11 +39,16 @@ def mentions_order(mentions: list[EntryItem]) -> list[EntryItem]:
 
 class FacetCache:
     """One PersonRank per person, kept while the facts, the names and the half-life it was
-    built from stay the same; memory.md and the pages of a process share it."""
+    built from stay the same; memory.md and the pages of a process share it.
+
+    A person's `subject` and `mentions` lists are kept as they are, not copied: a list
+    handed to it must not change afterwards (a change makes a new list, as
+    entry/peoplecache.py and incremental.people_in do). Copying them was ~4,000 items a
+    person whose facts changed, at 100,000 items, for a dozen people an input."""
 
     def __init__(self) -> None:
         self._by_person: dict[str, PersonRank] = {}
-        self._mentions: dict[str, tuple[tuple[EntryItem, ...], list[EntryItem]]] = {}
+        self._mentions: dict[str, tuple[list[EntryItem], list[EntryItem]]] = {}
         self._blocks: dict[str, tuple[PersonRank, int, list[str]]] = {}
         self._names: tuple[tuple[str, ...] | None, tuple[str, ...]] = (None, ())
         # person -> (subject list, mentions list) last asked about: the very objects, kept
@@ -60,7 +65,7 @@ class FacetCache:
         hit = self._by_person.get(person.name)
         if hit is not None and self._same(person, 0) and hit.key[1] == names and hit.key[2] == half_life:
             return hit
-        key = (tuple(person.subject), names, half_life)
+        key = (person.subject, names, half_life)  # the list itself: never changed once handed out
         if hit is None or hit.key != key:
             new = None
             if hit is not None and hit.key[1:] == key[1:]:
@@ -93,7 +98,7 @@ class FacetCache:
         hit = self._mentions.get(person.name)
         if hit is not None and self._same(person, 1):
             return hit[1]
-        key = tuple(person.mentions)
+        key = person.mentions
         if hit is not None and hit[0] == key:
             self._keep(person, 1)
             return hit[1]
@@ -117,8 +122,8 @@ class FacetCache:
         self._keep(person, 1)
         return order
 
-    def mentions_key(self, person: Person) -> tuple[EntryItem, ...]:
-        """tuple(person.mentions), as the object kept with their order (`mentions`)."""
+    def mentions_key(self, person: Person) -> list[EntryItem]:
+        """person.mentions, as the object kept with their order (`mentions`)."""
         self.mentions(person)
         return self._mentions[person.name][0]
 

@@ -330,8 +330,8 @@ def render_and_write(ws: Workspace, found: People, by_id: Mapping[str, EntryItem
                       for it in history(person))
         rank = cache.rank(person, names, half_life)
         # The page's order does not depend on the day: only a plan whose day passed changes it.
-        # The facts and mentions are the tuples the cache keeps (equal to tuple(person.subject)
-        # and tuple(person.mentions)), not copies: ~3,000 items a person at 100k that the
+        # The facts and mentions are the lists the cache keeps (person.subject and
+        # person.mentions themselves), not copies: ~3,000 items a person at 100k that the
         # collector would walk again for every page that changed.
         key = (person.name, person.aliases, person.rel, rank.key[0], cache.mentions_key(person),
                name_set, rank.moved_count(today), half_life, newer)
