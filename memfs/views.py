@@ -150,7 +150,8 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
     ref = today or state.newest.get(pool)
     half_life = config.recall.recency_half_life_days
     budget = config.memory.token_budget
-    found = state.people.find(pool, read_pages(ws))
+    texts: dict[str, str] = {}  # each page's text, read once this regeneration
+    found = state.people.find(pool, read_pages(ws, texts))
     state.facets.keep_only(found.people)
     llm = summarize is not None
     bodies = {
@@ -180,7 +181,7 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
         if write_root_file(path, body, settle=config.ingest.settle_seconds):  # read-verify-write
             written.append(name)
     pages, page_bodies = render_and_write(ws, found, _superseding(db, found), ref, half_life, previous,
-                                          state.facets, state.page_bodies)
+                                          state.facets, state.page_bodies, texts)
     written += pages.written
     heapfreeze.after_regeneration(sum(fv.count for fv in pool.files.values()))
     for warning in pages.warnings:

@@ -238,8 +238,13 @@ def _page_text(existing: str | None, name: str, body: str, written_before: str |
 class PageWriter:
     """Writes the pages of one regeneration; returns what it wrote and why it did not."""
 
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(self, ws: Workspace, texts: dict[str, str] | None = None) -> None:
         self.ws = ws
+        # Pages as read_pages read them earlier in this regeneration (people/name.md -> text):
+        # each page's first read here, not a second read of every page (~75 KB each at
+        # 100,000 items). An edit since is caught as an edit after this read would be: by
+        # atomic_write's precondition, which reads the page again before replacing it.
+        self._texts = dict(texts) if texts else {}
         self.written: list[str] = []
         self.warnings: list[str] = []
         self._unsynced: set[Path] = set()  # folders with renames or unlinks not synced yet
@@ -252,7 +257,9 @@ class PageWriter:
             self.warnings.append(str(err))
             return
         for _ in range(5):
-            existing = _read(path)
+            existing = self._texts.pop(rel, None)
+            if existing is None:
+                existing = _read(path)
             if existing is None and path.exists():
                 self.warnings.append(f"{rel}: not readable as UTF-8; memfs leaves it alone")
                 return
@@ -316,11 +323,13 @@ def _yaml_str(name: str) -> str:
 
 def render_and_write(ws: Workspace, found: People, by_id: Mapping[str, EntryItem], today: date,
                      half_life: float, previous: dict[str, str], cache: FacetCache,
-                     bodies_cache: dict[str, tuple[tuple, str]]) -> tuple[PageWriter, dict[str, str]]:  # type: ignore[type-arg]
+                     bodies_cache: dict[str, tuple[tuple, str]],  # type: ignore[type-arg]
+                     texts: dict[str, str] | None = None) -> tuple[PageWriter, dict[str, str]]:
     """Render every person's page, write those that change, remove stale ones. `by_id`
     holds (at least) the items superseding a person's history; `bodies_cache` keeps each
-    page's body while what it is built from stays the same."""
-    writer = PageWriter(ws)
+    page's body while what it is built from stays the same; `texts` the pages' text as
+    read_pages read them in this regeneration."""
+    writer = PageWriter(ws, texts)
     people = found.people
     names = tuple(n for p in people for n in p.names)
     name_set = tuple(sorted(set(names)))  # the same for every page: made once
