@@ -61,7 +61,7 @@ def page_bullet(item: EntryItem) -> str:
 #: regeneration to the next (entry/poolcache.py), and a page whose person changed formats
 #: ~400 bullets, most of them of unchanged facts. The item is held so its id stays its own.
 _BULLETS: dict[int, tuple[EntryItem, str]] = {}
-_BULLETS_MAX = 200_000
+_BULLETS_MAX = 50_000  # ~25,000 are shown at 100,000 items; cleared when full (stale items go)
 
 
 def _bullet(item: EntryItem) -> str:
