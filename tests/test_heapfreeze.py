@@ -38,20 +38,20 @@ def test_each_later_regeneration_freezes_its_survivors_and_a_grown_heap_is_colle
     monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
     monkeypatch.setattr(gc, "unfreeze", lambda: calls.append("unfreeze"))
     monkeypatch.setattr(gc, "collect", lambda *a: calls.append("collect") or 0)
-    monkeypatch.setattr(gc, "get_freeze_count", lambda: 1000)
     monkeypatch.setattr(gc, "get_count", lambda: (young[0], 0, 0))
     big = heapfreeze.FREEZE_MIN_ITEMS
+    frozen = big * heapfreeze.OBJECTS_PER_ITEM  # what the full freeze is taken to hold
     heapfreeze.after_regeneration(big)
     assert heapfreeze.after_regeneration(big)
     assert calls == ["collect", "freeze"]
     calls.clear()
-    young[0] = 400
+    young[0] = frozen * 4 // 10
     assert not heapfreeze.after_regeneration(big)
     assert not heapfreeze.after_regeneration(big)
-    assert calls == ["freeze", "freeze"]  # 800 objects grown: less than the 1,000 frozen
+    assert calls == ["freeze", "freeze"]  # grown by 0.8 of it
     calls.clear()
     assert not heapfreeze.after_regeneration(big)
-    assert calls == ["unfreeze", "collect", "freeze"]  # 1,200: collected in full once
+    assert calls == ["unfreeze", "collect", "freeze"]  # by 1.2 of it: collected in full once
     calls.clear()
     assert not heapfreeze.after_regeneration(big // 2)  # a small store's regeneration: nothing
     assert calls == []
