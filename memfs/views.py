@@ -23,6 +23,7 @@ from memfs.entry.peoplecache import PeopleCache
 from memfs.entry.people import PEOPLE_DIR, read_pages
 from memfs.entry.pool import EntryItem, parse_day, save_history
 from memfs.entry.poolcache import Pool, forget_pools, pool_for
+from memfs.entry.poolrows import file_states
 from memfs.entry.profile import history
 from memfs.fsutil import known_stamp, remember_stamp
 from memfs.index import repository
@@ -101,7 +102,11 @@ def split_oversized(ws: Workspace, db: IndexDB, config: Config) -> list[str]:
     from memfs.entry.split import parents_to_check, split_large
 
     limit = config.memory.split_items
-    if limit <= 0 or not (repository.has_file_over(db, limit) or parents_to_check(db)):
+    if limit <= 0:
+        return []
+    with db.snapshot():  # the pool's refresh reads the same counts (poolrows.file_states)
+        over = any(n > limit for _, n in file_states(db).values())
+    if not (over or parents_to_check(db)):
         return []
     pool = pool_for(ws)
     with db.snapshot():
@@ -145,7 +150,8 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
     ref = today or state.newest.get(pool)
     half_life = config.recall.recency_half_life_days
     budget = config.memory.token_budget
-    found = state.people.find(pool, read_pages(ws))
+    texts: dict[str, str] = {}  # each page's text, read once this regeneration
+    found = state.people.find(pool, read_pages(ws, texts))
     state.facets.keep_only(found.people)
     llm = summarize is not None
     bodies = {
@@ -175,7 +181,7 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
         if write_root_file(path, body, settle=config.ingest.settle_seconds):  # read-verify-write
             written.append(name)
     pages, page_bodies = render_and_write(ws, found, _superseding(db, found), ref, half_life, previous,
-                                          state.facets, state.page_bodies)
+                                          state.facets, state.page_bodies, texts)
     written += pages.written
     heapfreeze.after_regeneration(sum(fv.count for fv in pool.files.values()))
     for warning in pages.warnings:

@@ -235,3 +235,30 @@ def test_a_trade_is_work_only_when_said_of_the_person() -> None:
     for text in ("Priya's sister is a nurse.", "Priya met a doctor at the party.", "Priya is dating a lawyer.",
                  "Priya watched a film about an architect.", "Her sister is a teacher."):
         assert "work" not in facets_of(text, "profile", "profile", False), text
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 130), st.integers(0, 10**6), st.sampled_from([30.0, 365.0]))
+def test_a_page_block_from_the_bases_is_the_block_of_the_page_facets(n: int, seed: int, half_life: float) -> None:
+    """pages.page_block (one pass over the Bases, only the shown lines kept) writes exactly
+    facts_block of page_facets, on any day (plans moved to events, fillers, sections over
+    SECTION_MAX) and after the person's facts change."""
+    from memfs.entry import pages
+    from memfs.entry.pages import facts_block, page_block
+
+    rng = random.Random(seed)
+    items = _items(rng, n)
+    cache = FacetCache()
+    real_max = pages.SECTION_MAX
+    pages.SECTION_MAX = rng.choice([3, 10, real_max])  # sections over the cap with few facts
+    try:
+        for step in range(4):
+            person = Person("Priya", subject=list(items))
+            rank = cache.rank(person, NAMES, half_life)
+            for _ in range(3):
+                today = DAY0 + timedelta(days=rng.choice([0, 2, 41, 500, 3000]))
+                assert page_block("Priya", rank, today) == facts_block("Priya", rank.page_facets(today))
+            kept = rng.sample(items, len(items) - min(len(items), rng.randrange(4)))
+            items = sorted(kept + _items(rng, rng.randrange(4), start=1000 * (step + 1)), key=lambda it: it.line)
+    finally:
+        pages.SECTION_MAX = real_max

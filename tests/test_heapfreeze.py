@@ -24,8 +24,37 @@ def test_frozen_once_and_only_for_a_big_store(monkeypatch: pytest.MonkeyPatch) -
     assert not heapfreeze.after_regeneration(heapfreeze.FREEZE_MIN_ITEMS)
     assert calls == []
     assert heapfreeze.after_regeneration(heapfreeze.FREEZE_MIN_ITEMS)
-    assert not heapfreeze.after_regeneration(10 * heapfreeze.FREEZE_MIN_ITEMS)
     assert calls == ["freeze"]
+
+
+def test_each_later_regeneration_freezes_its_survivors_and_a_grown_heap_is_collected(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the first freeze, what a regeneration left alive is frozen too (no collection
+    walks it); once the heap grew by what the full freeze held, it is collected in full."""
+    calls: list[str] = []
+    young = [0]
+    monkeypatch.setattr(heapfreeze, "_done", False)
+    monkeypatch.setattr(heapfreeze, "_regenerations", 0)
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr(gc, "unfreeze", lambda: calls.append("unfreeze"))
+    monkeypatch.setattr(gc, "collect", lambda *a: calls.append("collect") or 0)
+    monkeypatch.setattr(gc, "get_count", lambda: (young[0], 0, 0))
+    big = heapfreeze.FREEZE_MIN_ITEMS
+    frozen = big * heapfreeze.OBJECTS_PER_ITEM  # what the full freeze is taken to hold
+    heapfreeze.after_regeneration(big)
+    assert heapfreeze.after_regeneration(big)
+    assert calls == ["collect", "freeze"]
+    calls.clear()
+    young[0] = frozen * 4 // 10
+    assert not heapfreeze.after_regeneration(big)
+    assert not heapfreeze.after_regeneration(big)
+    assert calls == ["freeze", "freeze"]  # grown by 0.8 of it
+    calls.clear()
+    assert not heapfreeze.after_regeneration(big)
+    assert calls == ["unfreeze", "collect", "freeze"]  # by 1.2 of it: collected in full once
+    calls.clear()
+    assert not heapfreeze.after_regeneration(big // 2)  # a small store's regeneration: nothing
+    assert calls == []
 
 
 def test_a_replaced_person_rank_is_freed_without_the_collector() -> None:

@@ -93,3 +93,20 @@ def test_read_page_reads_what_text_mode_reads(tmp_path_factory: object, raw: byt
     except UnicodeDecodeError:
         got = UnicodeDecodeError
     assert got == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["Priya is vegan.", "Priya ran (2024-05) a race.", "é"]),
+                          st.sampled_from([None, "2024-05", "2026"]), st.sampled_from(["a", "b"])),
+                min_size=1, max_size=12))
+def test_a_kept_page_bullet_is_its_items_own(specs: list[tuple[str, str | None, str]]) -> None:
+    """pages._bullet keeps page_bullet per item object: equal ids, other texts or dates, and
+    items made again after others were dropped each get their own line."""
+    from memfs.entry.pool import EntryItem
+
+    for text, when, item_id in specs:
+        it = EntryItem(id=item_id, text=text, type="event", when=when, src=None, seen=1, updated=None,
+                       path="memory/a.md", line=1)
+        assert pages._bullet(it) == pages.page_bullet(it)
+        assert pages._bullet(it) == pages.page_bullet(it)  # the kept one
+        del it

@@ -71,10 +71,16 @@ def test_a_write_reassembles_only_the_people_its_file_names(ws_path: Path) -> No
         cache = state_for(mem.ws).people
         before = dict(cache._people)
         assert {"Priya", "Dana"} <= set(before)
+        lists = dict(state_for(mem.ws).facets._lists)
         mem.add("Priya planned the launch sprint.", category="memory/sprints")
         after = cache._people
         assert after["Dana"] is before["Dana"]
         assert after["Priya"] is not before["Priya"]
+        # Dana's page and memory.md got her very lists again: the facet cache knew them
+        # unchanged by identity, not by copying and comparing her facts.
+        kept = state_for(mem.ws).facets._lists
+        assert kept["Dana"][0] is lists["Dana"][0] and kept["Dana"][1] is lists["Dana"][1]
+        assert kept["Priya"][0] is not lists["Priya"][0]
         _check(mem)
         assert_same_as_full_rebuild(mem)
 
@@ -84,14 +90,15 @@ _LINES = ("Priya met Tom at the market.", "Dana works with Priya on the launch."
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(steps=st.lists(st.lists(st.tuples(st.integers(0, 5), st.sampled_from(["append", "drop", "reword"]),
+@given(steps=st.lists(st.lists(st.tuples(st.integers(0, 5), st.sampled_from(["append", "drop", "reword",
+                                                                              "supersede"]),
                                          st.integers(0, 99)), min_size=1, max_size=3), min_size=2, max_size=6))
 def test_a_person_spliced_from_a_few_changed_files_is_people_in(tmp_path_factory: pytest.TempPathFactory,
                                                                 steps: list[list[tuple]]) -> None:  # type: ignore[type-arg]
     """flat5: a person named in a few changed files has those files' shares spliced into
     their facts and mentions (PeopleCache._splice); after changes to one to three files at
-    a time (lines added, dropped, reworded, before and after each other), every person is
-    what people_in gives."""
+    a time (lines added, dropped, reworded, superseded, before and after each other), every
+    person is what people_in gives."""
     from memfs.entry.peoplecache import PeopleCache
 
     root = init_workspace(tmp_path_factory.mktemp("sp") / "w", git=False).root
@@ -124,6 +131,9 @@ def test_a_person_spliced_from_a_few_changed_files_is_people_in(tmp_path_factory
                         lines.append(f"{_LINES[r % len(_LINES)]} <!-- id=a{n}x{k}x{r}x{len(lines)} type=event -->")
                     elif what == "drop":
                         del lines[r % len(lines)]
+                    elif what == "supersede":  # kept as history: the person's superseded facts
+                        at = r % len(lines)
+                        lines[at] = lines[at].replace(" type=", f" until=2026-0{1 + r % 9} superseded_by=s0x0 type=", 1)
                     else:
                         at = r % len(lines)
                         lines[at] = f"{_LINES[r % len(_LINES)]} <!-- id=r{n}x{k}x{r} type=event -->"

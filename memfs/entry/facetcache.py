@@ -39,13 +39,22 @@ def mentions_order(mentions: list[EntryItem]) -> list[EntryItem]:
 
 class FacetCache:
     """One PersonRank per person, kept while the facts, the names and the half-life it was
-    built from stay the same; memory.md and the pages of a process share it."""
+    built from stay the same; memory.md and the pages of a process share it.
+
+    A person's `subject` and `mentions` lists are kept as they are, not copied: a list
+    handed to it must not change afterwards (a change makes a new list, as
+    entry/peoplecache.py and incremental.people_in do). Copying them was ~4,000 items a
+    person whose facts changed, at 100,000 items, for a dozen people an input."""
 
     def __init__(self) -> None:
         self._by_person: dict[str, PersonRank] = {}
-        self._mentions: dict[str, tuple[tuple[EntryItem, ...], list[EntryItem]]] = {}
+        self._mentions: dict[str, tuple[list[EntryItem], list[EntryItem]]] = {}
         self._blocks: dict[str, tuple[PersonRank, int, list[str]]] = {}
         self._names: tuple[tuple[str, ...] | None, tuple[str, ...]] = (None, ())
+        # person -> (subject list, mentions list) last asked about: the very objects, kept
+        # alive here so no other list can take their identity. A regeneration hands an
+        # unchanged person the same lists (entry/peoplecache.py), never changed after.
+        self._lists: dict[str, tuple[list[EntryItem], list[EntryItem]]] = {}
 
     def rank(self, person: Person, names: tuple[str, ...], half_life: float) -> PersonRank:
         # Their order does not matter to a classification. Sorted once per `names` object: a
@@ -53,8 +62,10 @@ class FacetCache:
         if names is not self._names[0]:
             self._names = (names, tuple(sorted(set(names))))
         names = self._names[1]
-        key = (tuple(person.subject), names, half_life)
         hit = self._by_person.get(person.name)
+        if hit is not None and self._same(person, 0) and hit.key[1] == names and hit.key[2] == half_life:
+            return hit
+        key = (person.subject, names, half_life)  # the list itself: never changed once handed out
         if hit is None or hit.key != key:
             new = None
             if hit is not None and hit.key[1:] == key[1:]:
@@ -66,7 +77,17 @@ class FacetCache:
             if hit is not None:
                 hit.release()
             self._by_person[person.name] = hit = new
+        self._keep(person, 0)
         return hit
+
+    def _same(self, person: Person, which: int) -> bool:
+        """Whether the person's facts (0) or mentions (1) are the list last asked about."""
+        got = self._lists.get(person.name)
+        return got is not None and got[which] is (person.mentions if which else person.subject)
+
+    def _keep(self, person: Person, which: int) -> None:
+        got = self._lists.get(person.name, ([], []))
+        self._lists[person.name] = (person.subject, got[1]) if which == 0 else (got[0], person.mentions)
 
     def facets(self, person: Person, names: tuple[str, ...], today: date, half_life: float,
                cost: Cost) -> dict[str, Lazy[Line]]:
@@ -74,9 +95,12 @@ class FacetCache:
 
     def mentions(self, person: Person) -> list[EntryItem]:
         """The person's current mentions, newest first (`mentions_order`), kept and updated."""
-        key = tuple(person.mentions)
         hit = self._mentions.get(person.name)
+        if hit is not None and self._same(person, 1):
+            return hit[1]
+        key = person.mentions
         if hit is not None and hit[0] == key:
+            self._keep(person, 1)
             return hit[1]
         order = None
         if hit is not None:
@@ -95,10 +119,11 @@ class FacetCache:
         if order is None:
             order = mentions_order(person.mentions)
         self._mentions[person.name] = (key, order)
+        self._keep(person, 1)
         return order
 
-    def mentions_key(self, person: Person) -> tuple[EntryItem, ...]:
-        """tuple(person.mentions), as the object kept with their order (`mentions`)."""
+    def mentions_key(self, person: Person) -> list[EntryItem]:
+        """person.mentions, as the object kept with their order (`mentions`)."""
         self.mentions(person)
         return self._mentions[person.name][0]
 
@@ -120,3 +145,5 @@ class FacetCache:
             self._by_person.pop(name).release()
         for name in set(self._mentions) - live:
             del self._mentions[name]
+        for name in set(self._lists) - live:
+            del self._lists[name]

@@ -347,8 +347,14 @@ class PersonRank:
         event, as in memory.md. (Members are kept in this order: nothing is sorted here.)"""
         if self._page is not None and self._page[0] == today:
             return self._page[1]
+        out = {f: [b.line(today) for b in lst] for f, lst in self.page_bases(today).items()}
+        self._page = (today, out)
+        return out
+
+    def page_bases(self, today: date) -> dict[str, list[Base] | Iterator[Base]]:
+        """page_facets' facts as their Bases, each facet iterable once (no Line made)."""
         moved = self.movable[: self.moved_count(today)]
-        out: dict[str, list[Line]] = {}
+        out: dict[str, list[Base] | Iterator[Base]] = {}
         for f, _ in FACETS:
             lst: list[Base] | Iterator[Base] = self.members[f]
             if moved and f == "plans":
@@ -357,6 +363,5 @@ class PersonRank:
             elif moved and f == "events":
                 key = PAGE_KEYS["events"]
                 lst = heapq.merge(lst, sorted(moved, key=key), key=key)
-            out[f] = [b.line(today) for b in lst]
-        self._page = (today, out)
+            out[f] = lst
         return out

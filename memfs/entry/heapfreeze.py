@@ -11,6 +11,17 @@ second regeneration of a big store: that state is the bulk of the heap, and most
 frozen and later dropped inside a reference cycle is not reclaimed; the entry state breaks
 its own cycles when it replaces a part (facetrank.FacetCache), so what can leak is bounded
 by the state frozen once, not by the process's lifetime.
+
+After that first freeze, every later regeneration of the big store freezes what it left
+alive too: the collector was off during it (`paused`), so its ~25,000 surviving objects
+(new items, parts, the people's lists) were all young, and the first collection after it
+walked them and everything they refer to: ~10 ms an input at 100,000 items, plus a
+generation-1 collection every few inputs. Freezing them costs nothing. What a cycle among
+them would leak is bounded: the collector's young count (objects made minus objects
+freed since the last freeze) is summed over the freezes, and once the heap has grown by
+about as many objects as the last full collection left alive (OBJECTS_PER_ITEM a store
+item: ~250 inputs at 100,000 items, which grow it by ~4,000 objects each), it is
+unfrozen and collected in full once (~0.5 s).
 """
 
 from __future__ import annotations
@@ -21,25 +32,46 @@ from contextlib import contextmanager
 
 #: Below this many items a full collection is cheap (tens of ms): nothing is frozen.
 FREEZE_MIN_ITEMS = 20_000
+#: Tracked objects a big store's state holds per item (~1,080,000 at 100,000 items).
+OBJECTS_PER_ITEM = 10
 _done = False
 _regenerations = 0  # regenerations of a big store in this process so far
+_frozen_base = 0  # objects frozen by the last full collection and freeze
+_grown = 0  # young objects frozen since then (made minus freed: the heap's growth)
 
 
 def after_regeneration(items: int) -> bool:
-    """Freeze the heap once, at the second regeneration in this process that covered `items`
-    >= FREEZE_MIN_ITEMS. Not the first: a one-shot `memfs add` has no second, and its
-    `gc.collect()` over the parsed file and the imports was ~70 ms of a 0.5 s add that ends
-    right after; a long-lived process freezes one regeneration later, with the same state."""
-    global _done, _regenerations
-    if _done or items < FREEZE_MIN_ITEMS:
+    """Freeze the heap at the second regeneration in this process that covered `items`
+    >= FREEZE_MIN_ITEMS (True then), and what each later one left alive. Not at the first:
+    a one-shot `memfs add` has no second, and its `gc.collect()` over the parsed file and
+    the imports was ~70 ms of a 0.5 s add that ends right after; a long-lived process
+    freezes one regeneration later, with the same state."""
+    global _done, _regenerations, _grown
+    if items < FREEZE_MIN_ITEMS:
+        return False
+    if _done:
+        _grown += gc.get_count()[0]
+        if _grown > _frozen_base:  # the heap doubled (or leaked cycles): collect in full once
+            gc.unfreeze()
+            _full_freeze(items)
+        else:
+            gc.freeze()  # this regeneration's survivors, young since the collector was paused
         return False
     _regenerations += 1
     if _regenerations < 2:
         return False
     _done = True
+    _full_freeze(items)
+    return True
+
+
+def _full_freeze(items: int) -> None:
+    global _frozen_base, _grown
     gc.collect()  # what is garbage already is freed, not frozen
     gc.freeze()
-    return True
+    # What it froze, estimated from the store (gc.get_freeze_count() walks every frozen
+    # object: ~75 ms at 100,000 items, ~1,080,000 objects then).
+    _frozen_base, _grown = items * OBJECTS_PER_ITEM, 0
 
 
 @contextmanager

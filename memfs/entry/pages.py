@@ -20,7 +20,9 @@ it; a page a person wrote or annotated stays.
 
 from __future__ import annotations
 
+import operator
 import os
+from itertools import compress, islice
 from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
@@ -31,6 +33,7 @@ from memfs.entry.people import PEOPLE_DIR, Person, read_page_front
 from memfs.entry.pool import EntryItem
 from memfs.entry.profile import Line, history, stamp
 from memfs.entry.facetcache import FacetCache
+from memfs.entry.facetrank import PersonRank
 from memfs.entry.incremental import People
 from memfs.errors import MemfsError
 from memfs.fsutil import ChangedMeanwhile, atomic_write, fsync_dir
@@ -41,6 +44,7 @@ KEPT_HEADING = "## Kept from your edit of the generated block"
 #: tokens): the first in the page's order (newest, or most seen) are kept, and the rest are
 #: one `memfs recall` away.
 SECTION_MAX = 50
+_filler, _item, not_ = operator.attrgetter("filler"), operator.attrgetter("item"), operator.not_
 
 
 def link(item: EntryItem) -> str:
@@ -51,6 +55,25 @@ def link(item: EntryItem) -> str:
 def page_bullet(item: EntryItem) -> str:
     when = f"({item.when}) " if item.when and item.when not in item.text else ""
     return f"- {when}{item.text} {link(item)}"
+
+
+#: id(item) -> (item, its page_bullet): an unchanged item is the same object from one
+#: regeneration to the next (entry/poolcache.py), and a page whose person changed formats
+#: ~400 bullets, most of them of unchanged facts. The item is held so its id stays its own.
+_BULLETS: dict[int, tuple[EntryItem, str]] = {}
+_BULLETS_MAX = 50_000  # ~25,000 are shown at 100,000 items; cleared when full (stale items go)
+
+
+def _bullet(item: EntryItem) -> str:
+    """page_bullet(item), kept per item object."""
+    hit = _BULLETS.get(id(item))
+    if hit is not None and hit[0] is item:
+        return hit[1]
+    if len(_BULLETS) >= _BULLETS_MAX:
+        _BULLETS.clear()
+    text = page_bullet(item)
+    _BULLETS[id(item)] = (item, text)
+    return text
 
 
 def render_page(person: Person, facets: dict[str, list[Line]] | None, by_id: Mapping[str, EntryItem],
@@ -108,11 +131,56 @@ def facts_block(name: str, facets: dict[str, list[Line]]) -> list[str]:
     return lines
 
 
+def page_block(name: str, rank: PersonRank, today: date) -> list[str]:
+    """facts_block(name, rank.page_facets(today)), from the person's Bases in one pass:
+    no Line is made and only the lines shown are kept. A person whose facts changed has
+    their page's block rebuilt, and at 100,000 items that was a Line, a filter and a copy
+    for each of their ~2,000 facts, for each of the ~15 people an input names (issue #18
+    item 4). A Base's filler on `today` is its Line's (Base.line)."""
+    lines: list[str] = []
+    said: dict[str, EntryItem] = {}
+    any_fact = False
+    by_facet = rank.page_bases(today)
+    moved = rank.moved_count(today)  # plans whose day passed: their filler is the event's
+    for facet, heading in FACETS:
+        rows: list[EntryItem] = []
+        bases = by_facet[facet]
+        if not moved and isinstance(bases, list):  # every fact's filler is its Base's: C-speed passes
+            flags = list(map(_filler, bases))
+            n = len(bases) - sum(flags)
+            rows = list(map(_item, islice(compress(bases, map(not_, flags)), SECTION_MAX)))
+            if n < len(bases):
+                for b in compress(bases, flags):
+                    said[b.item.id] = b.item  # (first place, last item: facts_block's dict)
+        else:
+            n = 0
+            for b in bases:
+                if b.filler_moved if b.movable and b.moved(today) else b.filler:
+                    said[b.item.id] = b.item
+                else:
+                    n += 1
+                    if n <= SECTION_MAX:
+                        rows.append(b.item)
+        if n:
+            any_fact = True
+            lines += [f"## {heading}", ""] + _capped_of(rows, n, name, heading)
+    if not any_fact:
+        lines += [f"memfs has no current facts about {name[:1].upper() + name[1:]}.", ""]
+    if said:
+        lines += ["## Also said", ""] + _capped(list(said.values()), name, "said")
+    return lines
+
+
 def _capped(items: list[EntryItem], name: str, what: str) -> list[str]:
-    rows = [page_bullet(it) for it in items[:SECTION_MAX]]  # only the lines shown are formatted
-    if len(items) <= SECTION_MAX:
+    return _capped_of(items, len(items), name, what)
+
+
+def _capped_of(items: list[EntryItem], total: int, name: str, what: str) -> list[str]:
+    """The first SECTION_MAX of a section's `total` items (`items` starts with them)."""
+    rows = [_bullet(it) for it in items[:SECTION_MAX]]  # only the lines shown are formatted
+    if total <= SECTION_MAX:
         return rows + [""]
-    more = len(items) - SECTION_MAX
+    more = total - SECTION_MAX
     return rows + [f"- … {more} more: `memfs recall \"{name} {what}\"`", ""]
 
 
@@ -183,8 +251,13 @@ def _page_text(existing: str | None, name: str, body: str, written_before: str |
 class PageWriter:
     """Writes the pages of one regeneration; returns what it wrote and why it did not."""
 
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(self, ws: Workspace, texts: dict[str, str] | None = None) -> None:
         self.ws = ws
+        # Pages as read_pages read them earlier in this regeneration (people/name.md -> text):
+        # each page's first read here, not a second read of every page (~75 KB each at
+        # 100,000 items). An edit since is caught as an edit after this read would be: by
+        # atomic_write's precondition, which reads the page again before replacing it.
+        self._texts = dict(texts) if texts else {}
         self.written: list[str] = []
         self.warnings: list[str] = []
         self._unsynced: set[Path] = set()  # folders with renames or unlinks not synced yet
@@ -197,7 +270,9 @@ class PageWriter:
             self.warnings.append(str(err))
             return
         for _ in range(5):
-            existing = _read(path)
+            existing = self._texts.pop(rel, None)
+            if existing is None:
+                existing = _read(path)
             if existing is None and path.exists():
                 self.warnings.append(f"{rel}: not readable as UTF-8; memfs leaves it alone")
                 return
@@ -261,11 +336,13 @@ def _yaml_str(name: str) -> str:
 
 def render_and_write(ws: Workspace, found: People, by_id: Mapping[str, EntryItem], today: date,
                      half_life: float, previous: dict[str, str], cache: FacetCache,
-                     bodies_cache: dict[str, tuple[tuple, str]]) -> tuple[PageWriter, dict[str, str]]:  # type: ignore[type-arg]
+                     bodies_cache: dict[str, tuple[tuple, str]],  # type: ignore[type-arg]
+                     texts: dict[str, str] | None = None) -> tuple[PageWriter, dict[str, str]]:
     """Render every person's page, write those that change, remove stale ones. `by_id`
     holds (at least) the items superseding a person's history; `bodies_cache` keeps each
-    page's body while what it is built from stays the same."""
-    writer = PageWriter(ws)
+    page's body while what it is built from stays the same; `texts` the pages' text as
+    read_pages read them in this regeneration."""
+    writer = PageWriter(ws, texts)
     people = found.people
     names = tuple(n for p in people for n in p.names)
     name_set = tuple(sorted(set(names)))  # the same for every page: made once
@@ -275,15 +352,14 @@ def render_and_write(ws: Workspace, found: People, by_id: Mapping[str, EntryItem
                       for it in history(person))
         rank = cache.rank(person, names, half_life)
         # The page's order does not depend on the day: only a plan whose day passed changes it.
-        # The facts and mentions are the tuples the cache keeps (equal to tuple(person.subject)
-        # and tuple(person.mentions)), not copies: ~3,000 items a person at 100k that the
+        # The facts and mentions are the lists the cache keeps (person.subject and
+        # person.mentions themselves), not copies: ~3,000 items a person at 100k that the
         # collector would walk again for every page that changed.
         key = (person.name, person.aliases, person.rel, rank.key[0], cache.mentions_key(person),
                name_set, rank.moved_count(today), half_life, newer)
         hit = bodies_cache.get(person.rel)
         if hit is None or hit[0] != key:
-            block = cache.block(person.name, rank, today,
-                                lambda: facts_block(person.name, rank.page_facets(today)))
+            block = cache.block(person.name, rank, today, lambda: page_block(person.name, rank, today))
             hit = (key, render_page(person, None, by_id, cache.mentions(person), block))
             bodies_cache[person.rel] = hit
         bodies[person.rel] = hit[1]

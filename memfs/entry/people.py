@@ -78,8 +78,9 @@ class Person:
         return subject + 0.3 * len(self.mentions)
 
 
-def read_pages(ws: Workspace) -> list[PageFront]:
-    """The front-matter of every page under people/ (symlinks and hidden files skipped)."""
+def read_pages(ws: Workspace, texts: dict[str, str] | None = None) -> list[PageFront]:
+    """The front-matter of every page under people/ (symlinks and hidden files skipped).
+    `texts`, if given, receives each page's text by its path (people/name.md)."""
     folder = ws.root / PEOPLE_DIR
     if not folder.is_dir() or folder.is_symlink():
         return []
@@ -88,7 +89,7 @@ def read_pages(ws: Workspace) -> list[PageFront]:
         if not path.name.endswith(".md") or path.name.startswith(".") or path.is_symlink() or not path.is_file():
             continue
         rel = f"{PEOPLE_DIR}/{path.name}"
-        out.append(read_page_front(path, rel))
+        out.append(read_page_front(path, rel, texts))
     return out
 
 
@@ -98,12 +99,14 @@ _FRONTS: dict[str, tuple[str, PageFront]] = {}
 _FRONTS_MAX = 4096
 
 
-def read_page_front(path: Path, rel: str) -> PageFront:
+def read_page_front(path: Path, rel: str, texts: dict[str, str] | None = None) -> PageFront:
     stem = path.name[:-3]
     try:
         text = read_page(path)
     except (OSError, UnicodeDecodeError) as err:
         return PageFront(rel, stem, error=f"{rel}: cannot read ({err})")
+    if texts is not None:
+        texts[rel] = text
     key = f"{path}\0{rel}"
     hit = _FRONTS.get(key)
     if hit is not None and hit[0] == text:

@@ -13,6 +13,7 @@ totals, changed by the files whose counts changed. The result is the one people_
 from __future__ import annotations
 
 import bisect
+from array import array
 import hashlib
 import math
 from collections import Counter
@@ -53,6 +54,11 @@ class _Assembled:
     superseded: list[EntryItem]
     current: int
     chunks: tuple["_Chunk", ...]  # per path: (facts about them, facts naming them, their _Part) there
+    # Per path, flat (what `_splice` sums and adds up without visiting ~1,000 chunk objects
+    # scattered over a big heap): the lengths of each chunk's facts, mentions and superseded
+    # facts, and its score.
+    lengths: tuple["array[int]", "array[int]", "array[int]"]
+    scores: "array[float]"
 
 
 class PeopleCache:
@@ -136,8 +142,12 @@ class PeopleCache:
             a = assembled[name]
             if not a.paths:
                 continue  # a page-only person: people_in leaves them as people_of made them
-            person.subject, person.mentions = list(a.subject), list(a.mentions)
-            person.subject_score, person.superseded, person.current_count = a.score, list(a.superseded), a.current
+            # The assembled lists themselves, never changed after (a change assembles new
+            # ones): a person whose files did not change gets the very lists of the last
+            # regeneration, which FacetCache then knows unchanged by identity, not by a copy
+            # and a comparison of their ~2,000 facts (issue #18 item 4).
+            person.subject, person.mentions = a.subject, a.mentions
+            person.subject_score, person.superseded, person.current_count = a.score, a.superseded, a.current
             sources[name] = a.paths
         return People(ordered(people), signature, _Sources(sources, files), alias_of)
 
@@ -180,10 +190,13 @@ class PeopleCache:
         # Concatenated and summed in path order by C-level passes (map, chain, reduce): the
         # score is the same float as people_in's running sum (0.0 + each file's, in order).
         parts = list(map(_third, chunks))
+        scores = array("d", map(_score, parts))
         return _Assembled(tuple(paths), list(chain.from_iterable(map(_first, chunks))),
-                          list(chain.from_iterable(map(_second, chunks))), reduce(add, map(_score, parts), 0.0),
+                          list(chain.from_iterable(map(_second, chunks))), reduce(add, scores, 0.0),
                           list(chain.from_iterable(map(_superseded, parts))), sum(map(_current, parts)),
-                          tuple(chunks))
+                          tuple(chunks), (array("q", map(len, map(_first, chunks))),
+                                          array("q", map(len, map(_second, chunks))),
+                                          array("q", map(len, map(_superseded, parts)))), scores)
 
 
     @staticmethod
@@ -194,29 +207,44 @@ class PeopleCache:
         changed files costs those files' facts and C-speed copies, not a pass over their
         ~1,000 files (flat5). Files are in path order, which is the pool's (the index's)."""
         paths, chunks = list(prev.paths), list(prev.chunks)
-        subject, mentions = list(prev.subject), list(prev.mentions)
+        subject, mentions, superseded = list(prev.subject), list(prev.mentions), list(prev.superseded)
+        lens = tuple(array("q", a) for a in prev.lengths)
+        scores, current = array("d", prev.scores), prev.current
         for path in reversed(edits):  # from the last: the offsets before it stay valid
             at = bisect.bisect_left(paths, path)
             here = at < len(paths) and paths[at] == path
-            s_at = sum(map(len, map(_first, chunks[:at])))
-            m_at = sum(map(len, map(_second, chunks[:at])))
-            s_len, m_len = (len(chunks[at][0]), len(chunks[at][1])) if here else (0, 0)
+            starts = [sum(a[:at]) for a in lens]
+            ends = [start + a[at] if here else start for start, a in zip(starts, lens)]
+            if here:
+                current -= chunks[at][2].current
             got = files[path][1] if path in files else {}
             if name in got:
                 parts = pool.memo(path, ("person-parts+", signature), lambda items, got=got: _parts(got))
                 new: _Chunk = (*got[name], parts[name])
-                subject[s_at:s_at + s_len], mentions[m_at:m_at + m_len] = new[0], new[1]
+                part = new[2]
+                subject[starts[0]:ends[0]], mentions[starts[1]:ends[1]] = new[0], new[1]
+                superseded[starts[2]:ends[2]] = part.superseded
+                sizes = (len(new[0]), len(new[1]), len(part.superseded))
+                current += part.current
                 if here:
-                    chunks[at] = new
+                    chunks[at], scores[at] = new, part.score
+                    for a, n in zip(lens, sizes):
+                        a[at] = n
                 else:
                     chunks.insert(at, new)
                     paths.insert(at, path)
+                    scores.insert(at, part.score)
+                    for a, n in zip(lens, sizes):
+                        a.insert(at, n)
             elif here:
-                del subject[s_at:s_at + s_len], mentions[m_at:m_at + m_len], chunks[at], paths[at]
-        parts_ = list(map(_third, chunks))
-        return _Assembled(tuple(paths), subject, mentions, reduce(add, map(_score, parts_), 0.0),
-                          list(chain.from_iterable(map(_superseded, parts_))), sum(map(_current, parts_)),
-                          tuple(chunks))
+                del subject[starts[0]:ends[0]], mentions[starts[1]:ends[1]], superseded[starts[2]:ends[2]]
+                del chunks[at], paths[at], scores[at]
+                for a in lens:
+                    del a[at]
+        # The score is summed again in path order (the same float as people_in's running sum);
+        # the count of current facts is an int, kept by difference.
+        return _Assembled(tuple(paths), subject, mentions, reduce(add, scores, 0.0), superseded, current,
+                          tuple(chunks), lens, scores)  # type: ignore[arg-type]
 
 
 _SPLICE_MAX = 16  # changed files of one person spliced into their facts; more: assembled again

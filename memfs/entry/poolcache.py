@@ -295,7 +295,7 @@ class Pool:
             days = [fv.base_max for fv in self.files.values() if fv.base_max is not None]
             self.horizon = min(max(days), today) if days else today
             return None
-        state = repository.file_states(db)
+        state = poolrows.file_states(db)
         marks, cache = history_marks(ws, db)
         fresh: dict[str, FileView] = {}
         self.changed = set()

@@ -18,7 +18,7 @@ from datetime import date
 
 from memfs.entry import rankparts
 from memfs.entry.pool import EntryItem
-from memfs.entry.poolcache import RECOMPUTE, Pool
+from memfs.entry.poolcache import RECOMPUTE, FileView, Pool
 from memfs.entry.ranking import ClassKey, Classes, Lazy, Salience, stream
 
 _NOTHING = 1 << 62  # Floors' floor when no item is left
@@ -67,9 +67,6 @@ def ranked(pool: Pool, kind: str, today: date, half_life: float, salience: Salie
     the per-file rankings merged (the order of sorting the whole pool). A file is left out
     as soon as none of its remaining items fits in `room()` tokens by `cost` (the budget
     only shrinks), so a spent budget does not walk every item of the store."""
-    def wanted(items: list[EntryItem]) -> list[EntryItem]:
-        return [it for it in items if it.current and not it.is_skill and it.kind == kind]
-
     files: list[Lazy[tuple[float, EntryItem]] | Callable[[], Lazy[tuple[float, EntryItem]]]] = []
     scores: dict[ClassKey, float] = {}
     lowest: list[int] = []  # per file, the least cost of its items (its floor before it starts)
@@ -78,22 +75,14 @@ def ranked(pool: Pool, kind: str, today: date, half_life: float, salience: Salie
         if p.split("/", 1)[0] != kind:
             continue
         fv = pool.files[p]
-        # The classes' members and the items' costs are kept as ids and counts
-        # (entry/rankparts.py), so a file whose parts the index holds is ranked without
-        # building its items; the classes, skyline and the day's ranking derive from them.
-        members = pool.memo(p, ("rank-members", kind), lambda items: rankparts.members_of(wanted(items)),
-                            lambda old, removed, added, fv=fv: rankparts.members_delta(
-                                old, wanted(removed), wanted(added), fv.line_of, RECOMPUTE))
-        if not members:
+        # What the day does not change, kept with the file's content (one lookup a file: this
+        # loop visits every file of the kind, ~1,000 at 100,000 items, at every regeneration).
+        parts = pool.derived(p, ("rank-parts", kind, half_life), lambda p=p, fv=fv: _parts_of(
+            pool, p, fv, kind, half_life, salience, cost))
+        if parts is None:
             continue
-        cls = pool.derived(p, ("rank-classes", kind, half_life), lambda members=members, fv=fv: rankparts.classes_of(
-            members, fv.item_of(pool.horizon), salience, half_life))
-        costs = pool.memo(p, ("rank-cost-counts", kind), lambda items: rankparts.cost_counts(wanted(items), cost),
-                          lambda old, removed, added: rankparts.cost_counts_delta(
-                              old, wanted(removed), wanted(added), cost, RECOMPUTE))
-        sky = pool.derived(p, ("rank-skyline", kind, half_life), lambda cls=cls: skyline(cls))
-        bound = pool.derived(p, ("rank-bound", kind, today, half_life), lambda cls=cls, sky=sky: best_bound(
-            cls, sky, today, half_life, salience, scores))
+        cls, sky, costs, low = parts
+        bound = best_bound(cls, sky, today, half_life, salience, scores)
         # At position -1 (the file's ranking not started): its bound, before any of its items
         # that could tie with it; an item of an earlier file at the same score still comes first.
         heap.append(((-bound, p, -1), len(files), -1))
@@ -102,8 +91,7 @@ def ranked(pool: Pool, kind: str, today: date, half_life: float, salience: Salie
         files.append(lambda p=p, cls=cls, costs=costs: pool.derived(
             p, ("rank-lazy", kind, today, half_life), lambda: Lazy(
                 stream(cls, today, half_life, salience), [], _second, floors=rankparts.Floors(costs, cost))))
-        lowest.append(pool.derived(p, ("rank-lowest", kind), lambda costs=costs: min(
-            (k for k, v in costs.items() if v > 0), default=_NOTHING)))  # Floors.floor(0), kept as `sky` is
+        lowest.append(low)
     heapq.heapify(heap)
     while heap:
         _, n, at = heap[0]
@@ -123,3 +111,25 @@ def ranked(pool: Pool, kind: str, today: date, half_life: float, salience: Salie
             heapq.heappop(heap)
         if at >= 0:
             yield lazy.got[at][1]
+
+
+def _parts_of(pool: Pool, p: str, fv: FileView, kind: str, half_life: float, salience: Salience,
+              cost: Callable[[EntryItem], int]) -> tuple[Classes, list[ClassKey], dict[int, int], int] | None:
+    """A file's ranking parts that do not depend on the day: its classes, their skyline, its
+    items' cost counts and the least of them (Floors.floor(0)); None if it has no item to
+    rank. The classes' members and the items' costs are kept as ids and counts
+    (entry/rankparts.py), so a file whose parts the index holds is ranked without building
+    its items; the classes, skyline and the day's ranking derive from them."""
+    def wanted(items: list[EntryItem]) -> list[EntryItem]:
+        return [it for it in items if it.current and not it.is_skill and it.kind == kind]
+
+    members = pool.memo(p, ("rank-members", kind), lambda items: rankparts.members_of(wanted(items)),
+                        lambda old, removed, added: rankparts.members_delta(
+                            old, wanted(removed), wanted(added), fv.line_of, RECOMPUTE))
+    if not members:
+        return None
+    cls = rankparts.classes_of(members, fv.item_of(pool.horizon), salience, half_life)
+    costs = pool.memo(p, ("rank-cost-counts", kind), lambda items: rankparts.cost_counts(wanted(items), cost),
+                      lambda old, removed, added: rankparts.cost_counts_delta(
+                          old, wanted(removed), wanted(added), cost, RECOMPUTE))
+    return cls, skyline(cls), costs, min((k for k, v in costs.items() if v > 0), default=_NOTHING)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from memfs.entry.pool import EntryItem, learned_date, parse_day
 from memfs.entry.partstore import MISS, PartStore
+from memfs.index import repository
 from memfs.index.db import IndexDB
 from memfs.index.delta import FileDelta, effective_shifts
 
@@ -142,6 +143,21 @@ def index_identity(db: IndexDB) -> tuple[str, int, int, int]:
     except OSError:
         ident = (0, 0, 0)
     return (db.get_meta("index_version") or "0", *ident)
+
+
+#: db path -> (index_identity, repository.file_states) of the last call (file_states).
+_STATES: dict[str, tuple[tuple[str, int, int, int], dict[str, tuple[str, int]]]] = {}
+
+
+def file_states(db: IndexDB) -> dict[str, tuple[str, int]]:
+    """repository.file_states, read once per index version (call inside a snapshot): a
+    regeneration asks it twice, whether a file is over the split limit and the pool's
+    refresh, and each is a GROUP BY over every item (~4 ms at 100,000 items)."""
+    version = index_identity(db)
+    got = _STATES.get(str(db.path))
+    if got is None or got[0] != version:
+        got = _STATES[str(db.path)] = (version, repository.file_states(db))
+    return got[1]
 
 
 @functools.lru_cache(maxsize=4096)

@@ -68,12 +68,6 @@ def has_item_from(db: IndexDB, resource: str) -> bool:
     return db.conn.execute("SELECT 1 FROM items WHERE src LIKE ? ESCAPE '\\' LIMIT 1", (like,)).fetchone() is not None
 
 
-def has_file_over(db: IndexDB, limit: int) -> bool:
-    """True if some category file holds more than `limit` items."""
-    return db.conn.execute("SELECT 1 FROM items GROUP BY path HAVING count(*) > ? LIMIT 1",
-                           (limit,)).fetchone() is not None
-
-
 #: When an item was last touched: `updated` (added by hand or reinforced), else the day its
 #: input was processed (the journal), else the day in its resource's name, else its `when`.
 _ACTIVITY = ("COALESCE(i.updated, date(j.finished, 'unixepoch', 'localtime'), "
