@@ -86,6 +86,19 @@ def test_the_speaker_is_named_once_per_line() -> None:
     assert line.count("Tim") == 3
 
 
+def test_a_name_named_just_before_is_not_repeated_though_the_listener_is_in_the_line() -> None:
+    # The speaker was the last person named: "their" cannot mean anyone else.
+    assert lines(("Tim", "Taking your advice, I'm sprucing up my biz plan and tweaking my pitch to investors.")) == [
+        "Taking John's advice, Tim is sprucing up their biz plan and tweaking their pitch to investors."]
+    assert lines(("Tim", "I think you have to keep pushing for your goals.")) == [
+        "Tim thinks John has to keep pushing for their goals."]
+    # The listener stands between: the name stays.
+    assert lines(("Tim", "I wanted to tell you about my school event.")) == [
+        "Tim wanted to tell John about Tim's school event."]
+    assert lines(("Tim", "I love that you chose pottery for my garden.")) == [
+        "Tim loves that John chose pottery for Tim's garden."]
+
+
 def test_what_the_speaker_thinks_of_the_listener_is_their_view() -> None:
     assert lines(("Tim", "You're a great mentor.")) == ["Tim thinks John is a great mentor."]
     assert lines(("Tim", "Working with people like you is motivating.")) == [
