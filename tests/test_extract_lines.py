@@ -262,3 +262,23 @@ def test_each_other_is_the_group_the_turn_names(text: str, who: str) -> None:
 ])
 def test_a_general_where_you_or_when_you_is_not_the_listener(text: str, expected: str) -> None:
     assert lines(("Tim", text)) == [expected]
+
+
+def test_a_statement_asking_for_a_nod_is_kept_as_a_statement() -> None:
+    assert lines(("Tim", "Camping with pets can be so soul-nourishing, right?")) == [
+        "Tim believes camping with pets can be so soul-nourishing."]
+    assert lines(("Tim", "Did you go camping with your pets, right?")) == []
+
+
+def test_a_guess_at_how_someone_else_felt_is_no_fact() -> None:
+    assert lines(("Tim", "Winning a tough game must have been such an exhilarating experience.")) == []
+    assert lines(("Tim", "You must be so proud of the team.")) == []
+    # The speaker's own "must" stays.
+    assert lines(("Tim", "I must have been ten when I first went skiing.")) != []
+
+
+def test_a_cheer_tacked_on_after_a_dash_is_cut() -> None:
+    assert lines(("Tim", "I'm organizing a gaming party for my friends - so exciting!")) == [
+        "Tim is organizing a gaming party for their friends."]
+    assert lines(("Tim", "I'm having an art show with my paintings - can't wait!")) == [
+        "Tim is having an art show with their paintings."]

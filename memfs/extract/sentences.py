@@ -194,15 +194,23 @@ def strip_edges(sentence: str, names: Iterable[str] = ()) -> str:
         if "," in s or "!" in s or ":" in s:
             s = _strip_vocatives(s, names)
         if "," in s or " - " in s:
-            s = _TRAIL_FEELING_RE.sub("", s).strip()
+            cut = _TRAIL_FEELING_RE.sub("", s).strip()
+            if not _GERUND_HEAD_RE.match(cut):  # "Helping others - so inspiring": the praise is the point
+                s = cut
             cut = _TRAIL_CHEER_RE.sub("", s).strip()
             if cut != s and CHEER_LEFT_RE.match(cut):
                 return ""  # "Even when it's tough, you got this!": nothing but the cheer
             s = cut
         last = s.rstrip(".!?\u2026 ").rsplit(None, 1)[-1].lower() if s.strip(".!?\u2026 ") else ""
         if last in _TAG_WORDS:
-            s = _TRAIL_TAG_RE.sub("", s).strip()
+            cut = _TRAIL_TAG_RE.sub("", s).strip()
+            if cut != s and cut.endswith("?") and not _ASKING_RE.match(cut):
+                cut = cut.rstrip("?") + "."
+            s = cut
     return s
+
+
+_GERUND_HEAD_RE = re.compile(r"^[A-Z]?[a-z]+ing\b(?!\s+(?:to|on)\b)")
 
 
 # First words that can open an interjection, a lead-in or a reaction (see _LEAD_*_RE).
@@ -272,9 +280,11 @@ _QUESTION_LEADIN_RE = re.compile(
 )
 _FIRST_PERSON_START_RE = re.compile(r"^(?:i|i'm|i've|i'd|i'll|im|my|we|we're|we've|our)\b",
                                     re.IGNORECASE)
-
-
 _CLAUSE_SPLIT_RE = re.compile(r",\s+|\s+-\s+")
+# "Camping with pets can be so soul-nourishing, right?" asks for a nod, not an answer:
+# without its tag it is a statement unless it opens like a question.
+_ASKING_RE = re.compile(r"^(?:who|what|when|where|why|how|which|do|does|did|is|are|was|were|can|could|will|"
+                        r"would|should|have|has|had|am|any|anything)\b", re.IGNORECASE)
 
 
 def question_to_statement(sentence: str) -> str | None:

@@ -29,9 +29,11 @@ _NEWS_LEAD_RE = re.compile(
     re.IGNORECASE)
 # How it felt, tacked on at the end: ", it was amazing", " - it's awesome", ", which is great".
 _TRAIL_FEELING_RE = re.compile(
-    r"(?:,|\s-)\s*(?:and\s+)?(?:it was|it's|it is|that was|which (?:is|was))\s+(?:so\s+|really\s+|super\s+|"
+    r"(?:,|\s-)\s*(?:(?:and\s+)?(?:it was|it's|it is|it's been|that was|that's|that is|that would be|it'd be|"
+    r"it would be|which (?:is|was))\s+|so\s+|such\s+)(?:so\s+|really\s+|super\s+|"
     r"just\s+|totally\s+|pretty\s+)?(?:amazing|awesome|great|cool|fun|nice|wonderful|fantastic|incredible|"
-    r"a blast|exciting)\s*[.!\u2026]*$|"
+    r"a blast|exciting|magical|inspiring)\s*[.!\u2026]*$|"
+    r"\s-\s*(?:i\s+)?(?:can't wait|love it|congrats|hang in there)\s*[.!\u2026]*$|"
     r"(?:,|\s-)\s*(?:and\s+)?(?:it|that|this)\s+(?:really\s+)?(?:means|meant)\s+(?:a lot|so much|the world|"
     r"everything)(?:\s+to\s+me)?\s*[.!\u2026]*$", re.IGNORECASE)
 # Encouragement tacked on at the end: "I know the stress of exams, but you got this!",
@@ -87,6 +89,11 @@ _SUPPORT_RE = re.compile(
     r"^(?:i'm|im|i am)\s+(?:so\s+|really\s+|super\s+)?(?:thrilled|stoked|happy|excited|glad|proud)\s+for\s+(?:you|ya)\b[^,;-]*$",
     re.IGNORECASE)
 _NAMED_RE = re.compile(r"(?<=\w )[A-Z]|\d")
+# A guess at how someone else felt: "That must have been amazing", "You must be so proud",
+# "I bet the view was incredible" -- the speaker's speculation, no fact about anyone.
+_GUESS_RE = re.compile(r"\bmust\s+(?:have\s+)?(?:be|been|feel|felt|love|loved)\b|^(?:i\s+)?bet\s+(?:you|ya|it|that|"
+                       r"they|the|your)\b", re.IGNORECASE)
+_OWN_RE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|im|my|me|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
 # The chat's own logistics: "I'll get the video to you soon", "I'll send it to ya later".
 _LOGISTICS_RE = re.compile(
     r"^(?:i'll|i will|will)\s+(?:keep (?:you|ya|u) (?:posted|updated|in the loop)|let (?:you|ya|u) know|(?:get|send|show|text|"
@@ -119,4 +126,5 @@ def is_talk(sentence: str) -> bool:
                 or _CHEER_RE.match(sentence) or _LET_ME_KNOW_RE.match(sentence)
                 or _MEANS_A_LOT_RE.match(sentence)
                 or _SUPPORT_RE.match(sentence)
+                or (_GUESS_RE.search(sentence) and not _OWN_RE.search(sentence))
                 or (_LOOKS_RE.match(sentence) and not _NAMED_RE.search(sentence)))
