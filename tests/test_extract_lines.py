@@ -282,3 +282,18 @@ def test_a_cheer_tacked_on_after_a_dash_is_cut() -> None:
         "Tim is organizing a gaming party for their friends."]
     assert lines(("Tim", "I'm having an art show with my paintings - can't wait!")) == [
         "Tim is having an art show with their paintings."]
+
+
+def test_a_look_at_what_was_shown_before_the_speakers_news_is_cut() -> None:
+    assert lines(("Tim", "That skyline looks amazing - I've been wanting to visit NYC.")) == [
+        "Tim has been wanting to visit NYC."]
+    # The news points back at what was looked at: kept whole.
+    assert lines(("Tim", "The cake was delicious - my mom made it for my birthday.")) == [
+        "The cake was delicious - Tim's mom made it for their birthday."]
+
+
+def test_intensifiers_are_not_kept() -> None:
+    assert lines(("Tim", "I had such a great time at the lake with my super supportive family.")) == [
+        "Tim had a great time at the lake with their supportive family."]
+    assert lines(("Tim", "I'm lucky to have my husband and kids; they keep me motivated.")) == [
+        "Tim is lucky to have their husband and kids; they keep Tim motivated."]

@@ -5,6 +5,7 @@ Rules (conservative; a wrong name is worse than a clumsy sentence):
   "Caroline's kids", "I'm" -> "Caroline is", "I've" -> "Caroline has", "me" ->
   "Caroline", "myself" -> "themself". The verb right after the subject (past a few
   adverbs) agrees: am->is, have->has, do->does, don't->doesn't, present "love"->"loves".
+  Once named, a later mention reads "they"/"their" when nobody else could be meant (``later``).
 - First person plural keeps a plural subject, so no verb changes: "we"/"us" ->
   "Caroline and Melanie" when the sentence is about the two of them talking or meeting
   ("since we last chatted"), "Caroline and family" when the turn mentions family (kids,
@@ -16,10 +17,9 @@ Rules (conservative; a wrong name is worse than a clumsy sentence):
   nearly every "you" is the listener. Plural or set phrases ("you guys", "you all",
   "you never know") are left alone, "thank you" too, and a filler "you know" is cut.
 - Speaker None or a generic role ("user", "human") -> "the user" ("The user" at the
-  start of a sentence). Turns from assistant/system/tool roles are not attributed: the
-  offline extractor skips them (see ``offline``).
-- Subject-less chat sentences get their "I" back first (``subject.restore_subject``,
-  re-exported here): "Love that painting!" -> "I love that painting!".
+  start of a sentence). Assistant/system/tool turns are skipped by ``offline``.
+- Subject-less chat sentences get their "I" back first (``subject.restore_subject``):
+  "Love that painting!" -> "I love that painting!".
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from memfs.extract.lexicon import (
     is_past_form,
 )
 from memfs.extract.groups import group_name  # noqa: F401 (public here)
-from memfs.extract.later import nobody_since, speaker_last_named
+from memfs.extract.later import nobody_since, speaker_last_named, they_before
 from memfs.extract.listener import is_generic_you, is_impersonal_you
 from memfs.extract.subject import normalize_slang, restore_subject  # noqa: F401 (public here)
 
@@ -166,7 +166,7 @@ class _Rewriter:
         # Once the line has named the speaker, later "I"/"my"/"me" read better as singular
         # "they" -- unless another person or a plural "they" could be meant.
         self.named = named  # the line already named the speaker (a continuation)
-        self.own_at = -1  # the token of the last "they"/"their" that stands for the speaker
+        self.own: list[int] = [-1]  # the tokens of the "they"/"their" that stand for the speaker
         self.group_pronoun_ok = _PLURAL_THEY_RE.search(sentence) is None
         self.pronoun_ok = _THEY_RE.search(sentence) is None and not _WE_RE.search(sentence.lower()) and (
             addressee is None or addressee not in sentence) and not _YOU_RE.search(sentence)
@@ -275,13 +275,13 @@ class _Rewriter:
             if self.plural and self.group_pronoun_ok and low in _GROUP_LATER and group in before:
                 toks[i] = _GROUP_LATER[low]  # "Maria and others organized ... they served"
                 continue
-            if low in _LATER_MENTION and ((self.pronoun_ok and (self.named or name in before)) or self.group_pronoun_ok and (
-                    speaker_last_named(before, name) or self.own_at >= 0 and nobody_since("".join(toks[self.own_at + 1:i])))) \
+            if low in _LATER_MENTION and ((self.pronoun_ok and (self.named or name in before)) or not they_before(self.tokens, self.own, i) and (
+                    speaker_last_named(before, name) or self.own[-1] >= 0 and nobody_since("".join(toks[self.own[-1] + 1:i])))) \
                     and not (low == "i" and self._is_coordinated(i)) \
                     and not (low in _SUBJECTS and _COUNTED_RE.search(before)) \
                     and (low != "i" or tok in ("I", "i")):
                 toks[i] = _LATER_MENTION[low]  # "Caroline explored their transition"
-                self.own_at = i
+                self.own.append(i)
                 if low == "i":
                     self._agree_plural(i)
                 elif low == "i'd":
@@ -343,7 +343,8 @@ class _Rewriter:
     def _second_person(self, i: int, low: str) -> None:
         toks, other = self.tokens, self.addressee
         assert other is not None
-        if low in _THEY_FOR_YOU and self.group_pronoun_ok and speaker_last_named("".join(toks[:i]), other):
+        before = "".join(toks[:i])
+        if low in _THEY_FOR_YOU and not they_before(self.tokens, self.own, i) and speaker_last_named(before, other):
             toks[i] = _THEY_FOR_YOU[low]  # "Tim thinks John has to keep pushing for their goals"
             return
         if low == "you":

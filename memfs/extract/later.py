@@ -32,6 +32,8 @@ def speaker_last_named(before: str, name: str) -> bool:
     at = before.rfind(name)
     if at < 0 or (at > 0 and (before[at - 1].isalnum() or before[at - 1] in "'-")):
         return False
+    if before[:at].rstrip().lower().endswith((" and", " &", " or", "with")):
+        return False  # "Gina and Jon": "their" would be both of theirs
     after = before[at + len(name):]
     if after[:1].isalnum() or after.startswith(("'s", "\u2019s", " and ", " & ", ",")):
         return False
@@ -42,3 +44,11 @@ def nobody_since(text: str) -> bool:
     """True when ``text`` (what follows a mention of the speaker) names nobody else."""
     return not (_SENTENCE_END_RE.search(text) or _OTHER_REFERENT_RE.search(text)
                 or _COUNTED_RE.search(text) or _CAPITALISED_RE.search(text))
+
+
+_THEY_RE = re.compile(r"\b(?:they|them|their|theirs|they're|they've)\b", re.IGNORECASE)
+
+
+def they_before(tokens: list[str], own: list[int], i: int) -> bool:
+    """A "they" before token i that is not the speaker's (``own``): a later "their" could be theirs."""
+    return bool(_THEY_RE.search("".join(t for k, t in enumerate(tokens[:i]) if k not in own)))

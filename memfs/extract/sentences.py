@@ -30,6 +30,7 @@ from memfs.extract.talk import (  # noqa: F401 (is_talk is public here)
     _NEWS_LEAD_RE,
     _TRAIL_CHEER_RE,
     CHEER_LEFT_RE,
+    cut_reaction_lead,
     _TRAIL_FEELING_RE,
     is_talk,
 )
@@ -183,7 +184,7 @@ def strip_edges(sentence: str, names: Iterable[str] = ()) -> str:
     prev = None
     while s and s != prev:
         prev = s
-        s = _NEWS_LEAD_RE.sub("", s, count=1).strip()
+        s = cut_reaction_lead(_NEWS_LEAD_RE.sub("", s, count=1).strip())
         if s and _may_have_lead(s):
             s = _LEAD_RE.sub("", s).strip()
             s = _LEAD_BARE_RE.sub("", s).strip()

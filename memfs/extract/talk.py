@@ -27,6 +27,23 @@ _NEWS_LEAD_RE = re.compile(
     r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|super\s+)?(?:excited|happy|thrilled|stoked)\s+to\s+"
     r"(?:tell|share with|let) (?:you|ya)(?:\s+know)?(?:\s+that)?,?\s+(?=(?:i|i'm|i've|my|we|we're|our)\b)",
     re.IGNORECASE)
+# A look at what the other person showed, before the speaker's own news: "That skyline
+# looks amazing - I've been wanting to visit NYC".
+_REACTION_DASH_RE = re.compile(
+    r"^(?:(?:wow|oh|aw+|omg|ooh)[,!]?\s+)?(?:that|this|the|those|these|it|your)\b[\w\s'&-]{0,40}?\b(?:looks?|sounds?|"
+    r"seems?|is|are|was)\s+(?:so\s+|really\s+|super\s+|pretty\s+|just\s+)?(?:amazing|awesome|great|cool|fun|nice|"
+    r"wonderful|fantastic|incredible|beautiful|gorgeous|stunning|lovely|delicious|cute|adorable)\s+-\s+"
+    r"(?=(?:i|i'm|i've|i'd|im|my|we|we're|we've|our)\b)", re.IGNORECASE)
+_POINTER_RE = re.compile(r"\b(?:it|its|it's|that|this|them|those|these|there|one)\b", re.IGNORECASE)
+
+
+def cut_reaction_lead(s: str) -> str:
+    """The speaker's news without the look before it; kept whole when the news points back
+    at what was looked at ("The cake was delicious - my mom made it")."""
+    m = _REACTION_DASH_RE.match(s)
+    return s[m.end():] if m and not _POINTER_RE.search(s[m.end():]) else s
+
+
 # How it felt, tacked on at the end: ", it was amazing", " - it's awesome", ", which is great".
 _TRAIL_FEELING_RE = re.compile(
     r"(?:,|\s-)\s*(?:(?:and\s+)?(?:it was|it's|it is|it's been|that was|that's|that is|that would be|it'd be|"
