@@ -243,3 +243,28 @@ def resolve_dates(text: str, ref: datetime | date | None) -> tuple[str, str | No
         pos = c.end
     out.append(text[pos:])
     return "".join(out), when
+
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+           "october", "november", "december")
+_STATED_DATE_RE = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b|\b(" + "|".join(_MONTHS) + r")\s+((?:19|20)\d\d)\b|"
+                             r"(?<![\d-])((?:19|20)\d\d)(?![\d-])", re.IGNORECASE)
+
+
+def _stated_dates(text: str) -> list[tuple[int, ...]]:
+    out: list[tuple[int, ...]] = []
+    for m in _STATED_DATE_RE.finditer(text):
+        if m.group(1):
+            out.append((int(m.group(1)), int(m.group(2)), int(m.group(3))))
+        elif m.group(4):
+            out.append((int(m.group(5)), _MONTHS.index(m.group(4).lower()) + 1))
+        else:
+            out.append((int(m.group(6)),))
+    return out
+
+
+def dates_disagree(text_a: str, text_b: str) -> bool:
+    """Both facts are dated and no date of one fits a date of the other ("in August 2023"
+    against "in September 2023"): two events, or a plan that moved, not one fact said twice."""
+    a, b = _stated_dates(text_a), _stated_dates(text_b)
+    return bool(a and b) and not any(x[:len(y)] == y[:len(x)] for x in a for y in b)
