@@ -297,3 +297,12 @@ def test_intensifiers_are_not_kept() -> None:
         "Tim had a great time at the lake with their supportive family."]
     assert lines(("Tim", "I'm lucky to have my husband and kids; they keep me motivated.")) == [
         "Tim is lucky to have their husband and kids; they keep Tim motivated."]
+
+
+def test_a_dropped_subject_before_an_adverb_is_restored() -> None:
+    assert lines(("Tim", "Still working on opening a dance studio.")) == ["Tim is still working on opening a dance studio."]
+    assert lines(("Tim", "Just been tinkering with that recipe and a few others.")) == [
+        "Tim has just been tinkering with that recipe and a few others."]
+    # The -ing phrase taken up by "it" is the topic, not something the speaker is doing.
+    assert not any(line.startswith("Tim is just seeing") for line in lines(
+        ("Tim", "Just seeing the sun dip below the horizon - it was amazing and calming.")))

@@ -57,6 +57,8 @@ _LATER_CLAUSE_RE = re.compile(
 _RESUMED_RE = re.compile(r"\s[-\u2013]\s(?:and\s+)?(?:it|that|this)(?:'s|\s+is|\s+was)\s+"
                          r"(?:(?:so|such|a|an|the|really|super|pretty|just|totally|truly)\s+)*(?:[\w-]+\s+)?[\w-]+"
                          r"\s*[.!?\u2026]*$", re.IGNORECASE)
+# "Just seeing the sun dip - it was amazing": the -ing phrase is the topic.
+_TAKEN_UP_RE = re.compile(r"\s[-\u2013]\s(?:and\s+)?(?:it|that|this)\b", re.IGNORECASE)
 # "Gonna be a great night featuring ...": the dropped subject is "it", not "I".
 _IT_GOING_RE = re.compile(r"^going\s+to\s+be\s+(?:(?:a|an|so|such|really|super|pretty|very|totally|the)\s+)*"
                           r"(?:great|amazing|awesome|fun|epic|wild|crazy|busy|long|big|huge|fantastic|incredible|"
@@ -150,5 +152,10 @@ def restore_subject(sentence: str) -> str:
         if first in ("always", "never") and (nxt in IRREGULAR_PAST or nxt.endswith("ed")):
             return "I've " + rest
         return "I " + rest
+    if first in _DROP_ADV and nxt == "been":
+        return "I've " + rest  # "Just been tinkering with that recipe"
+    if first in _DROP_ADV and nxt.endswith("ing") and len(nxt) > 5 and nxt not in _ING_NOUNS \
+            and not _gerund_is_subject(sentence) and not _YOU_RE.search(sentence) and not _TAKEN_UP_RE.search(sentence):
+        return "I'm " + rest  # "Still working on opening a dance studio"
     return sentence
 
