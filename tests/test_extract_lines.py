@@ -243,7 +243,7 @@ def test_a_dropped_i_is_still_restored(text: str, expected: str) -> None:
 @pytest.mark.parametrize("text,who", [
     # "each other" says the group is mutual; it is the two talking only when the turn names
     # no other group. A team or a family the turn names is who "we" is.
-    ("My teammates are great. We push each other to get better every week.", "Tim and others push each other"),
+    ("My teammates are great. We push each other to get better every week.", "Tim and the team push each other"),
     ("The crew at the shelter is amazing - we're like a family, always covering for each other.",
      "Tim and others are like a family"),
     ("Family comes first for me. We have each other's backs no matter what.", "Tim and family have each other's backs"),

@@ -31,13 +31,16 @@ _GROUP_RE = re.compile(r"\b(?:team|teams|teammates?|group|groups|crew|squad|clas
 _SHOWN_RE = re.compile(r"\b(?:shares?|shared|sends?|sent)\s+(?:a|an|some|the)\s+(?:photo|picture|pic|image|"
                        r"video|screenshot|drawing)s?\b.*", re.IGNORECASE | re.DOTALL)
 _TOGETHER_RE = re.compile(r"\btogether\b", re.IGNORECASE)
+# The speaker's own team, named in the turn: who "we" is ("we were trailing in the 4th").
+_TEAM_RE = re.compile(r"\b(?:my|our)\s+(?:\w+\s+)?(?:team|teammates|squad)\b", re.IGNORECASE)
 
 
 def group_name(name: str, context: str, sentence: str = "", addressee: str | None = None) -> str:
     """What "we" becomes: plural, so the verb after it needs no change.
 
     "since we last chatted" between two people -> "Caroline and Melanie"; a turn that
-    mentions family -> "Caroline and family"; otherwise "Caroline and others".
+    mentions family -> "Caroline and family"; the speaker's team it names -> "John and the
+    team"; otherwise "Caroline and others".
     """
     # "each other"/"one another" says the group is mutual, not that it is the two talking:
     # "We push each other to be our best" is John's team, said to Tim.
@@ -49,4 +52,7 @@ def group_name(name: str, context: str, sentence: str = "", addressee: str | Non
         return f"{name} and {addressee}"  # "we volunteered together", said to the other one
     if _FAMILY_RE.search(_LIKE_FAMILY_RE.sub("", context)):
         return f"{name} and family"
+    said = _SHOWN_RE.sub("", context)  # the group the turn names, when it names one
+    if _TEAM_RE.search(said):
+        return f"{name} and the team"
     return f"{name} and others"
