@@ -306,3 +306,9 @@ def test_a_dropped_subject_before_an_adverb_is_restored() -> None:
     # The -ing phrase taken up by "it" is the topic, not something the speaker is doing.
     assert not any(line.startswith("Tim is just seeing") for line in lines(
         ("Tim", "Just seeing the sun dip below the horizon - it was amazing and calming.")))
+
+
+def test_a_cheer_after_the_fact_is_cut() -> None:
+    assert lines(("Tim", "I'm all about these desserts, let me know what you think!")) == ["Tim is all about these desserts."]
+    assert lines(("Tim", "You've come a long way since your move - keep on inspiring people!")) == [
+        "Tim thinks John has come a long way since their move."]

@@ -58,6 +58,9 @@ _TRAIL_FEELING_RE = re.compile(
 # they got something: as a fact about them it would be false.
 _TRAIL_CHEER_RE = re.compile(
     r"(?:,|\s-|\s\u2013)\s*(?:(?:but|and|so)\s+)?(?:you|ya|u)(?:'ve|\s+have)?\s+(?:totally\s+|so\s+)?got\s+this"
+    r"(?:,?\s+(?:bud|buddy|man|dude|girl|friend|[A-Z][a-z]+))?\s*[.!\u2026]*$|"
+    r"(?:,|\s-|\s\u2013)\s*(?:(?:so|and|just)\s+)?(?:keep (?:it up|going|on \w+ing|at it|pushing|shining|rocking)|"
+    r"don't (?:stop|give up|quit)|never give up|let me know what (?:you|ya|u) think|hang in there)\b[^.!?,;-]*"
     r"(?:,?\s+(?:bud|buddy|man|dude|girl|friend|[A-Z][a-z]+))?\s*[.!\u2026]*$", re.IGNORECASE)
 # What is left when the cheer is cut off "Even when it's tough, you got this!": no clause.
 CHEER_LEFT_RE = re.compile(r"^(?:even\s+)?(?:when|if|though|although|because|while|whenever|no matter)\b",
