@@ -312,3 +312,9 @@ def test_a_cheer_after_the_fact_is_cut() -> None:
     assert lines(("Tim", "I'm all about these desserts, let me know what you think!")) == ["Tim is all about these desserts."]
     assert lines(("Tim", "You've come a long way since your move - keep on inspiring people!")) == [
         "Tim thinks John has come a long way since their move."]
+
+
+def test_have_to_and_always_up_for_get_their_subject_back() -> None:
+    assert lines(("Tim", "Have to check the size and floor quality too.")) == ["Tim has to check the size and floor quality too."]
+    assert lines(("Tim", "Always up for something sweet.")) == ["Tim is always up for something sweet."]
+    assert lines(("Tim", "Always here to help!")) == []  # support talk, with or without its "I'm"

@@ -152,6 +152,10 @@ def restore_subject(sentence: str) -> str:
         if first in ("always", "never") and (nxt in IRREGULAR_PAST or nxt.endswith("ed")):
             return "I've " + rest
         return "I " + rest
+    if first in ("have", "had") and nxt == "to":
+        return "I " + rest  # "Have to check the floor quality too"
+    if first in _DROP_ADV and nxt in ("here", "there", "happy", "glad", "up", "down", "excited", "proud"):
+        return "I'm " + rest  # "Always up for something sweet"
     if first in _DROP_ADV and nxt == "been":
         return "I've " + rest  # "Just been tinkering with that recipe"
     if first in _DROP_ADV and nxt.endswith("ing") and len(nxt) > 5 and nxt not in _ING_NOUNS \

@@ -98,7 +98,8 @@ _CATCH_UP_RE = re.compile(
 # Support talk between friends: "I'm always here for you", "Glad I could help", "I'm sure
 # you'll do great", "I'd love to see it" -- kind, and nothing an agent needs to remember.
 _SUPPORT_RE = re.compile(
-    r"^(?:i'm|im|i am|i'll|i will)\s+(?:always\s+|still\s+)?(?:be\s+)?(?:here|there|around|proud of you)\b|"
+    r"^(?:(?:i'm|im|i am|i'll|i will)\s+(?:always\s+|still\s+)?|(?:always|still)\s+)(?:be\s+)?(?:here|there|around|"
+    r"proud of you)\b|"
     r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|just\s+)?(?:glad|happy)\s+(?:i|we)\s+(?:could|can|was able to)\s+help|"
     r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|just\s+)?(?:glad|happy|sure)\s+(?:that\s+)?(?:you|your|you're|you've|"
     r"you'll|it|the pic|the photo|that|everyone)\b|"
