@@ -318,3 +318,8 @@ def test_have_to_and_always_up_for_get_their_subject_back() -> None:
     assert lines(("Tim", "Have to check the size and floor quality too.")) == ["Tim has to check the size and floor quality too."]
     assert lines(("Tim", "Always up for something sweet.")) == ["Tim is always up for something sweet."]
     assert lines(("Tim", "Always here to help!")) == []  # support talk, with or without its "I'm"
+
+
+def test_a_feeling_without_its_subject_is_the_speakers() -> None:
+    assert lines(("Tim", "Tempted to try dairy-free flavors now!")) == ["Tim is tempted to try dairy-free flavors now."]
+    assert not any("Tim impressed" in line for line in lines(("Tim", "Impressed by your commitment to the team.")))

@@ -38,7 +38,8 @@ recommend recommended lost won quit moved appreciate admire
 _DROP_IM = frozenset("""
 going planning thinking hoping trying working looking heading loving feeling getting
 taking glad happy excited thrilled stoked grateful thankful proud sad bummed swamped
-keen into obsessed considering currently busy off
+keen into obsessed considering currently busy off impressed amazed inspired touched honored honoured
+curious tempted determined nervous worried relieved pumped ready
 """.split())
 _GERUND_VERB_RE = re.compile(r"\b(?:is|was|are|were|isn't|wasn't|aren't|weren't|has been|"
                              r"can be|makes|made|helps|helped|gives|keeps|means|has|had|would|will|could|can|"
