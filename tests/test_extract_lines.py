@@ -323,3 +323,13 @@ def test_have_to_and_always_up_for_get_their_subject_back() -> None:
 def test_a_feeling_without_its_subject_is_the_speakers() -> None:
     assert lines(("Tim", "Tempted to try dairy-free flavors now!")) == ["Tim is tempted to try dairy-free flavors now."]
     assert not any("Tim impressed" in line for line in lines(("Tim", "Impressed by your commitment to the team.")))
+
+
+@pytest.mark.parametrize("text", [
+    "Don't let anything stop you from chasing it.",
+    "Make your dreams happen, one step at a time.",
+    "Show the world your true self and keep dancing!",
+    "Have faith in yourself and your writing.",
+])
+def test_encouragement_to_the_listener_is_no_fact(text: str) -> None:
+    assert lines(("Tim", text)) == []

@@ -340,7 +340,10 @@ _IMPERATIVE_RE = re.compile(
     r"(?:it |that |this )?(?:sounds|looks|seems) like (?:a|an|so|such|fun|you|great|things)|"
     r"enjoy|stay|hang in|don't (?:give|stop|worry|forget|be)|never (?:give|stop)|good luck|"
     r"take care|take a|go for it|tell me|wish me|hold on|believe in|trust|remember to|"
-    r"be proud|be kind|have fun|have a|(?:just |please |so |and )?(?:let|lemme) (?:me|us) know)\b",
+    r"be proud|be kind|have fun|have a|(?:just |please |so |and )?(?:let|lemme) (?:me|us) know|"
+    r"don't let (?:\w+\s+){1,4}?(?:stop|get|bring|hold|keep)|make (?:your|those|all your) dreams|"
+    r"show (?:the world|them|everyone|me)|go (?:get|create|make|show|crush|rock|out there)|understand where|"
+    r"take courage|have faith|follow your (?:heart|passion|dreams?))\b",
     re.IGNORECASE,
 )
 
