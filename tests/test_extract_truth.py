@@ -237,3 +237,10 @@ def test_near_duplicates_with_different_dates_are_two_facts() -> None:
     # Dates that fit each other, or one undated line, are no reason to keep both.
     assert not conflicts("Caroline went to a support group on 2023-05-07.", "In May 2023 Caroline went to a support group.")
     assert not conflicts("Caroline went to a support group on 2023-05-07.", "Caroline went to a support group.")
+
+
+def test_a_day_that_is_the_subject_gets_no_preposition() -> None:
+    ref = datetime(2023, 8, 14, 10)
+    assert resolve_dates("Last night was amazing.", ref)[0] == "the night of 2023-08-13 was amazing."
+    assert resolve_dates("Yesterday was great.", ref)[0] == "2023-08-13 was great."
+    assert resolve_dates("Yesterday I went home.", ref)[0] == "on 2023-08-13 I went home."

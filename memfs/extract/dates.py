@@ -179,6 +179,9 @@ def _period_ends_forward(text: str, chosen: list[_Match]) -> None:
         b.with_prep = b.with_prep.replace(old_year, new_year) if b.with_prep else b.with_prep
 
 
+_VERB_AFTER_RE = re.compile(r"\s+(?:was|is|were|has been|had been|will be|'s been|felt|seemed|went by)\b", re.IGNORECASE)
+
+
 def resolve_dates(text: str, ref: datetime | date | None) -> tuple[str, str | None]:
     """Rewrite relative dates in ``text`` as absolute ones; return (text, when).
 
@@ -237,7 +240,9 @@ def resolve_dates(text: str, ref: datetime | date | None) -> tuple[str, str | No
             prev_word = out[-1].rstrip().rsplit(None, 1)[-1].lower() if out[-1].strip() else ""
         # "took Friday off": the day is the object, so no "on" before it
         as_object = re.match(r"\s+off\b", text[c.end:]) is not None
-        repl = c.bare if (prev_word in _PREPS or as_object) and c.bare else c.with_prep
+        # "Last night was amazing": the day is the subject, so no "On" before it either
+        as_subject = not text[:c.start].strip() and _VERB_AFTER_RE.match(text[c.end:]) is not None
+        repl = c.bare if (prev_word in _PREPS or as_object or as_subject) and c.bare else c.with_prep
         out.append(before)
         out.append(repl)
         pos = c.end
