@@ -92,6 +92,8 @@ def test_a_name_named_just_before_is_not_repeated_though_the_listener_is_in_the_
         "Taking John's advice, Tim is sprucing up their biz plan and tweaking their pitch to investors."]
     assert lines(("Tim", "I think you have to keep pushing for your goals.")) == [
         "Tim thinks John has to keep pushing for their goals."]
+    assert lines(("Tim", "You really show how much you care about improving.")) == [
+        "Tim thinks John really shows how much they care about improving."]
     # The listener stands between: the name stays.
     assert lines(("Tim", "I wanted to tell you about my school event.")) == [
         "Tim wanted to tell John about Tim's school event."]

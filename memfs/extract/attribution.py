@@ -352,11 +352,14 @@ class _Rewriter:
                 return
             nxt = self._next_word(i)
             nxt_low = toks[nxt].lower() if nxt is not None else ""
-            subject = self._is_clause_start(i) or nxt_low in _AGREE or (
-                # "the people you work with": a relative clause after a noun phrase
-                self._word_before(i, 2).lower() in _DETERMINERS
+            subject = self._is_clause_start(i) or nxt_low in _AGREE or (  # "the people you work with", "how much you care"
+                (self._word_before(i, 2).lower() in _DETERMINERS or self._word_before(i, 2).lower() == "how")
                 and self._prev_word(i) not in _OBJECT_TAKERS and nxt is not None
                 and _looks_like_base_verb(toks[nxt]))
+            if (subject or self._prev_word(i) in _OBJECT_TAKERS) and speaker_last_named(before, other) \
+                    and not they_before(toks, self.own, i):  # "John shows how much they care", verb as said
+                toks[i] = "they" if subject else "them"
+                return
             toks[i] = other
             if subject:
                 self._agree(i)

@@ -14,7 +14,7 @@ import re
 # Anything a "they"/"their" could point at instead of the speaker.
 _OTHER_REFERENT_RE = re.compile(
     r"\b(?:they|them|their|theirs|they're|they've|he|she|his|him|her|hers|you|your|yours|"
-    r"we|us|our|ours|others|family|everyone|everybody|people|kids|children|friends|team)\b",
+    r"we|us|our|ours|others|family|everyone|everybody|peoples?|kids|children|friends|team)\b",
     re.IGNORECASE)
 # A capitalised word is taken for another name (conservative: "Sweden" blocks too).
 _CAPITALISED_RE = re.compile(r"\b[A-Z][\w'-]*")
