@@ -335,3 +335,10 @@ def test_a_feeling_without_its_subject_is_the_speakers() -> None:
 ])
 def test_encouragement_to_the_listener_is_no_fact(text: str) -> None:
     assert lines(("Tim", text)) == []
+
+
+def test_we_both_is_the_two_talking() -> None:
+    assert lines(("Tim", "We both have so much potential in this sport.")) == [
+        "Tim and John both have so much potential in this sport."]
+    assert lines(("Tim", "My kids are great. We both face the same challenges at work.")) == [
+        "Tim's kids are great.", "Tim and John both face the same challenges at work."]
