@@ -342,3 +342,9 @@ def test_we_both_is_the_two_talking() -> None:
         "Tim and John both have so much potential in this sport."]
     assert lines(("Tim", "My kids are great. We both face the same challenges at work.")) == [
         "Tim's kids are great.", "Tim and John both face the same challenges at work."]
+
+
+def test_been_a_while_is_it_not_the_speaker() -> None:
+    assert not any(line.startswith("Tim has been quite a ride") for line in lines(
+        ("Tim", "Been quite a ride - in a good way - had an audition yesterday for a writing gig.")))
+    assert lines(("Tim", "Been reading a lot about gardening.")) == ["Tim has been reading a lot about gardening."]

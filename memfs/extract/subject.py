@@ -60,6 +60,7 @@ _RESUMED_RE = re.compile(r"\s[-\u2013]\s(?:and\s+)?(?:it|that|this)(?:'s|\s+is|\
                          r"\s*[.!?\u2026]*$", re.IGNORECASE)
 # "Just seeing the sun dip - it was amazing": the -ing phrase is the topic.
 _TAKEN_UP_RE = re.compile(r"\s[-\u2013]\s(?:and\s+)?(?:it|that|this)\b", re.IGNORECASE)
+_IT_BEEN_RE = re.compile(r"^been\s+(?:a|an|quite|such|ages|forever|too long|so long)\b", re.IGNORECASE)
 # "Gonna be a great night featuring ...": the dropped subject is "it", not "I".
 _IT_GOING_RE = re.compile(r"^going\s+to\s+be\s+(?:(?:a|an|so|such|really|super|pretty|very|totally|the)\s+)*"
                           r"(?:great|amazing|awesome|fun|epic|wild|crazy|busy|long|big|huge|fantastic|incredible|"
@@ -128,8 +129,8 @@ def restore_subject(sentence: str) -> str:
             _VERB_ME_RE.match(sentence) and first not in (
                 "love", "loved", "miss", "missed", "sent", "told", "gave", "showed"):
         return sentence  # "Really made me think" / "Made my day": the subject is "it"
-    if first == "been":
-        return "I've " + rest
+    if first == "been":  # "Been quite a ride", "Been ages": it has; "Been reading a lot": I have
+        return ("It's " if _IT_BEEN_RE.match(sentence) else "I've ") + rest
     ing_verb = (first.endswith("ing") and len(first) > 5 and first not in _ING_NOUNS
                 and first not in _DROP_I)
     if first in _DROP_IM or ing_verb:
