@@ -348,3 +348,15 @@ def test_been_a_while_is_it_not_the_speaker() -> None:
     assert not any(line.startswith("Tim has been quite a ride") for line in lines(
         ("Tim", "Been quite a ride - in a good way - had an audition yesterday for a writing gig.")))
     assert lines(("Tim", "Been reading a lot about gardening.")) == ["Tim has been reading a lot about gardening."]
+
+
+def test_reader_pass_fixes() -> None:
+    # "- so excited" is how it felt, not a fact; "must've been" is a guess; "It's gotta be" keeps its verb.
+    assert lines(("Tim", "Our season opener is next week - so excited!")) == [
+        "Tim's season opener is in the week of 2023-05-15."]
+    assert lines(("Tim", "Must've been an amazing experience for you.")) == []
+    assert lines(("Tim", "It's gotta be a rush having all these options.")) == [
+        "Tim: It's got to be a rush having all these options."]
+    # An -ing phrase with its own verb is the subject: no "Tim is just thinking".
+    assert lines(("Tim", "Just thinking about the possibilities pumps me up.")) == [
+        "Just thinking about the possibilities pumps Tim up."]

@@ -17,7 +17,7 @@ from memfs.extract.lexicon import ED_ADJECTIVES, IRREGULAR_PAST
 _SLANG = [
     (re.compile(r"\bgonna\b", re.I), "going to"),
     (re.compile(r"\bwanna\b", re.I), "want to"),
-    (re.compile(r"(?<='ve )gotta\b|(?<=\bhave )gotta\b", re.I), "got to"),
+    (re.compile(r"(?<='ve )gotta\b|(?<=\bhave )gotta\b|(?<='s )gotta\b", re.I), "got to"),  # "It's gotta be"
     (re.compile(r"\bgotta\b", re.I), "have to"),
     (re.compile(r"\bkinda\b", re.I), "kind of"),
     (re.compile(r"\bsorta\b", re.I), "sort of"),
@@ -60,6 +60,8 @@ _RESUMED_RE = re.compile(r"\s[-\u2013]\s(?:and\s+)?(?:it|that|this)(?:'s|\s+is|\
                          r"\s*[.!?\u2026]*$", re.IGNORECASE)
 # "Just seeing the sun dip - it was amazing": the -ing phrase is the topic.
 _TAKEN_UP_RE = re.compile(r"\s[-\u2013]\s(?:and\s+)?(?:it|that|this)\b", re.IGNORECASE)
+# "Just thinking about it pumps me up": the -ing phrase has its own verb.
+_VERB_OBJECT_RE = re.compile(r"\b[a-z]+s\s+(?:me|us|him|her|them)\b", re.IGNORECASE)
 _IT_BEEN_RE = re.compile(r"^been\s+(?:a|an|quite|such|ages|forever|too long|so long)\b", re.IGNORECASE)
 # "Gonna be a great night featuring ...": the dropped subject is "it", not "I".
 _IT_GOING_RE = re.compile(r"^going\s+to\s+be\s+(?:(?:a|an|so|such|really|super|pretty|very|totally|the)\s+)*"
@@ -161,7 +163,8 @@ def restore_subject(sentence: str) -> str:
     if first in _DROP_ADV and nxt == "been":
         return "I've " + rest  # "Just been tinkering with that recipe"
     if first in _DROP_ADV and nxt.endswith("ing") and len(nxt) > 5 and nxt not in _ING_NOUNS \
-            and not _gerund_is_subject(sentence) and not _YOU_RE.search(sentence) and not _TAKEN_UP_RE.search(sentence):
+            and not _gerund_is_subject(sentence) and not _YOU_RE.search(sentence) and not _TAKEN_UP_RE.search(sentence) \
+            and not _VERB_OBJECT_RE.search(sentence):
         return "I'm " + rest  # "Still working on opening a dance studio"
     return sentence
 

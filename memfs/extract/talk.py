@@ -49,7 +49,7 @@ _TRAIL_FEELING_RE = re.compile(
     r"(?:,|\s-)\s*(?:(?:and\s+)?(?:it was|it's|it is|it's been|that was|that's|that is|that would be|it'd be|"
     r"it would be|which (?:is|was))\s+|so\s+|such\s+)(?:so\s+|really\s+|super\s+|"
     r"just\s+|totally\s+|pretty\s+)?(?:amazing|awesome|great|cool|fun|nice|wonderful|fantastic|incredible|"
-    r"a blast|exciting|magical|inspiring)\s*[.!\u2026]*$|"
+    r"a blast|exciting|excited|magical|inspiring)\s*[.!\u2026]*$|"
     r"\s-\s*(?:i\s+)?(?:can't wait|love it|congrats|hang in there)\s*[.!\u2026]*$|"
     r"(?:,|\s-)\s*(?:and\s+)?(?:it|that|this)\s+(?:really\s+)?(?:means|meant)\s+(?:a lot|so much|the world|"
     r"everything)(?:\s+to\s+me)?\s*[.!\u2026]*$", re.IGNORECASE)
@@ -112,7 +112,7 @@ _SUPPORT_RE = re.compile(
 _NAMED_RE = re.compile(r"(?<=\w )[A-Z]|\d")
 # A guess at how someone else felt: "That must have been amazing", "You must be so proud",
 # "I bet the view was incredible" -- the speaker's speculation, no fact about anyone.
-_GUESS_RE = re.compile(r"\bmust\s+(?:have\s+)?(?:be|been|feel|felt|love|loved)\b|^(?:i\s+)?bet\s+(?:you|ya|it|that|"
+_GUESS_RE = re.compile(r"\b(?:must\s+(?:have\s+)?|must've\s+)(?:be|been|feel|felt|love|loved)\b|^(?:i\s+)?bet\s+(?:you|ya|it|that|"
                        r"they|the|your)\b", re.IGNORECASE)
 _OWN_RE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|im|my|me|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
 # The chat's own logistics: "I'll get the video to you soon", "I'll send it to ya later".
