@@ -360,3 +360,10 @@ def test_reader_pass_fixes() -> None:
     # An -ing phrase with its own verb is the subject: no "Tim is just thinking".
     assert lines(("Tim", "Just thinking about the possibilities pumps me up.")) == [
         "Just thinking about the possibilities pumps Tim up."]
+
+
+def test_so_far_keeps_its_so_and_i_bet_you_is_a_guess() -> None:
+    assert lines(("Tim", "So far it's been really great with the new team.")) == [
+        "Tim: So far it's been really great with the new team."]
+    assert lines(("Tim", "I bet you felt so pumped running with everyone.")) == []
+    assert lines(("Tim", "I bet I can finish it by Friday.")) != []  # a bet on the speaker's own doing stays

@@ -161,8 +161,8 @@ _LEAD_NOTE_RE = re.compile(
     re.IGNORECASE,
 )
 _LEAD_BARE_RE = re.compile(
-    r"^(?:yeah|yep|yup|oh|wow|haha|lol|well|so|ok|okay|hey|aw+|ah|omg|and|but|plus|also|"
-    r"then|anyway|anyways|btw)\s+(?=[a-z])",
+    r"^(?:yeah|yep|yup|oh|wow|haha|lol|well|so(?!\s+(?:far|much|many|long)\b)|ok|okay|hey|aw+|ah|omg|and|but|plus|also|"
+    r"then|anyway|anyways|btw)\s+(?=[a-z])",  # not the "so" of "So far", "So much"
     re.IGNORECASE,
 )
 # A tag after a comma (", right?", ", you know", ", though") or a laugh at the end.

@@ -114,6 +114,7 @@ _NAMED_RE = re.compile(r"(?<=\w )[A-Z]|\d")
 # "I bet the view was incredible" -- the speaker's speculation, no fact about anyone.
 _GUESS_RE = re.compile(r"\b(?:must\s+(?:have\s+)?|must've\s+)(?:be|been|feel|felt|love|loved)\b|^(?:i\s+)?bet\s+(?:you|ya|it|that|"
                        r"they|the|your)\b", re.IGNORECASE)
+_I_BET_RE = re.compile(r"^i\s+(?=bet\b)", re.IGNORECASE)
 _OWN_RE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|im|my|me|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
 # The chat's own logistics: "I'll get the video to you soon", "I'll send it to ya later".
 _LOGISTICS_RE = re.compile(
@@ -147,5 +148,5 @@ def is_talk(sentence: str) -> bool:
                 or _CHEER_RE.match(sentence) or _LET_ME_KNOW_RE.match(sentence)
                 or _MEANS_A_LOT_RE.match(sentence)
                 or _SUPPORT_RE.match(sentence)
-                or (_GUESS_RE.search(sentence) and not _OWN_RE.search(sentence))
+                or (_GUESS_RE.search(sentence) and not _OWN_RE.search(_I_BET_RE.sub("", sentence)))
                 or (_LOOKS_RE.match(sentence) and not _NAMED_RE.search(sentence)))
