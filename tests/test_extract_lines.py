@@ -86,6 +86,21 @@ def test_the_speaker_is_named_once_per_line() -> None:
     assert line.count("Tim") == 3
 
 
+def test_a_name_named_just_before_is_not_repeated_though_the_listener_is_in_the_line() -> None:
+    # The speaker was the last person named: "their" cannot mean anyone else.
+    assert lines(("Tim", "Taking your advice, I'm sprucing up my biz plan and tweaking my pitch to investors.")) == [
+        "Taking John's advice, Tim is sprucing up their biz plan and tweaking their pitch to investors."]
+    assert lines(("Tim", "I think you have to keep pushing for your goals.")) == [
+        "Tim thinks John has to keep pushing for their goals."]
+    assert lines(("Tim", "You really show how much you care about improving.")) == [
+        "Tim thinks John really shows how much they care about improving."]
+    # The listener stands between: the name stays.
+    assert lines(("Tim", "I wanted to tell you about my school event.")) == [
+        "Tim wanted to tell John about Tim's school event."]
+    assert lines(("Tim", "I love that you chose pottery for my garden.")) == [
+        "Tim loves that John chose pottery for Tim's garden."]
+
+
 def test_what_the_speaker_thinks_of_the_listener_is_their_view() -> None:
     assert lines(("Tim", "You're a great mentor.")) == ["Tim thinks John is a great mentor."]
     assert lines(("Tim", "Working with people like you is motivating.")) == [
@@ -230,7 +245,7 @@ def test_a_dropped_i_is_still_restored(text: str, expected: str) -> None:
 @pytest.mark.parametrize("text,who", [
     # "each other" says the group is mutual; it is the two talking only when the turn names
     # no other group. A team or a family the turn names is who "we" is.
-    ("My teammates are great. We push each other to get better every week.", "Tim and others push each other"),
+    ("My teammates are great. We push each other to get better every week.", "Tim and the team push each other"),
     ("The crew at the shelter is amazing - we're like a family, always covering for each other.",
      "Tim and others are like a family"),
     ("Family comes first for me. We have each other's backs no matter what.", "Tim and family have each other's backs"),
@@ -249,3 +264,106 @@ def test_each_other_is_the_group_the_turn_names(text: str, who: str) -> None:
 ])
 def test_a_general_where_you_or_when_you_is_not_the_listener(text: str, expected: str) -> None:
     assert lines(("Tim", text)) == [expected]
+
+
+def test_a_statement_asking_for_a_nod_is_kept_as_a_statement() -> None:
+    assert lines(("Tim", "Camping with pets can be so soul-nourishing, right?")) == [
+        "Tim believes camping with pets can be so soul-nourishing."]
+    assert lines(("Tim", "Did you go camping with your pets, right?")) == []
+
+
+def test_a_guess_at_how_someone_else_felt_is_no_fact() -> None:
+    assert lines(("Tim", "Winning a tough game must have been such an exhilarating experience.")) == []
+    assert lines(("Tim", "You must be so proud of the team.")) == []
+    # The speaker's own "must" stays.
+    assert lines(("Tim", "I must have been ten when I first went skiing.")) != []
+
+
+def test_a_cheer_tacked_on_after_a_dash_is_cut() -> None:
+    assert lines(("Tim", "I'm organizing a gaming party for my friends - so exciting!")) == [
+        "Tim is organizing a gaming party for their friends."]
+    assert lines(("Tim", "I'm having an art show with my paintings - can't wait!")) == [
+        "Tim is having an art show with their paintings."]
+
+
+def test_a_look_at_what_was_shown_before_the_speakers_news_is_cut() -> None:
+    assert lines(("Tim", "That skyline looks amazing - I've been wanting to visit NYC.")) == [
+        "Tim has been wanting to visit NYC."]
+    # The news points back at what was looked at: kept whole.
+    assert lines(("Tim", "The cake was delicious - my mom made it for my birthday.")) == [
+        "The cake was delicious - Tim's mom made it for their birthday."]
+
+
+def test_intensifiers_are_not_kept() -> None:
+    assert lines(("Tim", "I had such a great time at the lake with my super supportive family.")) == [
+        "Tim had a great time at the lake with their supportive family."]
+    assert lines(("Tim", "I'm lucky to have my husband and kids; they keep me motivated.")) == [
+        "Tim is lucky to have their husband and kids; they keep Tim motivated."]
+
+
+def test_a_dropped_subject_before_an_adverb_is_restored() -> None:
+    assert lines(("Tim", "Still working on opening a dance studio.")) == ["Tim is still working on opening a dance studio."]
+    assert lines(("Tim", "Just been tinkering with that recipe and a few others.")) == [
+        "Tim has just been tinkering with that recipe and a few others."]
+    # The -ing phrase taken up by "it" is the topic, not something the speaker is doing.
+    assert not any(line.startswith("Tim is just seeing") for line in lines(
+        ("Tim", "Just seeing the sun dip below the horizon - it was amazing and calming.")))
+
+
+def test_a_cheer_after_the_fact_is_cut() -> None:
+    assert lines(("Tim", "I'm all about these desserts, let me know what you think!")) == ["Tim is all about these desserts."]
+    assert lines(("Tim", "You've come a long way since your move - keep on inspiring people!")) == [
+        "Tim thinks John has come a long way since their move."]
+
+
+def test_have_to_and_always_up_for_get_their_subject_back() -> None:
+    assert lines(("Tim", "Have to check the size and floor quality too.")) == ["Tim has to check the size and floor quality too."]
+    assert lines(("Tim", "Always up for something sweet.")) == ["Tim is always up for something sweet."]
+    assert lines(("Tim", "Always here to help!")) == []  # support talk, with or without its "I'm"
+
+
+def test_a_feeling_without_its_subject_is_the_speakers() -> None:
+    assert lines(("Tim", "Tempted to try dairy-free flavors now!")) == ["Tim is tempted to try dairy-free flavors now."]
+    assert not any("Tim impressed" in line for line in lines(("Tim", "Impressed by your commitment to the team.")))
+
+
+@pytest.mark.parametrize("text", [
+    "Don't let anything stop you from chasing it.",
+    "Make your dreams happen, one step at a time.",
+    "Show the world your true self and keep dancing!",
+    "Have faith in yourself and your writing.",
+])
+def test_encouragement_to_the_listener_is_no_fact(text: str) -> None:
+    assert lines(("Tim", text)) == []
+
+
+def test_we_both_is_the_two_talking() -> None:
+    assert lines(("Tim", "We both have so much potential in this sport.")) == [
+        "Tim and John both have so much potential in this sport."]
+    assert lines(("Tim", "My kids are great. We both face the same challenges at work.")) == [
+        "Tim's kids are great.", "Tim and John both face the same challenges at work."]
+
+
+def test_been_a_while_is_it_not_the_speaker() -> None:
+    assert not any(line.startswith("Tim has been quite a ride") for line in lines(
+        ("Tim", "Been quite a ride - in a good way - had an audition yesterday for a writing gig.")))
+    assert lines(("Tim", "Been reading a lot about gardening.")) == ["Tim has been reading a lot about gardening."]
+
+
+def test_reader_pass_fixes() -> None:
+    # "- so excited" is how it felt, not a fact; "must've been" is a guess; "It's gotta be" keeps its verb.
+    assert lines(("Tim", "Our season opener is next week - so excited!")) == [
+        "Tim's season opener is in the week of 2023-05-15."]
+    assert lines(("Tim", "Must've been an amazing experience for you.")) == []
+    assert lines(("Tim", "It's gotta be a rush having all these options.")) == [
+        "Tim: It's got to be a rush having all these options."]
+    # An -ing phrase with its own verb is the subject: no "Tim is just thinking".
+    assert lines(("Tim", "Just thinking about the possibilities pumps me up.")) == [
+        "Just thinking about the possibilities pumps Tim up."]
+
+
+def test_so_far_keeps_its_so_and_i_bet_you_is_a_guess() -> None:
+    assert lines(("Tim", "So far it's been really great with the new team.")) == [
+        "Tim: So far it's been really great with the new team."]
+    assert lines(("Tim", "I bet you felt so pumped running with everyone.")) == []
+    assert lines(("Tim", "I bet I can finish it by Friday.")) != []  # a bet on the speaker's own doing stays

@@ -225,3 +225,22 @@ def test_a_verb_that_reads_the_same_in_the_past_is_past_unless_it_recurs(said: s
 def test_a_shared_home_is_split_only_when_the_with_part_is_people(said: str, expected: list[str]) -> None:
     raw = json.dumps([{"role": "user", "name": "Priya", "content": said, "timestamp": "2026-10-05T10:00:00"}])
     assert _texts(read_source(raw.encode(), "d.json")) == expected
+
+
+def test_near_duplicates_with_different_dates_are_two_facts() -> None:
+    from memfs.extract.supersede import conflicts
+
+    # A plan that moved, or the same kind of event twice: merging would keep the older date.
+    assert conflicts("In August 2023 Caroline is having an LGBTQ art show with their paintings.",
+                     "Caroline is having an LGBTQ art show with their paintings in September 2023.")
+    assert conflicts("Nate won a video game tournament on 2022-01-10.", "Nate won a video game tournament on 2022-09-26.")
+    # Dates that fit each other, or one undated line, are no reason to keep both.
+    assert not conflicts("Caroline went to a support group on 2023-05-07.", "In May 2023 Caroline went to a support group.")
+    assert not conflicts("Caroline went to a support group on 2023-05-07.", "Caroline went to a support group.")
+
+
+def test_a_day_that_is_the_subject_gets_no_preposition() -> None:
+    ref = datetime(2023, 8, 14, 10)
+    assert resolve_dates("Last night was amazing.", ref)[0] == "the night of 2023-08-13 was amazing."
+    assert resolve_dates("Yesterday was great.", ref)[0] == "2023-08-13 was great."
+    assert resolve_dates("Yesterday I went home.", ref)[0] == "on 2023-08-13 I went home."

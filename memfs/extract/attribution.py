@@ -5,6 +5,7 @@ Rules (conservative; a wrong name is worse than a clumsy sentence):
   "Caroline's kids", "I'm" -> "Caroline is", "I've" -> "Caroline has", "me" ->
   "Caroline", "myself" -> "themself". The verb right after the subject (past a few
   adverbs) agrees: am->is, have->has, do->does, don't->doesn't, present "love"->"loves".
+  Once named, a later mention reads "they"/"their" when nobody else could be meant (``later``).
 - First person plural keeps a plural subject, so no verb changes: "we"/"us" ->
   "Caroline and Melanie" when the sentence is about the two of them talking or meeting
   ("since we last chatted"), "Caroline and family" when the turn mentions family (kids,
@@ -16,10 +17,9 @@ Rules (conservative; a wrong name is worse than a clumsy sentence):
   nearly every "you" is the listener. Plural or set phrases ("you guys", "you all",
   "you never know") are left alone, "thank you" too, and a filler "you know" is cut.
 - Speaker None or a generic role ("user", "human") -> "the user" ("The user" at the
-  start of a sentence). Turns from assistant/system/tool roles are not attributed: the
-  offline extractor skips them (see ``offline``).
-- Subject-less chat sentences get their "I" back first (``subject.restore_subject``,
-  re-exported here): "Love that painting!" -> "I love that painting!".
+  start of a sentence). Assistant/system/tool turns are skipped by ``offline``.
+- Subject-less chat sentences get their "I" back first (``subject.restore_subject``):
+  "Love that painting!" -> "I love that painting!".
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from memfs.extract.lexicon import (
     is_past_form,
 )
 from memfs.extract.groups import group_name  # noqa: F401 (public here)
-from memfs.extract.listener import is_impersonal_you
+from memfs.extract.later import nobody_since, speaker_last_named, they_before
+from memfs.extract.listener import is_generic_you, is_impersonal_you
 from memfs.extract.subject import normalize_slang, restore_subject  # noqa: F401 (public here)
 
 USER_ROLES = frozenset({"user", "human", "me", "customer", "client", "person", "speaker",
@@ -82,6 +83,8 @@ _AGREE = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does",
 _LATER_MENTION = {"i": "they", "i'm": "they are", "im": "they are", "i've": "they have",
                   "ive": "they have", "i'll": "they will", "i'd": "they", "me": "them", "my": "their",
                   "mine": "theirs"}
+_THEY_FOR_YOU = {"your": "their", "yours": "theirs", "you're": "they're", "you've": "they've",
+                 "you'll": "they'll"}
 _AGREE_THEY = {"am": "are", "was": "were", "wasn't": "weren't", "'m": "are"}
 _THEY_RE = re.compile(r"\b(?:they|them|their|theirs|they're|they've|he|she|his|him|her|hers)\b",
                       re.IGNORECASE)
@@ -102,13 +105,6 @@ _PAST_CUE_RE = re.compile(r"\b(?:yesterday|ago|last|was|were|went|did|had|could|
 _EVENT_PAST = frozenset("quit hurt split upset burst".split())
 _RECURS_RE = re.compile(r"\b(?:always|usually|often|never|sometimes|every|each|whenever|tends?|regularly|"
                         r"daily|weekly|keeps?)\b", re.IGNORECASE)
-# "you" that is not the one listener: plural or a set phrase. Between two people almost
-# every other "you" means the listener, so it becomes their name.
-_GENERIC_YOU_RE = re.compile(
-    r"\byou guys\b|\by'all\b|\byou all\b|\byou're all\b|\ball of you\b|\byou two\b|"
-    r"\byou never know\b",
-    re.IGNORECASE,
-)
 _YOU_KNOW_RE = re.compile(
     r"(?<!\blet)(?<!\blet\s)(?<!\blet's)(?<!\blet's\s)"
     r",?\s*\byou know\b,?(?!\s+(?:what|how|that|about|if|when|where|who|why)\b)",
@@ -121,7 +117,6 @@ better rather
 _WE_RE = re.compile(r"\b(?:we|we're|we've|we'll|we'd|us)\b")
 _SHARED_NOUNS = frozenset({"friendship", "chat", "chats", "talk", "talks", "conversation",
                            "conversations", "meeting", "call", "catch-up"})
-
 
 
 def third_person(verb: str) -> str:
@@ -171,6 +166,7 @@ class _Rewriter:
         # Once the line has named the speaker, later "I"/"my"/"me" read better as singular
         # "they" -- unless another person or a plural "they" could be meant.
         self.named = named  # the line already named the speaker (a continuation)
+        self.own: list[int] = [-1]  # the tokens of the "they"/"their" that stand for the speaker
         self.group_pronoun_ok = _PLURAL_THEY_RE.search(sentence) is None
         self.pronoun_ok = _THEY_RE.search(sentence) is None and not _WE_RE.search(sentence.lower()) and (
             addressee is None or addressee not in sentence) and not _YOU_RE.search(sentence)
@@ -275,15 +271,17 @@ class _Rewriter:
             if (i + 1 < len(toks) and toks[i + 1] == "-") or (i > 0 and toks[i - 1] == "-"):
                 continue  # part of a compound: "me-time", "self-care"
             low = tok.lower()
-            if self.plural and self.group_pronoun_ok and low in _GROUP_LATER \
-                    and group in "".join(toks[:i]):
+            before = "".join(toks[:i])
+            if self.plural and self.group_pronoun_ok and low in _GROUP_LATER and group in before:
                 toks[i] = _GROUP_LATER[low]  # "Maria and others organized ... they served"
                 continue
-            if self.pronoun_ok and low in _LATER_MENTION and (self.named or name in "".join(toks[:i])) \
+            if low in _LATER_MENTION and ((self.pronoun_ok and (self.named or name in before)) or not they_before(self.tokens, self.own, i) and (
+                    speaker_last_named(before, name) or self.own[-1] >= 0 and nobody_since("".join(toks[self.own[-1] + 1:i])))) \
                     and not (low == "i" and self._is_coordinated(i)) \
-                    and not (low in _SUBJECTS and _COUNTED_RE.search("".join(toks[:i]))) \
+                    and not (low in _SUBJECTS and _COUNTED_RE.search(before)) \
                     and (low != "i" or tok in ("I", "i")):
                 toks[i] = _LATER_MENTION[low]  # "Caroline explored their transition"
+                self.own.append(i)
                 if low == "i":
                     self._agree_plural(i)
                 elif low == "i'd":
@@ -345,16 +343,23 @@ class _Rewriter:
     def _second_person(self, i: int, low: str) -> None:
         toks, other = self.tokens, self.addressee
         assert other is not None
+        before = "".join(toks[:i])
+        if low in _THEY_FOR_YOU and not they_before(self.tokens, self.own, i) and speaker_last_named(before, other):
+            toks[i] = _THEY_FOR_YOU[low]  # "Tim thinks John has to keep pushing for their goals"
+            return
         if low == "you":
             if self._prev_word(i) == "thank":
                 return
             nxt = self._next_word(i)
             nxt_low = toks[nxt].lower() if nxt is not None else ""
-            subject = self._is_clause_start(i) or nxt_low in _AGREE or (
-                # "the people you work with": a relative clause after a noun phrase
-                self._word_before(i, 2).lower() in _DETERMINERS
+            subject = self._is_clause_start(i) or nxt_low in _AGREE or (  # "the people you work with", "how much you care"
+                (self._word_before(i, 2).lower() in _DETERMINERS or self._word_before(i, 2).lower() == "how")
                 and self._prev_word(i) not in _OBJECT_TAKERS and nxt is not None
                 and _looks_like_base_verb(toks[nxt]))
+            if (subject or self._prev_word(i) in _OBJECT_TAKERS) and speaker_last_named(before, other) \
+                    and not they_before(toks, self.own, i):  # "John shows how much they care", verb as said
+                toks[i] = "they" if subject else "them"
+                return
             toks[i] = other
             if subject:
                 self._agree(i)
@@ -370,10 +375,6 @@ class _Rewriter:
             toks[i] = possessive(other)
         elif low == "yourself":
             toks[i] = "themself"
-
-
-def is_generic_you(sentence: str) -> bool:
-    return "you" in sentence.lower() and bool(_GENERIC_YOU_RE.search(sentence))
 
 
 def attribute(sentence: str, name: str, addressee: str | None = None, *,

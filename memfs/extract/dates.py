@@ -179,6 +179,9 @@ def _period_ends_forward(text: str, chosen: list[_Match]) -> None:
         b.with_prep = b.with_prep.replace(old_year, new_year) if b.with_prep else b.with_prep
 
 
+_VERB_AFTER_RE = re.compile(r"\s+(?:was|is|were|has been|had been|will be|'s been|felt|seemed|went by)\b", re.IGNORECASE)
+
+
 def resolve_dates(text: str, ref: datetime | date | None) -> tuple[str, str | None]:
     """Rewrite relative dates in ``text`` as absolute ones; return (text, when).
 
@@ -237,9 +240,36 @@ def resolve_dates(text: str, ref: datetime | date | None) -> tuple[str, str | No
             prev_word = out[-1].rstrip().rsplit(None, 1)[-1].lower() if out[-1].strip() else ""
         # "took Friday off": the day is the object, so no "on" before it
         as_object = re.match(r"\s+off\b", text[c.end:]) is not None
-        repl = c.bare if (prev_word in _PREPS or as_object) and c.bare else c.with_prep
+        # "Last night was amazing": the day is the subject, so no "On" before it either
+        as_subject = not text[:c.start].strip() and _VERB_AFTER_RE.match(text[c.end:]) is not None
+        repl = c.bare if (prev_word in _PREPS or as_object or as_subject) and c.bare else c.with_prep
         out.append(before)
         out.append(repl)
         pos = c.end
     out.append(text[pos:])
     return "".join(out), when
+
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+           "october", "november", "december")
+_STATED_DATE_RE = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b|\b(" + "|".join(_MONTHS) + r")\s+((?:19|20)\d\d)\b|"
+                             r"(?<![\d-])((?:19|20)\d\d)(?![\d-])", re.IGNORECASE)
+
+
+def _stated_dates(text: str) -> list[tuple[int, ...]]:
+    out: list[tuple[int, ...]] = []
+    for m in _STATED_DATE_RE.finditer(text):
+        if m.group(1):
+            out.append((int(m.group(1)), int(m.group(2)), int(m.group(3))))
+        elif m.group(4):
+            out.append((int(m.group(5)), _MONTHS.index(m.group(4).lower()) + 1))
+        else:
+            out.append((int(m.group(6)),))
+    return out
+
+
+def dates_disagree(text_a: str, text_b: str) -> bool:
+    """Both facts are dated and no date of one fits a date of the other ("in August 2023"
+    against "in September 2023"): two events, or a plan that moved, not one fact said twice."""
+    a, b = _stated_dates(text_a), _stated_dates(text_b)
+    return bool(a and b) and not any(x[:len(y)] == y[:len(x)] for x in a for y in b)

@@ -31,22 +31,30 @@ _GROUP_RE = re.compile(r"\b(?:team|teams|teammates?|group|groups|crew|squad|clas
 _SHOWN_RE = re.compile(r"\b(?:shares?|shared|sends?|sent)\s+(?:a|an|some|the)\s+(?:photo|picture|pic|image|"
                        r"video|screenshot|drawing)s?\b.*", re.IGNORECASE | re.DOTALL)
 _TOGETHER_RE = re.compile(r"\btogether\b", re.IGNORECASE)
+# "We both love dramas", "both of us": the two talking.
+_BOTH_RE = re.compile(r"\b(?:we|we're|we've|we'd|we'll|us)\s+both\b|\bboth\s+of\s+us\b", re.IGNORECASE)
+# The speaker's own team, named in the turn: who "we" is ("we were trailing in the 4th").
+_TEAM_RE = re.compile(r"\b(?:my|our)\s+(?:\w+\s+)?(?:team|teammates|squad)\b", re.IGNORECASE)
 
 
 def group_name(name: str, context: str, sentence: str = "", addressee: str | None = None) -> str:
     """What "we" becomes: plural, so the verb after it needs no change.
 
     "since we last chatted" between two people -> "Caroline and Melanie"; a turn that
-    mentions family -> "Caroline and family"; otherwise "Caroline and others".
+    mentions family -> "Caroline and family"; the speaker's team it names -> "John and the
+    team"; otherwise "Caroline and others".
     """
     # "each other"/"one another" says the group is mutual, not that it is the two talking:
     # "We push each other to be our best" is John's team, said to Tim.
     found = [m.lower() for m in _MUTUAL_RE.findall(sentence)]
     mutual = any(m not in ("each other", "one another") for m in found) or (
         bool(found) and not _GROUP_RE.search(_SHOWN_RE.sub("", context)) and not _FAMILY_RE.search(context))
-    if addressee and (mutual or (
+    if addressee and (mutual or _BOTH_RE.search(sentence) or (
             _TOGETHER_RE.search(sentence) and not _FAMILY_RE.search(sentence))):
         return f"{name} and {addressee}"  # "we volunteered together", said to the other one
     if _FAMILY_RE.search(_LIKE_FAMILY_RE.sub("", context)):
         return f"{name} and family"
+    said = _SHOWN_RE.sub("", context)  # the group the turn names, when it names one
+    if _TEAM_RE.search(said):
+        return f"{name} and the team"
     return f"{name} and others"

@@ -21,6 +21,14 @@ LETS_RE = re.compile(r"^(?:so\s+|and\s+|yes,?\s+)?let'?s\s+(?:just\s+)?(?:keep|c
                      r"don't|hope|make (?:a|the|some|this|it) (?:difference|change|impact|happen|count))\b",
                      re.IGNORECASE)
 _CAPITAL_RE = re.compile(r"(?<=\w )[A-Z][a-z]+|\d")
+# "you" that is not the one listener: plural or a set phrase. Between two people almost
+# every other "you" means the listener, so it becomes their name.
+_GENERIC_YOU_RE = re.compile(r"\byou guys\b|\by'all\b|\byou all\b|\byou're all\b|\ball of you\b|"
+                             r"\byou two\b|\byou never know\b", re.IGNORECASE)
+
+
+def is_generic_you(sentence: str) -> bool:
+    return "you" in sentence.lower() and bool(_GENERIC_YOU_RE.search(sentence))
 
 
 def specific(s: str, names: list[str]) -> bool:

@@ -80,7 +80,9 @@ _SECOND_RE = re.compile(r"\b(?:you|your|you're|you've|you'll|yours|ya|u|ur)\b", 
 _HEDGE_RE = re.compile(
     r"(?<!\bnot )(?<!n't )(?<!\bnever )\b(?:honestly|actually|definitely|totally|literally|basically|truly|"
     r"absolutely)\b,?\s+(?=[a-z])|"
-    r"(?<!\bnot )(?<!n't )\b(?:kinda|kind of|sort of|sorta)\s+(?=" + _ADJ + r"\b)", re.IGNORECASE)
+    r"(?<!\bnot )(?<!n't )\b(?:kinda|kind of|sort of|sorta)\s+(?=" + _ADJ + r"\b)|"
+    r"(?<=\w )super\s+(?=[a-z]+\b)(?!(?:bowl|market|hero|power|star|man|woman|mario)s?\b)|"  # intensifiers: "such a great day"
+    r"(?<=\w )such\s+(?=an?\s)", re.IGNORECASE)
 
 
 def speaker_view(sentence: str, *, bare: bool = False) -> tuple[str, bool]:

@@ -30,6 +30,7 @@ from memfs.extract.talk import (  # noqa: F401 (is_talk is public here)
     _NEWS_LEAD_RE,
     _TRAIL_CHEER_RE,
     CHEER_LEFT_RE,
+    cut_reaction_lead,
     _TRAIL_FEELING_RE,
     is_talk,
 )
@@ -160,8 +161,8 @@ _LEAD_NOTE_RE = re.compile(
     re.IGNORECASE,
 )
 _LEAD_BARE_RE = re.compile(
-    r"^(?:yeah|yep|yup|oh|wow|haha|lol|well|so|ok|okay|hey|aw+|ah|omg|and|but|plus|also|"
-    r"then|anyway|anyways|btw)\s+(?=[a-z])",
+    r"^(?:yeah|yep|yup|oh|wow|haha|lol|well|so(?!\s+(?:far|much|many|long)\b)|ok|okay|hey|aw+|ah|omg|and|but|plus|also|"
+    r"then|anyway|anyways|btw)\s+(?=[a-z])",  # not the "so" of "So far", "So much"
     re.IGNORECASE,
 )
 # A tag after a comma (", right?", ", you know", ", though") or a laugh at the end.
@@ -183,7 +184,7 @@ def strip_edges(sentence: str, names: Iterable[str] = ()) -> str:
     prev = None
     while s and s != prev:
         prev = s
-        s = _NEWS_LEAD_RE.sub("", s, count=1).strip()
+        s = cut_reaction_lead(_NEWS_LEAD_RE.sub("", s, count=1).strip())
         if s and _may_have_lead(s):
             s = _LEAD_RE.sub("", s).strip()
             s = _LEAD_BARE_RE.sub("", s).strip()
@@ -194,15 +195,23 @@ def strip_edges(sentence: str, names: Iterable[str] = ()) -> str:
         if "," in s or "!" in s or ":" in s:
             s = _strip_vocatives(s, names)
         if "," in s or " - " in s:
-            s = _TRAIL_FEELING_RE.sub("", s).strip()
+            cut = _TRAIL_FEELING_RE.sub("", s).strip()
+            if not _GERUND_HEAD_RE.match(cut):  # "Helping others - so inspiring": the praise is the point
+                s = cut
             cut = _TRAIL_CHEER_RE.sub("", s).strip()
             if cut != s and CHEER_LEFT_RE.match(cut):
                 return ""  # "Even when it's tough, you got this!": nothing but the cheer
             s = cut
         last = s.rstrip(".!?\u2026 ").rsplit(None, 1)[-1].lower() if s.strip(".!?\u2026 ") else ""
         if last in _TAG_WORDS:
-            s = _TRAIL_TAG_RE.sub("", s).strip()
+            cut = _TRAIL_TAG_RE.sub("", s).strip()
+            if cut != s and cut.endswith("?") and not _ASKING_RE.match(cut):
+                cut = cut.rstrip("?") + "."
+            s = cut
     return s
+
+
+_GERUND_HEAD_RE = re.compile(r"^[A-Z]?[a-z]+ing\b(?!\s+(?:to|on)\b)")
 
 
 # First words that can open an interjection, a lead-in or a reaction (see _LEAD_*_RE).
@@ -272,9 +281,11 @@ _QUESTION_LEADIN_RE = re.compile(
 )
 _FIRST_PERSON_START_RE = re.compile(r"^(?:i|i'm|i've|i'd|i'll|im|my|we|we're|we've|our)\b",
                                     re.IGNORECASE)
-
-
 _CLAUSE_SPLIT_RE = re.compile(r",\s+|\s+-\s+")
+# "Camping with pets can be so soul-nourishing, right?" asks for a nod, not an answer:
+# without its tag it is a statement unless it opens like a question.
+_ASKING_RE = re.compile(r"^(?:who|what|when|where|why|how|which|do|does|did|is|are|was|were|can|could|will|"
+                        r"would|should|have|has|had|am|any|anything)\b", re.IGNORECASE)
 
 
 def question_to_statement(sentence: str) -> str | None:
@@ -329,7 +340,10 @@ _IMPERATIVE_RE = re.compile(
     r"(?:it |that |this )?(?:sounds|looks|seems) like (?:a|an|so|such|fun|you|great|things)|"
     r"enjoy|stay|hang in|don't (?:give|stop|worry|forget|be)|never (?:give|stop)|good luck|"
     r"take care|take a|go for it|tell me|wish me|hold on|believe in|trust|remember to|"
-    r"be proud|be kind|have fun|have a|(?:just |please |so |and )?(?:let|lemme) (?:me|us) know)\b",
+    r"be proud|be kind|have fun|have a|(?:just |please |so |and )?(?:let|lemme) (?:me|us) know|"
+    r"don't let (?:\w+\s+){1,4}?(?:stop|get|bring|hold|keep)|make (?:your|those|all your) dreams|"
+    r"show (?:the world|them|everyone|me)|go (?:get|create|make|show|crush|rock|out there)|understand where|"
+    r"take courage|have faith|follow your (?:heart|passion|dreams?))\b",
     re.IGNORECASE,
 )
 

@@ -17,7 +17,7 @@ from memfs.extract.lexicon import ED_ADJECTIVES, IRREGULAR_PAST
 _SLANG = [
     (re.compile(r"\bgonna\b", re.I), "going to"),
     (re.compile(r"\bwanna\b", re.I), "want to"),
-    (re.compile(r"(?<='ve )gotta\b|(?<=\bhave )gotta\b", re.I), "got to"),
+    (re.compile(r"(?<='ve )gotta\b|(?<=\bhave )gotta\b|(?<='s )gotta\b", re.I), "got to"),  # "It's gotta be"
     (re.compile(r"\bgotta\b", re.I), "have to"),
     (re.compile(r"\bkinda\b", re.I), "kind of"),
     (re.compile(r"\bsorta\b", re.I), "sort of"),
@@ -38,7 +38,8 @@ recommend recommended lost won quit moved appreciate admire
 _DROP_IM = frozenset("""
 going planning thinking hoping trying working looking heading loving feeling getting
 taking glad happy excited thrilled stoked grateful thankful proud sad bummed swamped
-keen into obsessed considering currently busy off
+keen into obsessed considering currently busy off impressed amazed inspired touched honored honoured
+curious tempted determined nervous worried relieved pumped ready
 """.split())
 _GERUND_VERB_RE = re.compile(r"\b(?:is|was|are|were|isn't|wasn't|aren't|weren't|has been|"
                              r"can be|makes|made|helps|helped|gives|keeps|means|has|had|would|will|could|can|"
@@ -57,6 +58,11 @@ _LATER_CLAUSE_RE = re.compile(
 _RESUMED_RE = re.compile(r"\s[-\u2013]\s(?:and\s+)?(?:it|that|this)(?:'s|\s+is|\s+was)\s+"
                          r"(?:(?:so|such|a|an|the|really|super|pretty|just|totally|truly)\s+)*(?:[\w-]+\s+)?[\w-]+"
                          r"\s*[.!?\u2026]*$", re.IGNORECASE)
+# "Just seeing the sun dip - it was amazing": the -ing phrase is the topic.
+_TAKEN_UP_RE = re.compile(r"\s[-\u2013]\s(?:and\s+)?(?:it|that|this)\b", re.IGNORECASE)
+# "Just thinking about it pumps me up": the -ing phrase has its own verb.
+_VERB_OBJECT_RE = re.compile(r"\b[a-z]+s\s+(?:me|us|him|her|them)\b", re.IGNORECASE)
+_IT_BEEN_RE = re.compile(r"^been\s+(?:a|an|quite|such|ages|forever|too long|so long)\b", re.IGNORECASE)
 # "Gonna be a great night featuring ...": the dropped subject is "it", not "I".
 _IT_GOING_RE = re.compile(r"^going\s+to\s+be\s+(?:(?:a|an|so|such|really|super|pretty|very|totally|the)\s+)*"
                           r"(?:great|amazing|awesome|fun|epic|wild|crazy|busy|long|big|huge|fantastic|incredible|"
@@ -125,8 +131,8 @@ def restore_subject(sentence: str) -> str:
             _VERB_ME_RE.match(sentence) and first not in (
                 "love", "loved", "miss", "missed", "sent", "told", "gave", "showed"):
         return sentence  # "Really made me think" / "Made my day": the subject is "it"
-    if first == "been":
-        return "I've " + rest
+    if first == "been":  # "Been quite a ride", "Been ages": it has; "Been reading a lot": I have
+        return ("It's " if _IT_BEEN_RE.match(sentence) else "I've ") + rest
     ing_verb = (first.endswith("ing") and len(first) > 5 and first not in _ING_NOUNS
                 and first not in _DROP_I)
     if first in _DROP_IM or ing_verb:
@@ -150,5 +156,15 @@ def restore_subject(sentence: str) -> str:
         if first in ("always", "never") and (nxt in IRREGULAR_PAST or nxt.endswith("ed")):
             return "I've " + rest
         return "I " + rest
+    if first in ("have", "had") and nxt == "to":
+        return "I " + rest  # "Have to check the floor quality too"
+    if first in _DROP_ADV and nxt in ("here", "there", "happy", "glad", "up", "down", "excited", "proud"):
+        return "I'm " + rest  # "Always up for something sweet"
+    if first in _DROP_ADV and nxt == "been":
+        return "I've " + rest  # "Just been tinkering with that recipe"
+    if first in _DROP_ADV and nxt.endswith("ing") and len(nxt) > 5 and nxt not in _ING_NOUNS \
+            and not _gerund_is_subject(sentence) and not _YOU_RE.search(sentence) and not _TAKEN_UP_RE.search(sentence) \
+            and not _VERB_OBJECT_RE.search(sentence):
+        return "I'm " + rest  # "Still working on opening a dance studio"
     return sentence
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memfs.extract.dates import resolve_dates
+from memfs.extract.dates import dates_disagree, resolve_dates
 from memfs.extract.jobs import ending_of, job_of, not_a_job, says_not_a_job
 from memfs.extract.slotre import ADV, NAME, POSS, ROLE, SUBJ
 
@@ -293,7 +293,9 @@ def _claims(slot: Slot) -> dict[str, str]:
 
 
 def conflicts(text_a: str, text_b: str) -> bool:
-    """Do two facts give different values for the same slot? Then neither is a near
-    duplicate of the other, however similar they read ("lives in Leeds" / "in York")."""
+    """Do two facts give different values for the same slot, or different dates? Then neither
+    is a near duplicate of the other, however similar they read ("lives in Leeds" / "in York")."""
+    if dates_disagree(text_a, text_b):
+        return True
     a, b = slot_of(text_a), slot_of(text_b)
     return supersedes(a, b) or supersedes(b, a)

@@ -27,11 +27,30 @@ _NEWS_LEAD_RE = re.compile(
     r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|super\s+)?(?:excited|happy|thrilled|stoked)\s+to\s+"
     r"(?:tell|share with|let) (?:you|ya)(?:\s+know)?(?:\s+that)?,?\s+(?=(?:i|i'm|i've|my|we|we're|our)\b)",
     re.IGNORECASE)
+# A look at what the other person showed, before the speaker's own news: "That skyline
+# looks amazing - I've been wanting to visit NYC".
+_REACTION_DASH_RE = re.compile(
+    r"^(?:(?:wow|oh|aw+|omg|ooh)[,!]?\s+)?(?:that|this|the|those|these|it|your)\b[\w\s'&-]{0,40}?\b(?:looks?|sounds?|"
+    r"seems?|is|are|was)\s+(?:so\s+|really\s+|super\s+|pretty\s+|just\s+)?(?:amazing|awesome|great|cool|fun|nice|"
+    r"wonderful|fantastic|incredible|beautiful|gorgeous|stunning|lovely|delicious|cute|adorable)\s+-\s+"
+    r"(?=(?:i|i'm|i've|i'd|im|my|we|we're|we've|our)\b)", re.IGNORECASE)
+_POINTER_RE = re.compile(r"\b(?:it|its|it's|that|this|them|those|these|there|one)\b", re.IGNORECASE)
+
+
+def cut_reaction_lead(s: str) -> str:
+    """The speaker's news without the look before it; kept whole when the news points back
+    at what was looked at ("The cake was delicious - my mom made it")."""
+    m = _REACTION_DASH_RE.match(s)
+    return s[m.end():] if m and not _POINTER_RE.search(s[m.end():]) else s
+
+
 # How it felt, tacked on at the end: ", it was amazing", " - it's awesome", ", which is great".
 _TRAIL_FEELING_RE = re.compile(
-    r"(?:,|\s-)\s*(?:and\s+)?(?:it was|it's|it is|that was|which (?:is|was))\s+(?:so\s+|really\s+|super\s+|"
+    r"(?:,|\s-)\s*(?:(?:and\s+)?(?:it was|it's|it is|it's been|that was|that's|that is|that would be|it'd be|"
+    r"it would be|which (?:is|was))\s+|so\s+|such\s+)(?:so\s+|really\s+|super\s+|"
     r"just\s+|totally\s+|pretty\s+)?(?:amazing|awesome|great|cool|fun|nice|wonderful|fantastic|incredible|"
-    r"a blast|exciting)\s*[.!\u2026]*$|"
+    r"a blast|exciting|excited|magical|inspiring)\s*[.!\u2026]*$|"
+    r"\s-\s*(?:i\s+)?(?:can't wait|love it|congrats|hang in there)\s*[.!\u2026]*$|"
     r"(?:,|\s-)\s*(?:and\s+)?(?:it|that|this)\s+(?:really\s+)?(?:means|meant)\s+(?:a lot|so much|the world|"
     r"everything)(?:\s+to\s+me)?\s*[.!\u2026]*$", re.IGNORECASE)
 # Encouragement tacked on at the end: "I know the stress of exams, but you got this!",
@@ -39,6 +58,9 @@ _TRAIL_FEELING_RE = re.compile(
 # they got something: as a fact about them it would be false.
 _TRAIL_CHEER_RE = re.compile(
     r"(?:,|\s-|\s\u2013)\s*(?:(?:but|and|so)\s+)?(?:you|ya|u)(?:'ve|\s+have)?\s+(?:totally\s+|so\s+)?got\s+this"
+    r"(?:,?\s+(?:bud|buddy|man|dude|girl|friend|[A-Z][a-z]+))?\s*[.!\u2026]*$|"
+    r"(?:,|\s-|\s\u2013)\s*(?:(?:so|and|just)\s+)?(?:keep (?:it up|going|on \w+ing|at it|pushing|shining|rocking)|"
+    r"don't (?:stop|give up|quit)|never give up|let me know what (?:you|ya|u) think|hang in there)\b[^.!?,;-]*"
     r"(?:,?\s+(?:bud|buddy|man|dude|girl|friend|[A-Z][a-z]+))?\s*[.!\u2026]*$", re.IGNORECASE)
 # What is left when the cheer is cut off "Even when it's tough, you got this!": no clause.
 CHEER_LEFT_RE = re.compile(r"^(?:even\s+)?(?:when|if|though|although|because|while|whenever|no matter)\b",
@@ -76,7 +98,8 @@ _CATCH_UP_RE = re.compile(
 # Support talk between friends: "I'm always here for you", "Glad I could help", "I'm sure
 # you'll do great", "I'd love to see it" -- kind, and nothing an agent needs to remember.
 _SUPPORT_RE = re.compile(
-    r"^(?:i'm|im|i am|i'll|i will)\s+(?:always\s+|still\s+)?(?:be\s+)?(?:here|there|around|proud of you)\b|"
+    r"^(?:(?:i'm|im|i am|i'll|i will)\s+(?:always\s+|still\s+)?|(?:always|still)\s+)(?:be\s+)?(?:here|there|around|"
+    r"proud of you)\b|"
     r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|just\s+)?(?:glad|happy)\s+(?:i|we)\s+(?:could|can|was able to)\s+help|"
     r"^(?:(?:i'm|im|i am)\s+)?(?:so\s+|really\s+|just\s+)?(?:glad|happy|sure)\s+(?:that\s+)?(?:you|your|you're|you've|"
     r"you'll|it|the pic|the photo|that|everyone)\b|"
@@ -87,6 +110,12 @@ _SUPPORT_RE = re.compile(
     r"^(?:i'm|im|i am)\s+(?:so\s+|really\s+|super\s+)?(?:thrilled|stoked|happy|excited|glad|proud)\s+for\s+(?:you|ya)\b[^,;-]*$",
     re.IGNORECASE)
 _NAMED_RE = re.compile(r"(?<=\w )[A-Z]|\d")
+# A guess at how someone else felt: "That must have been amazing", "You must be so proud",
+# "I bet the view was incredible" -- the speaker's speculation, no fact about anyone.
+_GUESS_RE = re.compile(r"\b(?:must\s+(?:have\s+)?|must've\s+)(?:be|been|feel|felt|love|loved)\b|^(?:i\s+)?bet\s+(?:you|ya|it|that|"
+                       r"they|the|your)\b", re.IGNORECASE)
+_I_BET_RE = re.compile(r"^i\s+(?=bet\b)", re.IGNORECASE)
+_OWN_RE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|im|my|me|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
 # The chat's own logistics: "I'll get the video to you soon", "I'll send it to ya later".
 _LOGISTICS_RE = re.compile(
     r"^(?:i'll|i will|will)\s+(?:keep (?:you|ya|u) (?:posted|updated|in the loop)|let (?:you|ya|u) know|(?:get|send|show|text|"
@@ -119,4 +148,5 @@ def is_talk(sentence: str) -> bool:
                 or _CHEER_RE.match(sentence) or _LET_ME_KNOW_RE.match(sentence)
                 or _MEANS_A_LOT_RE.match(sentence)
                 or _SUPPORT_RE.match(sentence)
+                or (_GUESS_RE.search(sentence) and not _OWN_RE.search(_I_BET_RE.sub("", sentence)))
                 or (_LOOKS_RE.match(sentence) and not _NAMED_RE.search(sentence)))
