@@ -9,14 +9,16 @@ re-applied to *their* version instead (up to a few times), so both edits survive
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
 from memfs.config import Config
-from memfs.core.categoryedit import commit_splice, plan_splice
+from memfs.core.categoryedit import Splice, commit_splice, plan_splice
 from memfs.core.categoryfile import CategoryDoc, Slot, clone, dump_front, hand_off, parse_category
 from memfs.core.derived import SUMMARY_CHARS, extractive_summary  # noqa: F401  (re-exported)
+from memfs.core.lineids import StaleTable
 from memfs.core.model import Item
 from memfs.core.summarytop import Ranked
 from memfs.errors import ConflictError, MemfsError
@@ -95,6 +97,7 @@ class CategoryStore:
         self.summarizer = summarizer
         self.written: dict[str, bytes | None] = {}
         self._read_digest: str | None = None  # SHA-1 of the bytes last read, when already known
+        self._trust_table = True  # False once a kept line-id table proved wrong (core/lineids.py)
 
     def check_rewritable(self, rels: list[str]) -> None:
         """Raise what `edit` would for any of `rels` memfs will not rewrite (write-protected,
@@ -117,27 +120,14 @@ class CategoryStore:
         for _ in range(attempts):
             doc, before = self._load(path, rel)
             slots_read, lines_read = list(doc.slots), list(doc.lines)
-            change(doc)
-            if not doc.dirty:
-                return doc
-            refresh_front(doc, self.config, self.summarizer)
-            # Only the changed lines, spliced and re-checked line by line (core/categoryedit.py);
-            # a body the splice cannot prove is rendered and parsed back whole, as before.
-            # (Only a change made through slots, `add` and `remove` can be spliced: one that
-            # edited lines directly, or lost a slot, takes the full render and its checks.)
-            spliceable = (before is not None and doc.lines == lines_read  # C-speed: identity first
-                          and doc.slots[:len(slots_read)] == slots_read)
-            sp = plan_splice(doc) if spliceable else None
-            if sp is not None:
-                text = sp.text
-            else:
-                text = doc.render()
-                doc._line_ids = None  # (the table of the text as read: the render wrote other lines)
-                # The ids the file had (a slot's `origin` is its item as read, whatever the change
-                # did). A splice proves this line by line instead (categoryedit._reads_back).
-                had = {s.origin_id() for s in slots_read}
-                got, back = _check_reads_back(doc, text, rel)
-                _check_keeps_ids(had - {s.item.id for s in doc.slots if s.removed}, got, rel)
+            try:
+                change(doc)
+                if not doc.dirty:
+                    return doc
+                sp, text, back = self._planned(doc, before, rel, slots_read, lines_read)
+            except StaleTable:  # the kept line-id table lied about a line read since the parse:
+                self._trust_table = False  # read the file again, matching every line
+                continue
             if not unchanged_since(path, before):
                 continue  # someone saved meanwhile: re-apply our change to their version
             try:
@@ -150,15 +140,64 @@ class CategoryStore:
             data = text.encode("utf-8")
             if sp is not None:
                 commit_splice(doc, sp)
-                delta = FileDelta.of(path, rel, before, data, doc, sp, self._read_digest)
-                offer(delta)  # the index follows the change, not the file
-                back, digest = doc, delta.after_digest
+                try:
+                    delta = FileDelta.of(path, rel, before, data, doc, sp, self._read_digest)
+                except StaleTable:  # (a damaged cache under the parse: the file is written; the
+                    delta = None    # index reads it in full, and this parse is not kept)
+                if delta is not None:
+                    offer(delta)  # the index follows the change, not the file
+                    back, digest = doc, delta.after_digest
+                    _remember_parse(path, rel, data, back, digest)
             else:
-                digest = None
-            _remember_parse(path, rel, data, back, digest)
+                _remember_parse(path, rel, data, back, None)
             self.written.setdefault(rel, before)
             return doc
         raise ConflictError(f"{rel} kept changing while memfs tried to write it; nothing was written, try again")
+
+    def _planned(self, doc: CategoryDoc, before: bytes | None, rel: str, slots_read: list[Slot],
+                 lines_read: list[str]) -> tuple[Splice | None, str, CategoryDoc | None]:
+        """(the splice or None, the text to write, its parse when rendered whole) for a doc a
+        change made dirty: spliced if it can be proved line by line, else rendered and read back."""
+        back = None
+        refresh_front(doc, self.config, self.summarizer)
+        # Only the changed lines, spliced and re-checked line by line (core/categoryedit.py);
+        # a body the splice cannot prove is rendered and parsed back whole, as before.
+        # (Only a change made through slots, `add` and `remove` can be spliced: one that
+        # edited lines directly, or lost a slot, takes the full render and its checks.)
+        spliceable = (before is not None and doc.lines == lines_read  # C-speed: identity first
+                      and doc.slots[:len(slots_read)] == slots_read)
+        sp = plan_splice(doc) if spliceable else None
+        if sp is not None:
+            text = sp.text
+        else:
+            text = doc.render()
+            doc._line_ids = None  # (the table of the text as read: the render wrote other lines)
+            # The ids the file had (a slot's `origin` is its item as read, whatever the change
+            # did). A splice proves this line by line instead (categoryedit._reads_back).
+            had = {s.origin_id() for s in slots_read}
+            got, back = _check_reads_back(doc, text, rel)
+            _check_keeps_ids(had - {s.item.id for s in doc.slots if s.removed}, got, rel)
+        return sp, text, back
+
+    def _refilled(self, path: Path, rel: str, settle: float) -> bytes:
+        """The file memfs last wrote with content, found empty: an editor that truncates before
+        it writes may be mid-save (found by review: memfs wrote over the empty file and the
+        editor's bytes went to the file it replaced). Wait until it has content again, or until
+        it has been empty for EMPTY_GRACE seconds (then a person emptied it: b"")."""
+        while True:
+            try:
+                st = path.stat()
+            except FileNotFoundError:
+                return b""
+            if st.st_size > 0:
+                try:
+                    return read_settled(path, window=max(settle, 0.05), max_wait=max(10.0, 20 * settle)) or b""
+                except Unsettled as err:
+                    raise ConflictError(f"{rel} kept changing while memfs waited for it to settle; nothing was "
+                                        "written, try again") from err
+            if time.time() - st.st_mtime >= EMPTY_GRACE:
+                return b""
+            time.sleep(0.05)
 
     def _load(self, path: Path, rel: str) -> tuple[CategoryDoc, bytes | None]:
         # A symlinked file or folder (memory/ -> elsewhere) would put the write outside
@@ -179,14 +218,16 @@ class CategoryStore:
                                 "try again") from err
         if data is None:
             return new_category_doc(rel, self.config), None
+        if not data and stamp is not None and stamp[2] > 0:
+            data = self._refilled(path, rel, settle)
         cached = _PARSED.pop((str(path), rel), None)
         # The file is still exactly what memfs last wrote: its parse (and hash) are already known.
         hit = cached is not None and cached[0] == data
         self._read_digest = cached[2] if hit else hashlib.sha1(data).hexdigest()  # type: ignore[index]
         # Lazily: a write into a 50,000-item file builds the Items of the slots it touches; with
         # the line-id table the index kept for exactly these bytes, matching no line (core/lineids.py).
-        doc = cached[1] if hit else decode_category(  # type: ignore[index]
-            data, rel, lazy=True, line_ids=line_ids(kept or {}, self._read_digest))  # type: ignore[arg-type]
+        table = line_ids(kept or {}, self._read_digest) if self._trust_table else None  # type: ignore[arg-type]
+        doc = cached[1] if hit else decode_category(data, rel, lazy=True, line_ids=table)  # type: ignore[index]
         if not hit:  # a fresh parse: the summary head the index keeps for these bytes, if any
             doc._ranked = _kept_head(self.ws, rel, doc, self._read_digest, kept)  # type: ignore[arg-type]
         doc._read_by_id = None  # (true of the doc as read only)
@@ -196,7 +237,7 @@ class CategoryStore:
 
 
 def _kept_head(ws: Workspace, rel: str, doc: CategoryDoc, digest: str,
-               kept: dict[str, tuple[str, str]] | None = None) -> Ranked | None:
+               kept: dict[str, tuple[str, ...]] | None = None) -> Ranked | None:
     """The files-row summary head (core/summarytop.py) the index kept for exactly these
     bytes, on this parse's slots: a fresh process's write then ranks its changed slots,
     not every slot of a 50,000-item file. None (ranked afresh) unless every id is found."""
@@ -215,6 +256,10 @@ def _kept_head(ws: Workspace, rel: str, doc: CategoryDoc, digest: str,
         return None
     return Ranked(head, complete, newest)  # type: ignore[arg-type]
 
+
+#: How long a file memfs wrote with content may stay empty before memfs takes it as emptied
+#: on purpose rather than mid-save (`CategoryStore._refilled`).
+EMPTY_GRACE = 3.0
 
 #: (path, rel) -> (bytes memfs wrote, their parse), for the few files written last. The
 #: next edit of an unchanged file takes the parse instead of reading 50k lines again

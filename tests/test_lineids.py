@@ -125,3 +125,56 @@ def test_a_table_that_disagrees_with_the_lines_is_not_trusted() -> None:
         doc = parse_category(text, "index/t.md", lazy=True, line_ids=bad)
         assert [s.item_id() for s in doc.slots] == [f"f{i:03d}" for i in range(100)]
         assert doc._line_ids == good
+
+
+def _tamper(root: Path, rel: str, edit, fix_mark: bool) -> None:  # type: ignore[no-untyped-def]
+    """Rewrite the kept table of `rel` with `edit(ids)`; `fix_mark`: with a checksum that
+    matches the damage (what no bit rot does: the table is then wrong but well-formed)."""
+    import marshal
+    import sqlite3
+
+    from memfs.index.entryparts import LINE_IDS, _table_mark
+
+    conn = sqlite3.connect(root / ".memfs" / "index.sqlite3")
+    blob, marks = conn.execute("SELECT value, marks FROM entry_parts WHERE path=? AND key=?", (rel, LINE_IDS)).fetchone()
+    ids = marshal.loads(blob)
+    edit(ids)
+    new = marshal.dumps(ids)
+    conn.execute("UPDATE entry_parts SET value=?, marks=? WHERE path=? AND key=?",
+                 (new, _table_mark(new) if fix_mark else marks, rel, LINE_IDS))
+    conn.commit()
+    conn.close()
+
+
+def test_a_damaged_kept_table_is_never_trusted_and_loses_nothing(tmp_path: Path) -> None:
+    """Found by review: a row changed on a line the spot check does not sample made every
+    later write of the file fail (a LineSlot whose line says another id), or re-stamped an
+    untouched item under a new id (read as a copy). A checksum catches damage; a table that
+    is wrong yet well-formed is caught by the first line that contradicts it."""
+    from memfs import store as store_mod
+    from memfs.workspace import init_workspace
+    from tests.support.workspace import hashing_memory
+
+    ids = [f"x{i:06d}" for i in range(400)]
+    for case, fix_mark in (("unknown", False), ("unknown", True), ("copy", True), ("copy", False)):
+        root = init_workspace(tmp_path / f"{case}-{fix_mark}", git=False).root
+        rel = "index/big.md"
+        (root / rel).write_text("---\ntitle: Big\n---\n# Big\n\n" + "".join(
+            f"- Fact number {i} about zebra{i} <!-- id={x} type=knowledge -->\n" for i, x in enumerate(ids)))
+        with hashing_memory(root) as mem:
+            mem.sync()
+            mem.add("Orla plays the banjo.", category=rel)
+        line = 2 + 96  # body line of x000096: between the spot checks
+
+        def damage(table, line=line, case=case):  # type: ignore[no-untyped-def]
+            assert table[line] == "x000096"
+            table[line] = "x000097" if case == "unknown" else "x000000"
+        _tamper(root, rel, damage, fix_mark)
+        store_mod._PARSED.clear()
+        with hashing_memory(root) as mem:
+            mem.add("Orla plays the harp.", category=rel)  # succeeds
+            mem.forget("x000096")
+        text = (root / rel).read_text()
+        assert "x000096" not in text and "zebra96 " not in text, (case, fix_mark)
+        assert all(f"id={x} " in text for x in ids if x != "x000096"), (case, fix_mark)
+        assert "Orla plays the banjo." in text and "Orla plays the harp." in text

@@ -26,7 +26,7 @@ from memfs.core.front import (  # noqa: F401  (re-exported: the names this modul
 )
 from memfs.core.entryitem import copied_line
 from memfs.core.itemline import item_from_meta, render_item_line, text_id
-from memfs.core.lineids import plausible, table_slots
+from memfs.core.lineids import StaleTable, plausible, table_slots
 from memfs.core.model import DEFAULT_TYPE_OF_KIND, Item
 from memfs.core.slot import LazySlot, Slot, lazy_ok
 from memfs.fsutil import read_regular
@@ -316,12 +316,20 @@ def _lazy_slots(lines: list[str], path: str, default_type: str, ids: list[str | 
     others take `fast_entry` and the loop's own steps. The cyclic collector is off
     meanwhile: a 50,000-item parse allocates ~100,000 containers that form no cycle, and
     its collections over the growing list were ~30% of the parse."""
-    if ids is None or not plausible(ids, lines):
-        ids = [m and m.group(3) for m in map(LAZY_ITEM, lines)]
+    if ids is not None and not plausible(ids, lines):
+        ids = None
     collecting = gc.isenabled()
     gc.disable()
     try:
-        got = table_slots(lines, ids, path, default_type, item_of_entry)
+        got = None
+        if ids is not None:
+            try:
+                got = table_slots(lines, ids, path, default_type, item_of_entry)
+            except StaleTable:  # a kept table that a copy's line contradicts: never trusted
+                ids = None
+        if ids is None:
+            ids = [m and m.group(3) for m in map(LAZY_ITEM, lines)]
+            got = table_slots(lines, ids, path, default_type, item_of_entry)
     finally:
         if collecting:
             gc.enable()

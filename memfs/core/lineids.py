@@ -21,6 +21,7 @@ from typing import Any
 from memfs.core.bodyscan import LAZY_ITEM, fast_entry
 from memfs.core.entryitem import copied_slot
 from memfs.core.slot import LazySlot, Slot, lazy_ok
+from memfs.errors import MemfsError
 
 LineIds = list  # list[str | None], one entry per body line
 
@@ -42,6 +43,11 @@ def spliced(ids: LineIds, edits: Iterable[Any]) -> LineIds:
         pos = e.b
     out.extend(ids[pos:])
     return out
+
+
+class StaleTable(MemfsError):
+    """The table does not describe these lines (a damaged cache): they are matched instead
+    (the store and the parse catch it; it never reaches a person)."""
 
 
 #: How many lines, spread over the file, are matched to check a table before it is used.
@@ -69,7 +75,7 @@ class LineSlot(LazySlot):
     def _groups(self) -> tuple[str, str, str]:
         m = LAZY_ITEM(self._line)
         if m is None or m.group(3) != self._id:  # (never: the table was made from this very line)
-            raise ValueError(f"line-id table does not describe line {self.start + 1}")
+            raise StaleTable(f"line-id table does not describe line {self.start + 1}")
         return m.groups()  # type: ignore[return-value]
 
     @property  # type: ignore[override]
@@ -99,8 +105,11 @@ def table_slots(lines: list[str], ids: LineIds, path: str, default_type: str,
     for i, item_id in enumerate(ids):
         if item_id is not None:
             prev_item = True
-            if item_id in by_id:
-                text, comment, _ = LAZY_ITEM(lines[i]).groups()  # type: ignore[union-attr]
+            if item_id in by_id:  # a copy (rare): both lines must say so, or the table is wrong
+                m, held = LAZY_ITEM(lines[i]), by_id[item_id]
+                if m is None or m.group(3) != item_id or (isinstance(held, LineSlot) and held._groups()[2] != item_id):
+                    raise StaleTable(f"line {i + 1}")
+                text, comment, _ = m.groups()
                 copied_slot(by_id, slots, text.strip(), comment, default_type, i, lines[i], warnings, path)
                 continue
             slot = by_id[item_id] = LineSlot(item_id, default_type, i, lines[i])

@@ -9,12 +9,14 @@ point for a delta, never served as the value.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import marshal
 import sqlite3
 from pathlib import Path
 from typing import NamedTuple
 
+from memfs.core.bodyscan import LAZY_ITEM
 from memfs.index.db import IndexDB, connect_readonly
 from memfs.index.heal import IndexDamaged
 
@@ -98,9 +100,11 @@ WRITTEN_STAMP = '["written-stamp"]'
 #: The row key of a file's body line-id table (core/lineids.py, marshalled), written with the
 #: index delta of each spliced write: the next fresh parse of that content matches no line.
 LINE_IDS = '["line-ids"]'
+#: The line reader a table is made by: a memfs with another LAZY_ITEM ignores the table.
+TABLE_READER = hashlib.sha1(LAZY_ITEM.__self__.pattern.encode()).hexdigest()[:12]
 
 
-def kept_rows(db_path: Path, path: str) -> dict[str, tuple[str, str]]:
+def kept_rows(db_path: Path, path: str) -> dict[str, tuple[str, ...]]:
     """{key: (digest, value)} of the file's summary head, written stamp and line-id table,
     read without opening the index for writing; {} if there are none (or no index, or it
     cannot be read)."""
@@ -109,20 +113,27 @@ def kept_rows(db_path: Path, path: str) -> dict[str, tuple[str, str]]:
     try:
         conn = connect_readonly(db_path)
         try:
-            rows = conn.execute("SELECT key, digest, value FROM entry_parts WHERE path=? AND key IN (?, ?, ?)",
+            rows = conn.execute("SELECT key, digest, value, marks FROM entry_parts WHERE path=? AND key IN (?, ?, ?)",
                                 (path, SUMMARY_HEAD, WRITTEN_STAMP, LINE_IDS)).fetchall()
         finally:
             conn.close()
     except (sqlite3.Error, IndexDamaged):
         return {}
-    return {key: (digest, value) for key, digest, value in rows}
+    return {key: (digest, value, marks) for key, digest, value, marks in rows}
 
 
-def line_ids(rows: dict[str, tuple[str, str]], digest: str) -> list[str | None] | None:
+def _table_mark(blob: bytes) -> str:
+    """What a line-id row's `marks` holds: the reader it was made by (a table made under
+    another LAZY_ITEM means nothing) and its own checksum (a damaged blob is never used)."""
+    return f"{TABLE_READER}:{hashlib.sha1(blob).hexdigest()}"
+
+
+def line_ids(rows: dict[str, tuple[str, ...]], digest: str) -> list[str | None] | None:
     """The line-id table `kept_rows` holds for exactly the content with this SHA-1; None if
-    there is none for it, or it is not a list of ids and Nones (a damaged row)."""
+    there is none for it, it was made by another reader, or it is damaged."""
     got = rows.get(LINE_IDS)
-    if got is None or got[0] != digest or not isinstance(got[1], bytes):
+    if got is None or got[0] != digest or not isinstance(got[1], bytes) or len(got) < 3 \
+            or got[2] != _table_mark(got[1]):
         return None
     try:
         ids = marshal.loads(got[1])
@@ -134,10 +145,11 @@ def line_ids(rows: dict[str, tuple[str, str]], digest: str) -> list[str | None] 
 
 
 def line_ids_row(path: str, digest: str, count: int, ids: list[str | None]) -> tuple[str, PartRow]:
-    return path, PartRow(LINE_IDS, digest, count, "", "", marshal.dumps(ids))  # type: ignore[arg-type]
+    blob = marshal.dumps(ids)
+    return path, PartRow(LINE_IDS, digest, count, "", _table_mark(blob), blob)  # type: ignore[arg-type]
 
 
-def written_stamp(rows: dict[str, tuple[str, str]]) -> tuple[int, int, int, int] | None:
+def written_stamp(rows: dict[str, tuple[str, ...]]) -> tuple[int, int, int, int] | None:
     """The (device, inode, size, mtime_ns) of `kept_rows`' stamp; None if none or damaged."""
     got = rows.get(WRITTEN_STAMP)
     return parse_stamp(got[1]) if got else None
@@ -154,7 +166,7 @@ def parse_stamp(raw: str | None) -> tuple[int, int, int, int] | None:
     return tuple(stamp)  # type: ignore[return-value]
 
 
-def summary_head(db_path: Path, path: str, digest: str, rows: dict[str, tuple[str, str]] | None = None,
+def summary_head(db_path: Path, path: str, digest: str, rows: dict[str, tuple[str, ...]] | None = None,
                  ) -> tuple[list[str], bool, str | None] | None:
     """(head ids in ranking order, complete, newest stamp) persisted for this content of the
     file, read without opening the index for writing (or from `kept_rows` already read);

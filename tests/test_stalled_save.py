@@ -1,0 +1,46 @@
+"""An editor that truncates a file and writes it a while later (an in-place save that
+stalls): memfs must not take the empty file as the person's and write over it (found by
+review: both memfs items and the person's line were lost). Real processes, real files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.support.cli import init, run
+
+EDITOR = ("import sys, time\n"
+          "p = sys.argv[1]; f = open(p, 'r+'); t = f.read() + '- A line the person typed\\n'\n"
+          "f.seek(0); f.truncate(); f.flush(); open(sys.argv[2], 'w').close(); time.sleep(1.5); f.write(t); f.close()\n")
+
+
+def test_a_stalled_in_place_save_is_waited_for_not_written_over(tmp_path: Path) -> None:
+    ws = init(tmp_path / "w")
+    for fact in ("Orla plays the cello", "Orla plays the banjo"):
+        run(["add", fact, "-c", "index/notes"], cwd=ws)
+    path, truncated = ws / "index" / "notes.md", tmp_path / "truncated"
+    editor = subprocess.Popen([sys.executable, "-c", EDITOR, str(path), str(truncated)])
+    deadline = time.monotonic() + 30
+    while not truncated.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    run(["add", "Orla plays the harp", "-c", "index/notes"], cwd=ws)
+    assert editor.wait(timeout=30) == 0
+    text = path.read_text()
+    for line in ("Orla plays the cello", "Orla plays the banjo", "A line the person typed", "Orla plays the harp"):
+        assert text.count(line) == 1, (line, text)
+
+
+def test_a_file_a_person_emptied_on_purpose_is_written_at_once(tmp_path: Path) -> None:
+    ws = init(tmp_path / "w")
+    run(["add", "Orla plays the cello", "-c", "index/notes"], cwd=ws)
+    path = ws / "index" / "notes.md"
+    path.write_text("")
+    old = time.time() - 60
+    os.utime(path, (old, old))  # emptied a minute ago, not mid-save
+    t0 = time.monotonic()
+    run(["add", "Orla plays the harp", "-c", "index/notes"], cwd=ws)
+    assert time.monotonic() - t0 < 20 and "Orla plays the harp" in path.read_text()
+    assert "cello" not in path.read_text()
