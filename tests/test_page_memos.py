@@ -59,6 +59,9 @@ def test_the_front_matter_memo_equals_a_fresh_parse(tmp_path_factory: object, te
     for text in texts + texts[repeat_from:]:
         path.write_text(text, encoding="utf-8")
         got = people.read_page_front(path, "people/priya.md")
+        if text == "":  # emptied just now: perhaps mid-save, read as unreadable (test_stalled_save.py)
+            assert got.error and "being saved" in got.error
+            continue
         assert got == people.parse_page_front(text, "priya", "people/priya.md")
 
 

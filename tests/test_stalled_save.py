@@ -44,3 +44,28 @@ def test_a_file_a_person_emptied_on_purpose_is_written_at_once(tmp_path: Path) -
     run(["add", "Orla plays the harp", "-c", "index/notes"], cwd=ws)
     assert time.monotonic() - t0 < 20 and "Orla plays the harp" in path.read_text()
     assert "cello" not in path.read_text()
+
+
+def test_a_stalled_save_of_a_person_page_is_left_alone(tmp_path: Path) -> None:
+    """The same on people/: the page memfs wrote over the empty file replaced the one the
+    editor then wrote into (the person's notes lost)."""
+    ws = init(tmp_path / "w")
+    for i in range(4):
+        run(["add", f"Priya Raman is my sister number {i}", "-c", "memory/relationships"], cwd=ws)
+    run(["add", "Priya Raman works at Acme as an engineer", "-c", "memory/work"], cwd=ws)
+    page = ws / "people" / "priya.md"
+    with page.open("a") as fh:
+        fh.write("\nMy own notes about Priya: she hates mornings.\n")
+    run(["add", "Priya Raman likes item 0", "-c", "memory/relationships"], cwd=ws)
+    assert "My own notes" in page.read_text()
+    editor_code = EDITOR.replace("- A line the person typed", "More notes typed later.")
+    truncated = tmp_path / "truncated"
+    editor = subprocess.Popen([sys.executable, "-c", editor_code, str(page), str(truncated)])
+    deadline = time.monotonic() + 30
+    while not truncated.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    run(["add", "Priya Raman likes item 1", "-c", "memory/relationships"], cwd=ws)
+    assert editor.wait(timeout=30) == 0
+    text = page.read_text()
+    assert "My own notes about Priya" in text and "More notes typed later." in text
+    assert sorted(p.name for p in (ws / "people").iterdir()) == ["priya.md"]

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from memfs.entry.facets import FACETS
 from memfs.entry.pagefile import PAGE_BEGIN, PAGE_END, PageParts, digest, read_page, split_page
-from memfs.entry.people import PEOPLE_DIR, Person, read_page_front
+from memfs.entry.people import PEOPLE_DIR, Person, emptied_just_now, read_page_front
 from memfs.entry.pool import EntryItem
 from memfs.entry.profile import Line, history, stamp
 from memfs.entry.facetcache import FacetCache
@@ -275,6 +275,12 @@ class PageWriter:
                 existing = _read(path)
             if existing is None and path.exists():
                 self.warnings.append(f"{rel}: not readable as UTF-8; memfs leaves it alone")
+                return
+            if existing == "" and emptied_just_now(path):
+                # Emptied a moment ago: an editor that truncates before it writes may be mid-save
+                # (found by review: the page memfs wrote over the empty file took the place of
+                # the one the editor then wrote into). The next regeneration writes it.
+                self.warnings.append(f"{rel}: empty, perhaps being saved; memfs leaves it alone this time")
                 return
             new = page_text(str(path), existing, person.name, body, previous.get(rel))
             if new is None:

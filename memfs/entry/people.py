@@ -11,6 +11,8 @@ words); every other person it names sees it as a mention.
 
 from __future__ import annotations
 
+import time
+
 import math
 import re
 from dataclasses import dataclass, field
@@ -105,6 +107,11 @@ def read_page_front(path: Path, rel: str, texts: dict[str, str] | None = None) -
         text = read_page(path)
     except (OSError, UnicodeDecodeError) as err:
         return PageFront(rel, stem, error=f"{rel}: cannot read ({err})")
+    if not text and emptied_just_now(path):
+        # Emptied a moment ago: an editor that truncates before it writes may be mid-save.
+        # Read as unreadable, it stays this person's page, and no other is made meanwhile;
+        # the writer leaves it alone this time (pages.PageWriter.write).
+        return PageFront(rel, stem, error=f"{rel}: empty, perhaps being saved; left as it is")
     if texts is not None:
         texts[rel] = text
     key = f"{path}\0{rel}"
@@ -116,6 +123,18 @@ def read_page_front(path: Path, rel: str, texts: dict[str, str] | None = None) -
         _FRONTS.clear()
     _FRONTS[key] = (text, front)
     return front
+
+
+#: How long an empty page is taken as mid-save (store.EMPTY_GRACE for category files).
+EMPTY_PAGE_GRACE = 3.0
+
+
+def emptied_just_now(path: Path) -> bool:
+    """The page changed under EMPTY_PAGE_GRACE seconds ago (asked of an empty page: mid-save?)."""
+    try:
+        return time.time() - path.stat().st_mtime < EMPTY_PAGE_GRACE
+    except OSError:
+        return False
 
 
 def parse_page_front(text: str, stem: str, rel: str) -> PageFront:
