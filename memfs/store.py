@@ -218,7 +218,8 @@ class CategoryStore:
                                 "try again") from err
         if data is None:
             return new_category_doc(rel, self.config), None
-        if not data and stamp is not None and stamp[2] > 0:
+        kept_parse = _PARSED.get((str(path), rel))  # (a long-lived process: what it wrote last)
+        if not data and ((stamp is not None and stamp[2] > 0) or (kept_parse is not None and kept_parse[0])):
             data = self._refilled(path, rel, settle)
         cached = _PARSED.pop((str(path), rel), None)
         # The file is still exactly what memfs last wrote: its parse (and hash) are already known.

@@ -69,3 +69,26 @@ def test_a_stalled_save_of_a_person_page_is_left_alone(tmp_path: Path) -> None:
     text = page.read_text()
     assert "My own notes about Priya" in text and "More notes typed later." in text
     assert sorted(p.name for p in (ws / "people").iterdir()) == ["priya.md"]
+
+
+def test_a_long_lived_memory_waits_for_a_stalled_save_too(tmp_path: Path) -> None:
+    """A daemon or an agent's Memory keeps the parse of what it wrote last (no index row is
+    read then): the empty file must be waited for there as well."""
+    from memfs.workspace import init_workspace
+    from tests.support.workspace import hashing_memory
+
+    root = init_workspace(tmp_path / "w", git=False).root
+    path, truncated = root / "index" / "notes.md", tmp_path / "truncated"
+    with hashing_memory(root) as mem:
+        for fact in ("Orla plays the cello", "Orla plays the banjo"):
+            mem.add(fact, category="index/notes")
+        time.sleep(0.4)  # past the settle window of memfs's own write
+        editor = subprocess.Popen([sys.executable, "-c", EDITOR, str(path), str(truncated)])
+        deadline = time.monotonic() + 30
+        while not truncated.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        mem.add("Orla plays the harp", category="index/notes")
+        assert editor.wait(timeout=30) == 0
+    text = path.read_text()
+    for line in ("Orla plays the cello", "Orla plays the banjo", "A line the person typed", "Orla plays the harp"):
+        assert text.count(line) == 1, (line, text)
