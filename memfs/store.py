@@ -218,10 +218,9 @@ class CategoryStore:
                                 "try again") from err
         if data is None:
             return new_category_doc(rel, self.config), None
-        kept_parse = _PARSED.get((str(path), rel))  # (a long-lived process: what it wrote last)
-        if not data and ((stamp is not None and stamp[2] > 0) or (kept_parse is not None and kept_parse[0])):
+        cached = _PARSED.pop((str(path), rel), None)  # (a long-lived process: what it wrote last)
+        if not data and ((stamp is not None and stamp[2] > 0) or (cached is not None and cached[0])):
             data = self._refilled(path, rel, settle)
-        cached = _PARSED.pop((str(path), rel), None)
         # The file is still exactly what memfs last wrote: its parse (and hash) are already known.
         hit = cached is not None and cached[0] == data
         self._read_digest = cached[2] if hit else hashlib.sha1(data).hexdigest()  # type: ignore[index]

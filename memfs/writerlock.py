@@ -95,21 +95,13 @@ class WriterLock:
         return self._fd is not None and self._same_file(self._fd)
 
     def _release_anchor(self) -> None:
-        if self._anchor_fd is not None:
-            try:
-                fcntl.flock(self._anchor_fd, fcntl.LOCK_UN)
-            finally:
-                os.close(self._anchor_fd)
-                self._anchor_fd = None
+        fd, self._anchor_fd = self._anchor_fd, None
+        _unlock(fd)
 
     def release(self) -> None:
         try:
-            if self._fd is not None:
-                try:
-                    fcntl.flock(self._fd, fcntl.LOCK_UN)
-                finally:
-                    os.close(self._fd)
-                    self._fd = None
+            fd, self._fd = self._fd, None
+            _unlock(fd)
         finally:
             self._release_anchor()
 
@@ -129,3 +121,13 @@ def _read_holder(fd: int) -> str:
         return f" (pid {pid}, {purpose})" if pid.isdigit() else ""
     except OSError:
         return ""
+
+
+def _unlock(fd: int | None) -> None:
+    """Unlock and close one lock descriptor (nothing for None); closed even if the unlock fails."""
+    if fd is None:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

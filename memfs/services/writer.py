@@ -42,7 +42,8 @@ def add(rt: Runtime, text: str, category: str | None = None, type: str | None = 
         same = repository.id_and_path(db, text_hash(clean))
         if same is not None:
             return reinforce(rt, same[0], same[1])
-        forced = forced_type(rt, category) if type is None else None  # (a named category ignores the hint)
+        specs = rt.category_specs()  # (one walk of the workspace for both uses below)
+        forced = forced_type(rt, category, specs) if type is None else None  # (a named category ignores the hint)
         guessed, hint = (forced, None) if forced is not None else guess_type(clean)
         item_type = type or guessed
         vector = None
@@ -51,7 +52,7 @@ def add(rt: Runtime, text: str, category: str | None = None, type: str | None = 
             vector = vectors[text_hash(clean)]
             with db.transaction():
                 db.store_vectors(fresh)
-        spec = resolve_category(rt, category, item_type, vector, hint)
+        spec = resolve_category(rt, category, item_type, vector, hint, specs)
         if type is None and KIND_OF_TYPE[item_type] != spec.kind:
             item_type = DEFAULT_TYPE_OF_KIND[spec.kind]
         item_id = rt.fresh_id(clean, src or "add")
@@ -71,10 +72,11 @@ def add(rt: Runtime, text: str, category: str | None = None, type: str | None = 
 
 
 def resolve_category(rt: Runtime, category: str | None, item_type: str, vector,  # type: ignore[no-untyped-def]
-                     hint: str | None = None) -> CategorySpec:
+                     hint: str | None = None, specs: list[CategorySpec] | None = None) -> CategorySpec:
     """The category a fact goes to: the one named (`name` or `kind/name`), else the nearest
-    description of its kind (`categorize.Categorizer`)."""
-    specs = rt.category_specs()
+    description of its kind (`categorize.Categorizer`); `specs`: `rt.category_specs()`, if
+    the caller has them already."""
+    specs = rt.category_specs() if specs is None else specs
     if category is not None:
         if "/" in category:
             kind, _, name = category.partition("/")
@@ -130,7 +132,7 @@ def forget(rt: Runtime, item_id: str) -> Item:
     return removed[0]
 
 
-def forced_type(rt: Runtime, category: str | None) -> str | None:
+def forced_type(rt: Runtime, category: str | None, specs: list[CategorySpec]) -> str | None:
     """The one type the named category's kind allows (index/ holds only knowledge), else
     None: the type is then guessed (`guess_type`, whose classifier costs a one-shot add
     ~5 ms to load for an answer the folder already gives)."""
@@ -140,7 +142,7 @@ def forced_type(rt: Runtime, category: str | None) -> str | None:
         kind: str | None = category.partition("/")[0]
     else:
         slug = slugify(category)
-        kind = next((spec.kind for spec in rt.category_specs() if spec.name == slug), None)
+        kind = next((spec.kind for spec in specs if spec.name == slug), None)
         if kind is None and slug in rt.config.categories:
             kind = rt.config.categories[slug].kind
     types = [t for t, k in KIND_OF_TYPE.items() if k == kind]
