@@ -17,15 +17,22 @@ EDITOR = ("import sys, time\n"
           "f.seek(0); f.truncate(); f.flush(); open(sys.argv[2], 'w').close(); time.sleep(1.5); f.write(t); f.close()\n")
 
 
+def _stalled_save(path: Path, tmp: Path, code: str = EDITOR) -> subprocess.Popen[bytes]:
+    """An editor process that has truncated `path` (returned once it has) and writes it 1.5 s later."""
+    truncated = tmp / "truncated"
+    editor = subprocess.Popen([sys.executable, "-c", code, str(path), str(truncated)])
+    deadline = time.monotonic() + 30
+    while not truncated.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return editor
+
+
 def test_a_stalled_in_place_save_is_waited_for_not_written_over(tmp_path: Path) -> None:
     ws = init(tmp_path / "w")
     for fact in ("Orla plays the cello", "Orla plays the banjo"):
         run(["add", fact, "-c", "index/notes"], cwd=ws)
-    path, truncated = ws / "index" / "notes.md", tmp_path / "truncated"
-    editor = subprocess.Popen([sys.executable, "-c", EDITOR, str(path), str(truncated)])
-    deadline = time.monotonic() + 30
-    while not truncated.exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
+    path = ws / "index" / "notes.md"
+    editor = _stalled_save(path, tmp_path)
     run(["add", "Orla plays the harp", "-c", "index/notes"], cwd=ws)
     assert editor.wait(timeout=30) == 0
     text = path.read_text()
@@ -59,11 +66,7 @@ def test_a_stalled_save_of_a_person_page_is_left_alone(tmp_path: Path) -> None:
     run(["add", "Priya Raman likes item 0", "-c", "memory/relationships"], cwd=ws)
     assert "My own notes" in page.read_text()
     editor_code = EDITOR.replace("- A line the person typed", "More notes typed later.")
-    truncated = tmp_path / "truncated"
-    editor = subprocess.Popen([sys.executable, "-c", editor_code, str(page), str(truncated)])
-    deadline = time.monotonic() + 30
-    while not truncated.exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
+    editor = _stalled_save(page, tmp_path, editor_code)
     run(["add", "Priya Raman likes item 1", "-c", "memory/relationships"], cwd=ws)
     assert editor.wait(timeout=30) == 0
     text = page.read_text()
@@ -78,15 +81,12 @@ def test_a_long_lived_memory_waits_for_a_stalled_save_too(tmp_path: Path) -> Non
     from tests.support.workspace import hashing_memory
 
     root = init_workspace(tmp_path / "w", git=False).root
-    path, truncated = root / "index" / "notes.md", tmp_path / "truncated"
+    path = root / "index" / "notes.md"
     with hashing_memory(root) as mem:
         for fact in ("Orla plays the cello", "Orla plays the banjo"):
             mem.add(fact, category="index/notes")
         time.sleep(0.4)  # past the settle window of memfs's own write
-        editor = subprocess.Popen([sys.executable, "-c", EDITOR, str(path), str(truncated)])
-        deadline = time.monotonic() + 30
-        while not truncated.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)
+        editor = _stalled_save(path, tmp_path)
         mem.add("Orla plays the harp", category="index/notes")
         assert editor.wait(timeout=30) == 0
     text = path.read_text()
