@@ -185,7 +185,14 @@ class Runtime:
             written = regenerate_root_files(self.ws, self.indexer.db, self.config,
                                             summarize=rt.try_summarize_memory if rt else None)
             persist_parts(self.ws, self.indexer.db)  # the big files' entry parts, for the next process
+        if self._memorizer is not None:
+            self._memorizer.ctx.views_owed = False  # whatever was owed is in them now
         return written
+
+    @property
+    def views_owed(self) -> bool:
+        """Inputs or merged lines since the root files were last regenerated in this process."""
+        return self._memorizer is not None and self._memorizer.ctx.views_owed
 
     def after_write(self, rels: list[str]) -> SyncReport:
         """Index the files a writer changed, then refresh the views."""
