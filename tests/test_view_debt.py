@@ -22,12 +22,12 @@ from tests.support.factories import conversation
 from tests.support.workspace import hashing_memory
 
 
-def _inputs(folder: Path, n: int) -> list[Path]:
+def _inputs(folder: Path, n: int, turns: int = 5) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     out = []
     for k in range(n):
         path = folder / f"chat-{k}.json"
-        path.write_text(json.dumps(conversation(k)))
+        path.write_text(json.dumps(conversation(k, turns=turns)))
         out.append(path)
     return out
 
@@ -54,10 +54,21 @@ def _memory(root: Path, git: bool = False) -> Memory:
     return hashing_memory(root)
 
 
+def _tree(root: Path) -> dict[str, bytes]:
+    """Every Markdown file memfs keeps (category files, root files, people pages)."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*.md")
+            if p.relative_to(root).parts[0] not in (".memfs", "resources", "inbox")}
+
+
+@pytest.mark.parametrize("split_items", [None, 30])
 def test_a_run_of_inputs_regenerates_once_and_writes_what_one_at_a_time_writes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    inputs = _inputs(tmp_path / "in", 4)
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split_items: int | None) -> None:
+    """With a small split_items the run crosses it: a deferred input still splits the file
+    (found by review: splitting with the views moved the split and the filing after it)."""
+    inputs = _inputs(tmp_path / "in", 40, turns=8) if split_items else _inputs(tmp_path / "in", 4)
     one = _memory(tmp_path / "one")
+    if split_items:
+        one.config.memory.split_items = split_items
     try:
         for path in inputs:
             one.ingest_file(path)
@@ -65,14 +76,19 @@ def test_a_run_of_inputs_regenerates_once_and_writes_what_one_at_a_time_writes(
         one.close()
     calls = _count_regenerations(monkeypatch)
     bulk = _memory(tmp_path / "bulk")
+    if split_items:
+        bulk.config.memory.split_items = split_items
     try:
         results = bulk.ingest(inputs)
-        assert [r.status for r in results] == ["processed"] * 4
-        assert len(calls) == 1
+        assert [r.status for r in results] == ["processed"] * len(inputs)
+        assert len(calls) == 1  # the last input's own: it paid for the others
         assert not views_stale(bulk.ws, bulk.runtime.indexer.db)
     finally:
         bulk.close()
     assert _views(tmp_path / "bulk") == _views(tmp_path / "one")
+    assert _tree(tmp_path / "bulk") == _tree(tmp_path / "one")
+    if split_items:
+        assert any("--" in name for name in _tree(tmp_path / "one"))  # the run did split a file
     assert "Rex3" in (tmp_path / "bulk" / "memory.md").read_text() + "".join(
         p.read_text() for p in (tmp_path / "bulk" / "memory").glob("*.md"))
 
@@ -86,6 +102,64 @@ def test_a_long_run_refreshes_the_views_every_interval(tmp_path: Path, monkeypat
     finally:
         mem.close()
     assert len(calls) == 3
+
+
+def test_a_long_run_pays_once_per_interval_not_once_per_input_after_the_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by review: the interval's clock was never restarted, so after the first 5 s
+    every input regenerated again."""
+    monkeypatch.setattr(ingest_service, "VIEWS_EVERY", 0.3)
+    real = ingest_service.ingest_file
+
+    def slow(rt: Runtime, path: Path, **kw: object):  # type: ignore[no-untyped-def]
+        time.sleep(0.1)
+        return real(rt, path, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ingest_service, "ingest_file", slow)
+    calls = _count_regenerations(monkeypatch)
+    mem = _memory(tmp_path / "w")
+    try:
+        mem.ingest(_inputs(tmp_path / "in", 12))  # >= 1.2 s
+    finally:
+        mem.close()
+    assert 2 <= len(calls) <= 7  # every ~0.3 s and the last input's own, not 12
+
+
+def test_a_debt_is_taken_once_so_a_failing_payment_is_not_retried_in_a_loop(tmp_path: Path) -> None:
+    """Found by review: the daemon asks at every tick; a refresh that failed (a full disk)
+    was tried again 20 times a second. views_stale leaves it to the next sync."""
+    mem = _memory(tmp_path / "w")
+    try:
+        debt = mem.view_debt()
+        assert not debt.due(final=True)  # nothing deferred, nothing owed
+        assert debt.defer(True) and not debt.due()
+        assert debt.due(final=True) and not debt.due(final=True)
+        assert not debt.defer(False)
+    finally:
+        mem.close()
+
+
+def test_a_payment_that_fails_is_a_warning_and_the_run_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ingest_service, "VIEWS_EVERY", 0.0)
+    mem = _memory(tmp_path / "w")
+    real = Runtime.regenerate_views
+    monkeypatch.setattr(Runtime, "split_oversized_files", lambda self: None)
+
+    def full_disk(self: Runtime) -> list[str]:
+        if sum(1 for _ in (tmp_path / "w" / "resources").rglob("*.json")) < 3:
+            raise OSError(28, "No space left on device")
+        return real(self)
+
+    monkeypatch.setattr(Runtime, "regenerate_views", full_disk)
+    try:
+        results = mem.ingest(_inputs(tmp_path / "in", 3))
+    finally:
+        mem.close()
+    assert [r.status for r in results] == ["processed"] * 3
+    assert any("root files not refreshed" in w and "No space left" in w for w in results[0].warnings)
+    assert "Rex2" in (tmp_path / "w" / "memory.md").read_text() + "".join(
+        p.read_text() for p in (tmp_path / "w" / "memory").glob("*.md"))
 
 
 def test_a_run_cut_short_leaves_the_views_stale_and_the_next_sync_brings_them_in_line(

@@ -36,38 +36,56 @@ class ViewDebt:
     meanwhile whenever they have been owed VIEWS_EVERY seconds.
 
     Regenerating index.md, memory.md, skill.md and the people pages costs what the store's
-    size makes it (~0.15 s at 100,000 items against ~0.03 s at 1,000), while the rest of an
-    input does not grow with the store: per input, a bulk import paid that regeneration
-    again and again for files nobody reads until it is over. The views are derived: if the
-    process dies while they are owed, `views_stale` finds them behind the index and the
-    next start (or ingest) regenerates them. Not when each input is committed to git
-    (`[git] autocommit`): that commit holds the input's root files."""
+    size makes it (~0.13 s at 100,000 items against ~0.03 s at 1,000), while the rest of an
+    input hardly grows with the store: a bulk import paid that regeneration again and again
+    for files nobody reads until it is over. A deferred input still splits the category
+    files grown too large (`Runtime.split_oversized_files`), so what is filed where does not
+    depend on when the views are paid. The views are derived: if the process dies while
+    they are owed, `views_stale` finds them behind the index and the next sync (or daemon
+    start) regenerates them. Not when each input is committed to git (`[git] autocommit`):
+    that commit holds the input's root files."""
 
     def __init__(self, rt: Runtime, autocommit: bool | None = None) -> None:
         self.rt = rt
         self.enabled = not (rt.config.git.autocommit if autocommit is None else autocommit)
-        self._since: float | None = None
+        self._made: int | None = None  # regenerations when the last input was deferred
+        self._since: float | None = None  # when the oldest owed input was deferred
 
     def defer(self, more_behind: bool) -> bool:
         """Whether the next input should leave the root files owed."""
-        return self.enabled and more_behind
+        if not (self.enabled and more_behind):
+            return False
+        self._made = self.rt.views_made
+        self._since = time.monotonic() if self._since is None else self._since
+        return True
 
     def due(self, final: bool = False) -> bool:
-        """The root files are owed and should be regenerated now: the run is over (`final`)
-        or they have been owed VIEWS_EVERY seconds."""
-        if not self.rt.views_owed:
-            self._since = None
+        """True (once) when the owed root files should be regenerated now: the run is over
+        (`final`) or they have been owed VIEWS_EVERY seconds. Any regeneration since the
+        last deferred input (the next input's own, a vector fill's) has paid them."""
+        if self._made is None or self._since is None:
             return False
-        now = time.monotonic()
-        self._since = now if self._since is None else self._since
-        return final or now - self._since >= VIEWS_EVERY
+        if self.rt.views_made <= self._made and not final and time.monotonic() - self._since < VIEWS_EVERY:
+            return False
+        paid = self.rt.views_made > self._made
+        self._made = self._since = None  # taken: a payment that fails is not retried in a loop
+        return not paid
 
 
-def pay_views(rt: Runtime, lock_timeout: float = 60.0) -> None:
-    """Regenerate the root files a ViewDebt says are due (under the writer lock)."""
-    with rt.lock("ingest", timeout=lock_timeout):
-        if rt.views_owed:  # (a vector fill may have refreshed them meanwhile)
-            rt.regenerate_views()
+def pay_views(rt: Runtime, results: list["IngestResult"], lock_timeout: float = 60.0) -> None:
+    """Regenerate the root files a ViewDebt says are due, under the writer lock. A failure
+    (a full disk) is a warning on the last result, not the end of the run: the views stay
+    behind the index, which the next sync finds."""
+    try:
+        with rt.lock("ingest", timeout=lock_timeout):
+            written = rt.regenerate_views()
+    except (OSError, MemfsError) as err:
+        if results:
+            results[-1].warnings.append(f"root files not refreshed ({failure_reason(err)}); "
+                                        "`memfs sync` brings them up to date")
+        return
+    if results:
+        results[-1].root_files = sorted({*results[-1].root_files, *written})
 
 
 def ingest_file(rt: Runtime, path: Path, lock_timeout: float = 60.0, allow_relearn: bool = False,
@@ -128,19 +146,24 @@ def ingest(rt: Runtime, paths: list[Path], progress: IngestProgress | None = Non
            allow_relearn: bool = False) -> list["IngestResult"]:
     """Each path in turn; `progress(done, total, items_added)` after each. The root files
     are refreshed after the last input, not after each (ViewDebt)."""
-    results = []
+    results: list[IngestResult] = []
     added = 0
     debt = ViewDebt(rt)
-    for n, path in enumerate(paths):  # (an exception leaves them owed: views_stale finds them)
-        results.append(ingest_file(rt, Path(path), allow_relearn=allow_relearn,
-                                   defer_views=debt.defer(n + 1 < len(paths))))
-        if debt.due():
-            pay_views(rt)
-        added += len(results[-1].added)
-        if progress:
-            progress(n + 1, len(paths), added)
+    try:
+        for n, path in enumerate(paths):
+            results.append(ingest_file(rt, Path(path), allow_relearn=allow_relearn,
+                                       defer_views=debt.defer(n + 1 < len(paths))))
+            if debt.due():
+                pay_views(rt, results)
+            added += len(results[-1].added)
+            if progress:
+                progress(n + 1, len(paths), added)
+    except Exception:  # (a lock timeout): what was taken gets its views; KeyboardInterrupt leaves
+        if debt.due(final=True):  # them owed, for views_stale
+            pay_views(rt, results)
+        raise
     if debt.due(final=True):
-        pay_views(rt)
+        pay_views(rt, results)
     return results
 
 
