@@ -53,7 +53,8 @@ def chat(rng: random.Random, n: int, turns: int, same_day: bool = False) -> dict
             "sessions": [{"id": "S1", "time": "2024-05-0%d 10:00" % (1 if same_day else 1 + n % 9), "turns": out}]}
 
 
-def run(size: int, inputs: int, per_file: int, tmp: Path, cache: Path | None = None, same_day: bool = False) -> dict:
+def run(size: int, inputs: int, per_file: int, tmp: Path, cache: Path | None = None, same_day: bool = False,
+        bulk: int = 0) -> dict:
     root = tmp / f"w{size}"
     built = cache / f"w{size}-{per_file}" if cache else None
     t0 = time.perf_counter()
@@ -86,6 +87,17 @@ def run(size: int, inputs: int, per_file: int, tmp: Path, cache: Path | None = N
         summarize.append(mem.memorizer.ctx.stage_seconds.get("summarize", 0.0) - was)
         assert result.status == "processed", result
     stages = {k: round(v - before.get(k, 0.0), 3) for k, v in mem.memorizer.ctx.stage_seconds.items()}
+    bulk_row = {}
+    if bulk:  # a run of inputs in one call (`memfs ingest a b c ...`): the root files once, at the end
+        paths = []
+        for n in range(inputs, inputs + bulk):
+            paths.append(tmp / f"chat-{size}-{n}.json")
+            paths[-1].write_text(json.dumps(chat(rng, n, 10, same_day)))
+        t1, c1 = time.perf_counter(), time.process_time()
+        results = mem.ingest(paths)
+        bulk_row = {"bulk_inputs": bulk, "bulk_per_input_s": round((time.perf_counter() - t1) / bulk, 4),
+                    "bulk_cpu_per_input_s": round((time.process_time() - c1) / bulk, 4)}
+        assert all(r.status == "processed" for r in results), results
     biggest = max((p for kind in ("memory", "index", "skill") for p in (root / kind).rglob("*.md")),
                   key=lambda p: p.stat().st_size)
     lines = biggest.read_text().count("\n")
@@ -97,7 +109,7 @@ def run(size: int, inputs: int, per_file: int, tmp: Path, cache: Path | None = N
             "summarize_after_first_median_s": round(statistics.median(summarize[1:] or summarize), 3),
             "cpu_after_first_median_s": round(statistics.median(cpu[1:] or cpu), 3), "cpu_s": [round(t, 3) for t in cpu],
             "per_input_s": [round(t, 3) for t in times], "summarize_s": [round(t, 3) for t in summarize],
-            "stages_s": stages, "largest_file_lines": lines}
+            "stages_s": stages, "largest_file_lines": lines, **bulk_row}
 
 
 def main() -> int:
@@ -110,17 +122,21 @@ def main() -> int:
                     "day newer than the last, so each moves the reference day memory.md ranks by)")
     ap.add_argument("--store-cache", type=Path, help="keep each built (synced) store here and reuse it, so two "
                     "code trees are measured on the same store without building it twice")
+    ap.add_argument("--bulk", type=int, default=0, help="then ingest this many more chats in one `Memory.ingest` "
+                    "call (as `memfs ingest a b c ...` does) and report wall and CPU per input")
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as d:
         for size in (int(s) for s in args.sizes.split(",")):
-            row = run(size, args.inputs, args.per_file, Path(d), args.store_cache, args.same_day)
+            row = run(size, args.inputs, args.per_file, Path(d), args.store_cache, args.same_day, args.bulk)
             rows.append(row)
             print(f"{row['items']:>7} items: build {row['build_s']}s, per input median {row['per_input_median_s']}s "
                   f"{row['per_input_s']}; after the first: {row['after_first_median_s']}s, of it summarize "
                   f"{row['summarize_after_first_median_s']}s {row['summarize_s']}; CPU after the first "
                   f"{row['cpu_after_first_median_s']}s {row['cpu_s']}; stages {row['stages_s']}; "
-                  f"largest file {row['largest_file_lines']} lines", flush=True)
+                  f"largest file {row['largest_file_lines']} lines"
+                  + (f"; bulk of {args.bulk}: {row['bulk_per_input_s']}s per input, CPU {row['bulk_cpu_per_input_s']}s"
+                     if args.bulk else ""), flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 0

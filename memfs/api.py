@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from memfs.llm.runtime import LLMRuntime
     from memfs.pipeline.memorize import IngestResult, Memorizer
     from memfs.pipeline.vecfill import FillReport
+    from memfs.services.ingest import ViewDebt
     from memfs.services.recall import RecallHit
 
 __all__ = ["Memory", "RecallHit", "Status"]
@@ -213,18 +214,27 @@ class Memory:
 
     def ingest_file(self, path: Path, lock_timeout: float = 60.0, allow_relearn: bool = False,
                     max_batches: int | None = None, *, autocommit: bool | None = None,
-                    vectors_later: bool = False) -> "IngestResult":
+                    vectors_later: bool = False, defer_views: bool = False) -> "IngestResult":
         """Run one file through the memorize pipeline under the writer lock.
 
         Unreadable input never raises: a file in inbox/ moves to inbox/failed/ with a
         `.error.txt` beside it, a file elsewhere is left alone; either way the result
         says why. Only a lock timeout raises (the input is untouched, try again).
         `autocommit` overrides `[git] autocommit` for this call. `vectors_later`: write
-        first, embed and check near-duplicates after (`fill_vectors`), as the daemon does."""
+        first, embed and check near-duplicates after (`fill_vectors`), as the daemon does.
+        `defer_views`: more inputs follow; leave the root files owed (see `view_debt`)."""
         from memfs.services import ingest as _ingest
 
         return _ingest.ingest_file(self.runtime, path, lock_timeout=lock_timeout, allow_relearn=allow_relearn,
-                                   max_batches=max_batches, autocommit=autocommit, vectors_later=vectors_later)
+                                   max_batches=max_batches, autocommit=autocommit, vectors_later=vectors_later,
+                                   defer_views=defer_views)
+
+    def view_debt(self, autocommit: bool | None = None) -> "ViewDebt":
+        """For a run of inputs: which of them leave the root files owed, and when they are due
+        (`regenerate_views` pays them)."""
+        from memfs.services.ingest import ViewDebt
+
+        return ViewDebt(self.runtime, autocommit)
 
     def fill_vectors(self, limit: int | None = None, stop: Callable[[], bool] | None = None,
                      lock_timeout: float = 60.0) -> "FillReport":

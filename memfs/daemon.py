@@ -60,6 +60,7 @@ class Daemon:
         self._lost = False  # another daemon took the workspace over (after `.memfs/` was deleted)
         self._root_id = folder_id(self.ws.root)  # a moved workspace is told from a deleted `.memfs/`
         self.writes = WriteQueue(self.stopping, str(self.ws.root))  # `memfs add` over the socket
+        self._views = memory.view_debt(commit)  # several ripe inputs: the root files once
 
     # -- events (watchdog thread) -----------------------------------------------------
     def _on_event(self, event) -> None:  # type: ignore[no-untyped-def]
@@ -153,10 +154,15 @@ class Daemon:
         ripe = self._ripe(now)
         large = [p for p in ripe if p.name in self._partial]
         self._inputs_waiting = len(large) < len(ripe)
-        for path in (p for p in ripe if p.name not in self._partial):
+        small = [p for p in ripe if p.name not in self._partial]
+        for k, path in enumerate(small):  # the root files once for the lot (services.ingest.ViewDebt)
             if self.stopping.is_set():
-                return
-            self._process(path)
+                break
+            self._process(path, defer_views=self._views.defer(k + 1 < len(small)))
+            if self._views.due():
+                self._refresh_root_files()
+        if self._views.due(final=True):
+            self._refresh_root_files()
         if not large or self.stopping.is_set():
             return
         ripe_names = {p.name for p in ripe}
@@ -169,7 +175,7 @@ class Daemon:
         self._deferred_at = None
         self._process(large[0])
 
-    def _process(self, path: Path) -> None:
+    def _process(self, path: Path, defer_views: bool = False) -> None:
         name = path.name
         try:
             # One batch of a large input per turn: SIGTERM and the inputs behind it wait at
@@ -178,7 +184,8 @@ class Daemon:
             # Not when each input is committed: a later merge would be left uncommitted.
             commits = self.memory.config.git.autocommit if self.commit is None else self.commit
             later = self.memory.config.ingest.vectors_after_write and not commits
-            result = self.memory.ingest_file(path, max_batches=1, autocommit=self.commit, vectors_later=later)
+            result = self.memory.ingest_file(path, max_batches=1, autocommit=self.commit, vectors_later=later,
+                                             defer_views=defer_views)
             self._vectors_due = True
         except LockedError as err:  # a long CLI write: keep the file, try next round
             self.log(f"memfs daemon: {name}: {err}")
@@ -223,8 +230,7 @@ class Daemon:
             self._ready.discard(name)
             self._partial.discard(name)
 
-    def _input_ready(self) -> bool:
-        """An input renamed in (complete) that is not a large one's next batch."""
+    def _input_ready(self) -> bool:  # renamed in (complete), not a large one's next batch
         with self._lock:
             return bool(self._ready - self._partial)
 
@@ -303,15 +309,10 @@ class Daemon:
         return start_warm(self.memory, self.writes, self.log)
 
     def _refresh_root_files(self) -> None:
-        """Bring index.md / memory.md / skill.md in line with the index (hardening fix).
-
-        The root files are written last in an ingest, after the input is archived. If that
-        write failed (a full disk) or the process died just before it, the input already
-        counts as processed, so its replay is a "duplicate" and `Memory.sync()` finds no
-        index change: nothing would ever regenerate the stale views. Regenerating is
-        deterministic and writes only files whose bytes change, so it is cheap to do after
-        the start-up sync and after a duplicate input (e.g. one re-queued by `memfs retry`).
-        """
+        """Bring the root files in line with the index: after the start-up sync and a duplicate
+        input (hardening fix: their write failed or the process died after the archive, and
+        nothing else would regenerate them), and once for several inputs in a row. Only files
+        whose bytes change are written."""
         try:
             with self.memory.lock("sync"):
                 self.memory.regenerate_views()
@@ -319,8 +320,7 @@ class Daemon:
             self.log(f"memfs daemon: could not refresh root files: {type(err).__name__}: {err}")
 
     def _warm_up(self) -> None:
-        """Load the embedder and category vectors now: the first input is as quick as the rest."""
-        try:
+        try:  # the embedder and category vectors now: the first input is as quick as the rest
             self.memory.warm_up()
         except Exception as err:  # noqa: BLE001 - warming up is an optimisation only
             self.log(f"memfs daemon: warm-up skipped ({type(err).__name__}: {err})")

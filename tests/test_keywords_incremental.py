@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memfs.entry.keywords import Keywords
+from memfs.entry.keywords import Keywords, grain
 
 WORDS = [f"w{k}" for k in range(30)]
 
@@ -28,9 +28,11 @@ class _Pool:
 
 
 def _brute(files: dict[str, tuple[Counter[str], Any]], names: set[str], top: int = 5) -> dict[str, list[str]]:
+    """Every file's top words scored from nothing: tf x log(1 + files / df), both at the idf's grain."""
     df: Counter[str] = Counter(w for c, _ in files.values() for w in c)
-    n = max(1, len(files))
-    return {p: sorted((w for w in c if w not in names), key=lambda w: (-(c[w] * math.log(1 + n / df[w])), w))[:top]
+    n = grain(max(1, len(files)))
+    return {p: sorted((w for w in c if w not in names),
+                      key=lambda w: (-(c[w] * math.log(1 + n / grain(df[w]))), w))[:top]
             for p, (c, _) in files.items()}
 
 
@@ -159,3 +161,42 @@ def _long_run(seed: int, kept: int) -> int:
             continue
         pool.files[p] = (c2, _forms(rng, c2))
     return deferred
+
+
+@given(st.integers(0, 10**9))
+def test_the_idf_grain_is_exact_below_sixteen_and_within_an_eighth_above(k: int) -> None:
+    g = grain(k)
+    assert g == k if k < 16 else (g <= k < g + g / 8 + 1)
+    assert grain(g) == g and grain(k + 1) >= g  # a step's floor, and never backwards
+
+
+def test_a_common_word_entering_one_more_file_rescores_no_other_file_until_it_crosses_a_step() -> None:
+    """At 100,000 items an input moved the df of the words every chat shares, and each move
+    re-scored the hundreds of files that keep them; at the idf's grain only a step moves it."""
+    rng = random.Random(5)
+    pool, kw = _Pool(), Keywords()
+    vocab = [f"v{k}" for k in range(300)]
+    for k in range(300):
+        c = Counter({w: rng.randint(1, 3) for w in rng.sample(vocab, 30)})
+        if k < 200:
+            c["turn"] = 9  # among the top words of 200 files: grain 192, the next step at 208
+        pool.files[f"f{k}.md"] = (c, {w: Counter({w: n}) for w, n in c.items()})
+    kw.words(pool, sorted(pool.files), set(), None, lambda forms: max(forms), None)  # type: ignore[arg-type]
+    rescored: list[int] = []
+    moved = kw._moved
+
+    def counting(*args: Any) -> Any:
+        rescored.append(1)
+        return moved(*args)
+
+    kw._moved = counting  # type: ignore[method-assign]
+    for k in range(200, 212):  # "turn" enters files 200..211: df 201..212, crossing 208 once
+        c, _ = pool.files[f"f{k}.md"]
+        c2 = Counter(c, turn=1)
+        pool.files[f"f{k}.md"] = (c2, {w: Counter({w: n}) for w, n in c2.items()})
+        before = len(rescored)
+        got = kw.words(pool, sorted(pool.files), set(), None, lambda forms: max(forms), None)  # type: ignore[arg-type]
+        assert got == _brute(pool.files, set())
+        if k + 1 != 208:  # df k + 1 crosses no step (192 up to 207, then 208): nothing re-scored
+            assert len(rescored) == before, k + 1
+    assert rescored  # the step at 208 did re-score the files whose top words it moved

@@ -92,6 +92,9 @@ class MemorizeContext:
     #: Offline: write facts that can be filed without their vector first (pipeline/vecfill.py).
     vectors_later: bool = False
     views_owed: bool = False  # lines merged after the write; root files not refreshed yet
+    #: A caller with more inputs behind this one refreshes the root files once for all of
+    #: them (services.ingest.ViewDebt): this input leaves them owed.
+    defer_views: bool = False
 
 
 
@@ -293,6 +296,10 @@ class Memorizer(DedupeSteps, PersistSteps):
     def step_summarize(self, state: State) -> None:
         if state.get("defer_views") or state["result"].status == "partial":
             state["root_files"] = []  # an export's conversation or a batch: views once, at the end
+            return
+        if self.ctx.defer_views:  # more inputs behind this one: views once for all of them
+            self.rt.split_oversized_files()  # (where the next input's facts go depends on it)
+            state["root_files"] = []
             return
         state["root_files"] = self.rt.regenerate_views()
         state["result"].root_files = list(state["root_files"] or [])

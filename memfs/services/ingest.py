@@ -8,6 +8,7 @@ the daemon and the agents all come through here, so they report the same results
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,11 +26,73 @@ if TYPE_CHECKING:
 #: (files done, files in all, items added so far) after each input.
 IngestProgress = Callable[[int, int, int], None]
 
+#: Inputs with more behind them leave the root files owed for at most this long: a bulk
+#: import keeps index.md this fresh while paying for it once per interval, not per input.
+VIEWS_EVERY = 5.0
+
+
+class ViewDebt:
+    """When a run of inputs refreshes the root files: once after the last of them, and
+    meanwhile whenever they have been owed VIEWS_EVERY seconds.
+
+    Regenerating index.md, memory.md, skill.md and the people pages costs what the store's
+    size makes it (~0.13 s at 100,000 items against ~0.03 s at 1,000), while the rest of an
+    input hardly grows with the store: a bulk import paid that regeneration again and again
+    for files nobody reads until it is over. A deferred input still splits the category
+    files grown too large (`Runtime.split_oversized_files`), so what is filed where does not
+    depend on when the views are paid. The views are derived: if the process dies while
+    they are owed, `views_stale` finds them behind the index and the next sync (or daemon
+    start) regenerates them. Not when each input is committed to git (`[git] autocommit`):
+    that commit holds the input's root files."""
+
+    def __init__(self, rt: Runtime, autocommit: bool | None = None) -> None:
+        self.rt = rt
+        self.enabled = not (rt.config.git.autocommit if autocommit is None else autocommit)
+        self._made: int | None = None  # regenerations when the last input was deferred
+        self._since: float | None = None  # when the oldest owed input was deferred
+
+    def defer(self, more_behind: bool) -> bool:
+        """Whether the next input should leave the root files owed."""
+        if not (self.enabled and more_behind):
+            return False
+        self._made = self.rt.views_made
+        self._since = time.monotonic() if self._since is None else self._since
+        return True
+
+    def due(self, final: bool = False) -> bool:
+        """True (once) when the owed root files should be regenerated now: the run is over
+        (`final`) or they have been owed VIEWS_EVERY seconds. Any regeneration since the
+        last deferred input (the next input's own, a vector fill's) has paid them."""
+        if self._made is None or self._since is None:
+            return False
+        if self.rt.views_made <= self._made and not final and time.monotonic() - self._since < VIEWS_EVERY:
+            return False
+        paid = self.rt.views_made > self._made
+        self._made = self._since = None  # taken: a payment that fails is not retried in a loop
+        return not paid
+
+
+def pay_views(rt: Runtime, results: list["IngestResult"], lock_timeout: float = 60.0) -> None:
+    """Regenerate the root files a ViewDebt says are due, under the writer lock. A failure
+    (a full disk) is a warning on the last result, not the end of the run: the views stay
+    behind the index, which the next sync finds."""
+    try:
+        with rt.lock("ingest", timeout=lock_timeout):
+            written = rt.regenerate_views()
+    except (OSError, MemfsError) as err:
+        if results:
+            results[-1].warnings.append(f"root files not refreshed ({failure_reason(err)}); "
+                                        "`memfs sync` brings them up to date")
+        return
+    if results:
+        results[-1].root_files = sorted({*results[-1].root_files, *written})
+
 
 def ingest_file(rt: Runtime, path: Path, lock_timeout: float = 60.0, allow_relearn: bool = False,
                 max_batches: int | None = None, autocommit: bool | None = None,
-                vectors_later: bool = False) -> "IngestResult":
+                vectors_later: bool = False, defer_views: bool = False) -> "IngestResult":
     """See `memfs.api.Memory.ingest_file`; `autocommit` overrides `[git] autocommit`.
+    `defer_views`: leave the root files owed (ViewDebt refreshes them for a run of inputs).
 
     `vectors_later` (the daemon): offline, facts whose filing needs no vector are written
     and keyword-recallable before they are embedded; `fill_vectors` embeds them and makes
@@ -47,12 +110,13 @@ def ingest_file(rt: Runtime, path: Path, lock_timeout: float = 60.0, allow_relea
                 raise ReadError("not a regular file")
             memorizer = rt.memorizer
             memorizer.ctx.vectors_later = vectors_later
+            memorizer.ctx.defer_views = defer_views
             try:
                 result = memorizer.run(path, allow_relearn=allow_relearn, max_batches=max_batches)
             except Unsettled as err:  # still being written: left where it is, taken later
                 return IngestResult(name=path.name, status="waiting", error=f"{err}; left it to settle")
             finally:
-                memorizer.ctx.vectors_later = False
+                memorizer.ctx.vectors_later = memorizer.ctx.defer_views = False
                 rt.indexer.deferred.clear()  # what is left without a vector, fill_vectors finds
                 if rt.llm_used is not None:
                     rt.llm_used.persist_usage()
@@ -62,7 +126,7 @@ def ingest_file(rt: Runtime, path: Path, lock_timeout: float = 60.0, allow_relea
             if in_inbox and (path.exists() or path.is_symlink()):
                 move_to_failed(rt.ws, path, reason)
             return result
-        if result.status == "duplicate" and views_stale(rt.ws, rt.indexer.db):
+        if result.status == "duplicate" and not defer_views and views_stale(rt.ws, rt.indexer.db):
             rt.regenerate_views()  # a crash left them behind
         if result.status == "processed":
             from memfs.forget import after_ingest
@@ -80,14 +144,26 @@ def ingest_file(rt: Runtime, path: Path, lock_timeout: float = 60.0, allow_relea
 
 def ingest(rt: Runtime, paths: list[Path], progress: IngestProgress | None = None,
            allow_relearn: bool = False) -> list["IngestResult"]:
-    """Each path in turn; `progress(done, total, items_added)` after each."""
-    results = []
+    """Each path in turn; `progress(done, total, items_added)` after each. The root files
+    are refreshed after the last input, not after each (ViewDebt)."""
+    results: list[IngestResult] = []
     added = 0
-    for n, path in enumerate(paths):
-        results.append(ingest_file(rt, Path(path), allow_relearn=allow_relearn))
-        added += len(results[-1].added)
-        if progress:
-            progress(n + 1, len(paths), added)
+    debt = ViewDebt(rt)
+    try:
+        for n, path in enumerate(paths):
+            results.append(ingest_file(rt, Path(path), allow_relearn=allow_relearn,
+                                       defer_views=debt.defer(n + 1 < len(paths))))
+            if debt.due():
+                pay_views(rt, results)
+            added += len(results[-1].added)
+            if progress:
+                progress(n + 1, len(paths), added)
+    except Exception:  # (a lock timeout): what was taken gets its views; KeyboardInterrupt leaves
+        if debt.due(final=True):  # them owed, for views_stale
+            pay_views(rt, results)
+        raise
+    if debt.due(final=True):
+        pay_views(rt, results)
     return results
 
 
@@ -104,7 +180,6 @@ def fill_vectors(rt: Runtime, limit: int | None = None, lock_timeout: float = 60
         ctx.views_owed = ctx.views_owed or bool(report.merged)
         if ctx.views_owed and not report.more:  # once the backlog is done, not per chunk
             rt.regenerate_views()
-            ctx.views_owed = False
         if not report.more:  # every text has its vector: a one-shot add's owed one too
             from memfs.index.vecfill_store import settle_owed
 

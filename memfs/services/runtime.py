@@ -43,6 +43,7 @@ class Runtime:
         self.searcher: "Searcher | None" = None  # the read-only recall handle (services.recall)
         self._journal: "Journal | None" = None
         self._memorizer: "Memorizer | None" = None
+        self.views_made = 0  # root-file regenerations by this process
         self._llm_loaded = False  # the LLM runtime is read from config once, on first use
         self._llm: "LLMRuntime | None" = None
         self._specs = SpecMemo()  # category_specs, kept while the files and config are the same
@@ -177,15 +178,23 @@ class Runtime:
         """Rewrite index.md / memory.md / skill.md where their content changes (the model
         condenses memory.md and skill.md in LLM mode). Call under the writer lock."""
         rt = self.llm
-        split = split_oversized(self.ws, self.indexer.db, self.config)  # files grown past memory.split_items
-        if split:
-            self.indexer.sync(only=split)
-        after_split(self.indexer.db)
+        self.split_oversized_files()
         with heapfreeze.paused():  # its short-lived objects are no reason to walk a 100k-item heap
             written = regenerate_root_files(self.ws, self.indexer.db, self.config,
                                             summarize=rt.try_summarize_memory if rt else None)
             persist_parts(self.ws, self.indexer.db)  # the big files' entry parts, for the next process
+        if self._memorizer is not None:
+            self._memorizer.ctx.views_owed = False  # lines merged since are in them now
+        self.views_made += 1  # (services.ingest.ViewDebt: a regeneration pays what was owed)
         return written
+
+    def split_oversized_files(self) -> None:
+        """Split the category files grown past `memory.split_items` by topic and index the
+        parts (under the writer lock): after every input, even one whose views wait."""
+        split = split_oversized(self.ws, self.indexer.db, self.config)
+        if split:
+            self.indexer.sync(only=split)
+        after_split(self.indexer.db)
 
     def after_write(self, rels: list[str]) -> SyncReport:
         """Index the files a writer changed, then refresh the views."""
