@@ -35,6 +35,7 @@ import re
 from memfs.extract.attribution import ASSISTANT_ROLES, GENERIC_AUTHOR, GENERIC_USER, USER_ROLES
 from memfs.extract.dangle import pointer
 from memfs.extract.lexicon import STOPWORDS
+from memfs.extract.reach import framed, opens_on_pointer, quoted
 from memfs.extract.sentences import content_words, has_content, split_sentences, strip_edges
 from memfs.extract.talk import is_talk
 
@@ -80,23 +81,28 @@ important powerful emotional overwhelming perfect bad sad difficult stressful"""
 
 
 def in_context(text: str, name: str, people: tuple[str, ...], before: str | None, previous: str,
-               previous_speaker: str, limit: int) -> str | None:
+               previous_speaker: str, limit: int, turn: str = "") -> str | None:
     """`text` (a settled line by `name`) as it is when it reads alone; with the sentence it
     points at when one makes it readable (within `limit` characters); None when it names
     nothing at all; as said otherwise. `before`: the speaker's words before it in the turn
-    (None: not known); `previous`: the turn before, said by `previous_speaker`."""
+    (None: not known); `previous`: the turn before, said by `previous_speaker`; `turn`: the
+    whole turn, whose attachment may be what the line is about (``reach``)."""
     prefix = f"{name}: "
     body = text[len(prefix):] if text.startswith(prefix) else text
     pro = pointer(body)
     if pro is None or _CLAUSE_AFTER_IT_RE.match(body):
-        return text
+        text = framed(text, name, people)
+        body = text[len(prefix):] if text.startswith(prefix) else text
+        if not opens_on_pointer(body):
+            return text
+        pro = pointer(body) or body.split(None, 1)[0].lower()
     known = before is not None and name not in (GENERIC_USER, GENERIC_AUTHOR)
     context = _context(name, people, pro, before or "", previous, previous_speaker) if known else None
     if context is not None and len(context) + len(body) + 2 <= limit:
         return f"{context}: {body}"
     if _names_nothing(body, people):
         return None
-    return text
+    return quoted(text, name, people, before if known else None, previous, previous_speaker, turn, limit)
 
 
 def _context(name: str, people: tuple[str, ...], pro: str, before: str, previous: str,

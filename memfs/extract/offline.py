@@ -368,7 +368,7 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
                 facts[-1].text, last = pair, p
                 continue
             if (said := in_context(said, name, people, p.before, ctx.previous, ctx.previous_speaker,
-                                   MAX_FACT_CHARS)) is None:
+                                   MAX_FACT_CHARS, seg.text or "")) is None:
                 continue  # still unresolved: with the sentence it points at, or dropped if it names nothing
         last = p
         text = _trim(said)
