@@ -130,3 +130,37 @@ def test_a_quoted_line_stays_within_the_limit_and_ends_with_itself(words: list[s
     if got is not None:  # the line's end goes when the quote leaves no room
         assert len(got) <= limit and (got.endswith(f": {body}") or got.endswith("\u2026"))
         assert ": It " in got and len(got.split('"')[1]) <= MAX_QUOTE_CHARS
+
+
+def test_a_view_of_a_clause_gets_its_holder() -> None:
+    assert framed("It's great Tom and Priya both train on Sundays.", "Priya", PEOPLE) == \
+        "Priya finds it great that Tom and Priya both train on Sundays."
+    assert framed("It's a blessing to have neighbours who help out.", "Priya", PEOPLE) == \
+        "Priya finds it a blessing to have neighbours who help out."
+    kept = "It's great to see the garden in bloom."  # speaker_view's, not this one
+    assert framed(kept, "Priya", PEOPLE) == kept
+
+
+def test_encouragement_to_the_listener_is_no_fact() -> None:
+    for said in ("It's hard moving cities, but don't let it get you down.", "When it gets rough, keep pushing on.",
+                 "Hang in there, it will get easier."):
+        got = lines(("Tom", "My new job in Leeds is harder than I expected."), ("Priya", said))
+        assert not any(t.startswith("Priya") for t in got), (said, got)
+
+
+def test_a_resolve_or_a_dated_line_is_no_encouragement() -> None:
+    got = lines(("Tom", "How is training going?"), ("Priya", "I never give up on a long run, even in the rain."))
+    assert any("Priya" in t and "long run" in t for t in got), got
+    got = lines(("Tom", "How is training going?"), ("Priya", "I keep going to the track on 3 May with my club."))
+    assert any("track" in t for t in got), got
+
+
+def test_a_plan_to_keep_going_is_no_encouragement() -> None:
+    got = lines(("Tom", "How is the bakery doing?"), ("Priya", "I'm going to keep pushing and working hard."))
+    assert any("keep pushing and working hard" in t for t in got), got
+
+
+def test_encouragement_is_no_context_for_a_pointer() -> None:
+    got = lines(("Tom", "Keep that positive outlook and keep going!"),
+                ("Priya", "It's been my escape from stress since I was a kid."))
+    assert not any("after Tom said" in t for t in got), got

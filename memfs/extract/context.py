@@ -35,7 +35,7 @@ import re
 from memfs.extract.attribution import ASSISTANT_ROLES, GENERIC_AUTHOR, GENERIC_USER, USER_ROLES
 from memfs.extract.dangle import pointer
 from memfs.extract.lexicon import STOPWORDS
-from memfs.extract.reach import framed, opens_on_pointer, quoted
+from memfs.extract.reach import cheer, framed, opens_on_pointer, quoted
 from memfs.extract.sentences import content_words, has_content, split_sentences, strip_edges
 from memfs.extract.talk import is_talk
 
@@ -89,6 +89,8 @@ def in_context(text: str, name: str, people: tuple[str, ...], before: str | None
     whole turn, whose attachment may be what the line is about (``reach``)."""
     prefix = f"{name}: "
     body = text[len(prefix):] if text.startswith(prefix) else text
+    if cheer(body):
+        return None  # "Don't let it get John down.": encouragement, no fact about anyone
     pro = pointer(body)
     if pro is None or _CLAUSE_AFTER_IT_RE.match(body):
         text = framed(text, name, people)

@@ -11,7 +11,8 @@ is dropped when nothing in reach does:
 1. the speaker's own last sentence before it in the turn (``Melanie, after saying "..."``);
 2. else the other speaker's last sentence in the turn before, a question (``in reply to
    John's "..."``) or a statement (``after John said "..."``); a sentence that is filler
-   ("Wow, that's great!"), thanks or praise of the listener ("Your words mean a lot."),
+   ("Wow, that's great!"), thanks, praise or encouragement of the listener ("Your words
+   mean a lot.", "Keep going!"),
    shorter than ``MIN_QUOTE_WORDS``, opening on a pointer itself, or pointing again without
    naming anything ("What inspired it?") is skipped for the one before it, at most
    ``MAX_BACK`` sentences back; a turn asking two questions gives none (which one the line
@@ -82,6 +83,18 @@ _IMPRESSION_RE = re.compile(r"^it\s+(?:really\s+|just\s+)?(?P<v>seems|seemed|loo
                             r"\s+(?:like|as if|as though)\s+(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
 _IMPRESSION_VERB = {"seems": "thinks", "looks": "thinks", "sounds": "thinks", "feels": "feels",
                     "seemed": "thought", "looked": "thought", "sounded": "thought", "felt": "felt"}
+# "It's great we both face the same challenges": a view of a clause with its own subject.
+_VIEW_OF_CLAUSE_RE = re.compile(rf"^it(?P<v>'s|\s+is|\s+was)\s+(?P<adj>(?:(?:so|really|very|just|such)\s+)*(?:{EVALUATIVE}))"
+                                rf"\s+(?:that\s+)?(?P<rest>(?-i:[A-Z])\w+\s+(?:and\s+(?-i:[A-Z])\w+\s+)?"
+                                rf"(?:\w+\s+)?\w+\b.*)$", re.IGNORECASE | re.DOTALL)
+# "It's a blessing to have family ...": the speaker's view of what follows.
+_BLESSING_RE = re.compile(r"^it(?P<v>'s|\s+is|\s+was)\s+(?P<a>(?:such\s+)?an?\s+(?:\w+\s+)?(?:blessing|relief|"
+                          r"privilege|gift|treat|pleasure|honou?r|joy|comfort)\s+to\s+.+)$", re.IGNORECASE | re.DOTALL)
+# Encouragement told to the listener: "don't let it get Jon down", "keep pushing on".
+_CHEER_RE = re.compile(r"(?:^|[,;-]\s+(?:but|so|and)?\s*)(?:don't|do not|never)\s+(?:let\s+(?:it|that|this|anything|"
+                       r"\w+)\s+(?:get|bring|hold|stop|slow)|give\s+up|stop\s+(?:believing|trying|dreaming))\b|"
+                       r"(?:^(?:[^,.!?]*,\s+)?|^keep\s[^.!?]*\band\s+)(?:keep|stay)\s+(?:going|pushing|persevering|at it|it up|strong|positive|"
+                       r"your head up|working hard|chasing)\b|^hang in there\b", re.IGNORECASE)
 # "It's one thing to ..., but <a clause naming its person>".
 _BUT_RE = re.compile(r"^it(?:'s|\s+is|\s+was)\b[^.!?]*?,\s+but\s+(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
 
@@ -95,6 +108,11 @@ def framed(text: str, name: str, people: tuple[str, ...]) -> str:
     m = _IMPRESSION_RE.match(body)
     if m is not None and not _OPENER_RE.match(m.group("rest")):
         return f"{name} {_IMPRESSION_VERB[m.group('v').lower()]} {m.group('rest')}"
+    m = _VIEW_OF_CLAUSE_RE.match(body) or _BLESSING_RE.match(body)
+    if m is not None and (m.re is _BLESSING_RE or any(p and m.group("rest").startswith(p) for p in people)):
+        verb = "found" if m.group("v").strip() == "was" else "finds"
+        view = m.group("a") if m.re is _BLESSING_RE else f"{m.group('adj')} that {m.group('rest')}"
+        return f"{name} {verb} it {view}"
     m = _BUT_RE.match(body)
     if m is not None:
         rest = m.group("rest")
@@ -104,6 +122,12 @@ def framed(text: str, name: str, people: tuple[str, ...]) -> str:
             rest = rest[0].upper() + rest[1:]
             return rest if any(p and p in rest for p in people) else f"{name}: {rest}"
     return text
+
+
+def cheer(body: str) -> bool:
+    """Encouragement told to the listener ("It's tough, but don't let it get Jon down.",
+    "When things get rough, keep pushing on."): no fact about anyone; undated only."""
+    return _CHEER_RE.search(body) is not None and not re.search(r"\d", body)
 
 
 def opens_on_pointer(body: str) -> bool:
@@ -172,7 +196,7 @@ def _nearest(sentences: list[str], people: tuple[str, ...]) -> str | None:
         core = strip_edges(s, people) or s
         names = {n for p in people for n in p.split()}
         named = [m.group(0) for m in _NAMED_RE.finditer(core) if m.group(0) not in names]
-        if _TALK_RE.search(core) or len(core.split()) < MIN_QUOTE_WORDS \
+        if _TALK_RE.search(core) or len(core.split()) < MIN_QUOTE_WORDS or cheer(core) \
                 or ((is_talk(core) or not has_content(core, min_words=3, names=people)) and not named):
             continue  # thanks, praise of the listener, "Wow, so cool!" -- unless it names a thing
         if pointer(core) is not None:
