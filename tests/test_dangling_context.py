@@ -143,7 +143,7 @@ def test_a_view_of_a_clause_gets_its_holder() -> None:
 
 def test_encouragement_to_the_listener_is_no_fact() -> None:
     for said in ("It's hard moving cities, but don't let it get you down.", "When it gets rough, keep pushing on.",
-                 "Hang in there, it will get easier."):
+                 "Hang in there, it will get easier.", "Keep up the great work!"):
         got = lines(("Tom", "My new job in Leeds is harder than I expected."), ("Priya", said))
         assert not any(t.startswith("Priya") for t in got), (said, got)
 

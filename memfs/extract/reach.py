@@ -93,7 +93,7 @@ _BLESSING_RE = re.compile(r"^it(?P<v>'s|\s+is|\s+was)\s+(?P<a>(?:such\s+)?an?\s+
 # Encouragement told to the listener: "don't let it get Jon down", "keep pushing on".
 _CHEER_RE = re.compile(r"(?:^|[,;-]\s+(?:but|so|and)?\s*)(?:don't|do not|never)\s+(?:let\s+(?:it|that|this|anything|"
                        r"\w+)\s+(?:get|bring|hold|stop|slow)|give\s+up|stop\s+(?:believing|trying|dreaming))\b|"
-                       r"(?:^(?:[^,.!?]*,\s+)?|^keep\s[^.!?]*\band\s+)(?:keep|stay)\s+(?:going|pushing|persevering|at it|it up|strong|positive|"
+                       r"(?:^(?:[^,.!?]*,\s+)?|^keep\s[^.!?]*\band\s+)(?:keep|stay)\s+(?:going|pushing|persevering|at it|it up|up the \w+ work|strong|positive|"
                        r"your head up|working hard|chasing)\b|^hang in there\b", re.IGNORECASE)
 # "It's one thing to ..., but <a clause naming its person>".
 _BUT_RE = re.compile(r"^it(?:'s|\s+is|\s+was)\b[^.!?]*?,\s+but\s+(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
