@@ -24,8 +24,9 @@ The quoted sentence is verbatim (a quote is the speaker's words), short
 ("What inspired it?", "Yeah, I drew it.") or is filler ("Really?", "How about you?")
 makes nothing readable and is not added. A dummy "it" before a clause with its own
 subject ("It feels like all the hard work John has put in has paid off") reads alone and
-gets no quote, which would only crowd its words in search. Without context a line stays
-as said, except a short view that names nothing ("Maria: It can be tough."): not stored.
+gets no quote, which would only crowd its words in search. A short view that names
+nothing ("Maria: It can be tough.") is not stored; any other line without this context
+gets ``reach``'s wider one, or is not stored.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Decisions:
   the same segment, so the pair reads on its own; one still opening a line is ``dangle``'s,
   and one ``dangle`` cannot resolve joins the line made from the sentence just before it
   in the turn, when there is one ("Maria got a puppy. Her name's Coco."), or else keeps
-  the question it answers or the sentence it points at, quoted (``context``).
+  the sentence it points at, quoted, or is not stored (``context``, ``reach``).
 - Conversation turns by assistant/system/tool roles are skipped: the memory is about
   the user and the people in the conversation, and an assistant's text is mostly
   advice, not facts about them.
