@@ -49,9 +49,9 @@ MIN_FIT_CHARS = 30
 #: A quote this short names too little to say what a pointer means ("A few times.").
 MIN_QUOTE_WORDS = 5
 # Talk about the talk, no topic: thanks, praise of the listener, feelings about the chat.
-_TALK_RE = re.compile(r"\b(?:thanks|thank you|thx|congrats|congratulations|appreciate|grateful|means? (?:a lot|so much|the world)|"
-                      r"admire|proud of you|glad|happy for you|sorry)\b|^(?:\w+,\s+)?(?:you're|you are|you've|"
-                      r"you have been|your (?:kind )?words)\b", re.IGNORECASE)
+_TALK_RE = re.compile(r"\b(?:thanks|thank you|thx|congrats|congratulations|appreciate|grateful|"
+                      r"means? (?:a lot|so much|the world)|admire|proud of you|glad|happy for you|sorry)\b|"
+                      r"^(?:\w+,\s+)?(?:you're|you are|you've|you have been|your (?:kind )?words)\b", re.IGNORECASE)
 # A yes-no question with no pointer asks about something else than the line goes on about:
 # "Is Spider-Man your favorite?" / "It was a real roller coaster".
 _YES_NO_RE = re.compile(r"^(?:is|are|was|were|do|does|did|have|has|had|can|could|will|would|should|any)\b",
@@ -64,6 +64,12 @@ _REACTION_RE = re.compile(rf"^(?:that's|that is|that was|that sounds|that must b
 # A chat attachment: "Caroline shares a photo of a stained glass window."
 _CAPTION_RE = re.compile(r"^(?P<who>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?) shares? (?P<what>(?:a|an|some|the) "
                          r"(?:photo|picture|pic|image|video|screenshot|drawing)s? of .+?)[.!]?$")
+# A personal pronoun opening a line: someone, not something shown.
+_PERSON_RE = re.compile(r"^(?:he|he's|she|she's|his|her|him|they|they're|they've|their|them)\b", re.IGNORECASE)
+# Someone a photo shows: a person or an animal.
+_BEING_RE = re.compile(r"\b(?:people|person|man|woman|men|women|boy|girl|guy|kids?|child|children|baby|babies|"
+                       r"family|friends?|group|team|crowd|couple|dogs?|cats?|pupp(?:y|ies)|kittens?|birds?|horses?|"
+                       r"turtles?|fish|pets?|animals?)\b", re.IGNORECASE)
 # A pronoun that points back, anywhere in a sentence.
 _POINTS_RE = re.compile(r"\b(?:it|its|they|them|their|he|she|him|his|her|this|that|these|those)\b",
                         re.IGNORECASE)
@@ -84,7 +90,8 @@ _IMPRESSION_RE = re.compile(r"^it\s+(?:really\s+|just\s+)?(?P<v>seems|seemed|loo
 _IMPRESSION_VERB = {"seems": "thinks", "looks": "thinks", "sounds": "thinks", "feels": "feels",
                     "seemed": "thought", "looked": "thought", "sounded": "thought", "felt": "felt"}
 # "It's great we both face the same challenges": a view of a clause with its own subject.
-_VIEW_OF_CLAUSE_RE = re.compile(rf"^it(?P<v>'s|\s+is|\s+was)\s+(?P<adj>(?:(?:so|really|very|just|such)\s+)*(?:{EVALUATIVE}))"
+_VIEW_OF_CLAUSE_RE = re.compile(rf"^it(?P<v>'s|\s+is|\s+was)\s+"
+                                rf"(?P<adj>(?:(?:so|really|very|just|such)\s+)*(?:{EVALUATIVE}))"
                                 rf"\s+(?:that\s+)?(?P<rest>(?-i:[A-Z])\w+\s+(?:and\s+(?-i:[A-Z])\w+\s+)?"
                                 rf"(?:\w+\s+)?\w+\b.*)$", re.IGNORECASE | re.DOTALL)
 # "It's a blessing to have family ...": the speaker's view of what follows.
@@ -93,8 +100,9 @@ _BLESSING_RE = re.compile(r"^it(?P<v>'s|\s+is|\s+was)\s+(?P<a>(?:such\s+)?an?\s+
 # Encouragement told to the listener: "don't let it get Jon down", "keep pushing on".
 _CHEER_RE = re.compile(r"(?:^|[,;-]\s+(?:but|so|and)?\s*)(?:don't|do not|never)\s+(?:let\s+(?:it|that|this|anything|"
                        r"\w+)\s+(?:get|bring|hold|stop|slow)|give\s+up|stop\s+(?:believing|trying|dreaming))\b|"
-                       r"(?:^(?:[^,.!?]*,\s+)?|^keep\s[^.!?]*\band\s+)(?:keep|stay)\s+(?:going|pushing|persevering|at it|it up|up the \w+ work|strong|positive|"
-                       r"your head up|working hard|chasing)\b|^hang in there\b", re.IGNORECASE)
+                       r"(?:^(?:[^,.!?]*,\s+)?|^keep\s[^.!?]*\band\s+)(?:keep|stay)\s+(?:going|pushing|persevering|"
+                       r"at it|it up|up the \w+ work|strong|positive|your head up|working hard|chasing)\b|"
+                       r"^hang in there\b", re.IGNORECASE)
 # "It's one thing to ..., but <a clause naming its person>".
 _BUT_RE = re.compile(r"^it(?:'s|\s+is|\s+was)\b[^.!?]*?,\s+but\s+(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
 
@@ -147,7 +155,8 @@ def quoted(text: str, name: str, people: tuple[str, ...], before: str | None, pr
     body = text[len(prefix):] if text.startswith(prefix) else text
     if before is None or _REACTION_RE.match(body):
         return None  # not where it was said, or a reaction to what the other said: no fact
-    found = _context_of(name, people, before, previous, previous_speaker, own_turn)
+    someone = _PERSON_RE.match(body) is not None
+    found = _context_of(name, people, before, previous, previous_speaker, own_turn, someone)
     if found is None:
         return None
     lead, words, quote = found
@@ -160,9 +169,11 @@ def quoted(text: str, name: str, people: tuple[str, ...], before: str | None, pr
 
 
 def _context_of(name: str, people: tuple[str, ...], before: str, previous: str, previous_speaker: str,
-                own_turn: str) -> tuple[str, str, bool] | None:
+                own_turn: str, someone: bool = False) -> tuple[str, str, bool] | None:
     """(lead, words, whether they are a quote) of the nearest context: ("Maria, after John
-    said", "We went to ...", True), ("Maria, sharing", "a photo of a dog", False)."""
+    said", "We went to ...", True), ("Maria, sharing", "a photo of a dog", False).
+    `someone`: the line opens on "he"/"she"/"they", which a photo can mean only when it
+    shows someone ("a photo of a dog": "Her name is Shadow"; not "a photo of a car")."""
     q = _nearest(_sentences(before), people)
     if q is not None:
         return f"{name}, after saying", q, True
@@ -176,7 +187,7 @@ def _context_of(name: str, people: tuple[str, ...], before: str, previous: str, 
                     else f"{name}, after {previous_speaker} said"), q, True
     for turn, who in ((own_turn, name), (previous if other else "", previous_speaker)):
         shown = _caption(turn, who)
-        if shown is not None:
+        if shown is not None and (not someone or _BEING_RE.search(shown)):
             return f"{name}, {'sharing' if who == name else f'after {who} shared'}", shown, False
     return None
 
