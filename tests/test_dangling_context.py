@@ -164,12 +164,3 @@ def test_encouragement_is_no_context_for_a_pointer() -> None:
     got = lines(("Tom", "Keep that positive outlook and keep going!"),
                 ("Priya", "It's been my escape from stress since I was a kid."))
     assert not any("after Tom said" in t for t in got), got
-
-
-def test_a_photo_is_what_he_she_or_they_means_only_when_it_shows_someone() -> None:
-    got = lines(("Tom", "Wow, what a view!"),
-                ("Priya", "Her name is Biscuit and she loves the beach. Priya shares a photo of a dog on the sand."))
-    assert any(t.startswith("Priya, sharing a photo of a dog on the sand: Her name is Biscuit") for t in got), got
-    got = lines(("Tom", "Wow, what a view!"),
-                ("Priya", "They were so kind to me all week. Priya shares a photo of a car on a tow truck."))
-    assert not any("so kind" in t for t in got), got

@@ -64,12 +64,6 @@ _REACTION_RE = re.compile(rf"^(?:that's|that is|that was|that sounds|that must b
 # A chat attachment: "Caroline shares a photo of a stained glass window."
 _CAPTION_RE = re.compile(r"^(?P<who>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?) shares? (?P<what>(?:a|an|some|the) "
                          r"(?:photo|picture|pic|image|video|screenshot|drawing)s? of .+?)[.!]?$")
-# A personal pronoun opening a line: someone, not something shown.
-_PERSON_RE = re.compile(r"^(?:he|he's|she|she's|his|her|him|they|they're|they've|their|them)\b", re.IGNORECASE)
-# Someone a photo shows: a person or an animal.
-_BEING_RE = re.compile(r"\b(?:people|person|man|woman|men|women|boy|girl|guy|kids?|child|children|baby|babies|"
-                       r"family|friends?|group|team|crowd|couple|dogs?|cats?|pupp(?:y|ies)|kittens?|birds?|horses?|"
-                       r"turtles?|fish|pets?|animals?)\b", re.IGNORECASE)
 # A pronoun that points back, anywhere in a sentence.
 _POINTS_RE = re.compile(r"\b(?:it|its|they|them|their|he|she|him|his|her|this|that|these|those)\b",
                         re.IGNORECASE)
@@ -155,8 +149,7 @@ def quoted(text: str, name: str, people: tuple[str, ...], before: str | None, pr
     body = text[len(prefix):] if text.startswith(prefix) else text
     if before is None or _REACTION_RE.match(body):
         return None  # not where it was said, or a reaction to what the other said: no fact
-    someone = _PERSON_RE.match(body) is not None
-    found = _context_of(name, people, before, previous, previous_speaker, own_turn, someone)
+    found = _context_of(name, people, before, previous, previous_speaker, own_turn)
     if found is None:
         return None
     lead, words, quote = found
@@ -169,11 +162,9 @@ def quoted(text: str, name: str, people: tuple[str, ...], before: str | None, pr
 
 
 def _context_of(name: str, people: tuple[str, ...], before: str, previous: str, previous_speaker: str,
-                own_turn: str, someone: bool = False) -> tuple[str, str, bool] | None:
+                own_turn: str) -> tuple[str, str, bool] | None:
     """(lead, words, whether they are a quote) of the nearest context: ("Maria, after John
-    said", "We went to ...", True), ("Maria, sharing", "a photo of a dog", False).
-    `someone`: the line opens on "he"/"she"/"they", which a photo can mean only when it
-    shows someone ("a photo of a dog": "Her name is Shadow"; not "a photo of a car")."""
+    said", "We went to ...", True), ("Maria, sharing", "a photo of a dog", False)."""
     q = _nearest(_sentences(before), people)
     if q is not None:
         return f"{name}, after saying", q, True
@@ -187,7 +178,7 @@ def _context_of(name: str, people: tuple[str, ...], before: str, previous: str, 
                     else f"{name}, after {previous_speaker} said"), q, True
     for turn, who in ((own_turn, name), (previous if other else "", previous_speaker)):
         shown = _caption(turn, who)
-        if shown is not None and (not someone or _BEING_RE.search(shown)):
+        if shown is not None:
             return f"{name}, {'sharing' if who == name else f'after {who} shared'}", shown, False
     return None
 
