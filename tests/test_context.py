@@ -100,25 +100,28 @@ def test_a_bare_view_of_something_unnamed_is_not_stored() -> None:
     assert not any("tough" in t for t in got)
 
 
-def test_a_longer_view_is_kept_as_said() -> None:
-    # What the speaker finds it: a true fact (and a gold fact of LoCoMo), though "it" is unnamed.
+def test_a_longer_view_of_something_nothing_names_is_not_stored() -> None:
+    # Praise and "How's it been going?" name nothing "it" could be (``reach``): issue #19
+    # item 4 says such a line is not stored, though it is what the speaker finds.
     got = lines(("John", "You're so dedicated to helping people. How's it been going?"),
                 ("Maria", "It can be tough, but it's really satisfying and worthwhile."))
-    assert "Maria: It can be tough, but it's really satisfying and worthwhile." in got
+    assert not any("satisfying and worthwhile" in t for t in got), got
 
 
 def test_it_before_a_clause_with_its_own_subject_gets_no_quote() -> None:
     line = ("It feels like all the hard work John has put in has paid off now that he is an assistant "
             "manager.")
-    assert in_context(line, "John", PEOPLE, "", "How did you feel when you found out?", "Maria", 300) == line
+    assert in_context(line, "John", PEOPLE, "", "How did you feel when you found out?", "Maria", 300) == \
+        "John feels all the hard work John has put in has paid off now that he is an assistant manager."
 
 
-def test_a_long_question_is_not_quoted() -> None:
+def test_a_long_question_is_quoted_cut() -> None:
     question = ("How did the extra funding from the city council and the parents' association help with "
                 "building the new school?")
     assert len(question) > MAX_CONTEXT_CHARS
     got = lines(("Maria", question), ("John", "It enabled needed repairs and renovations."))
-    assert not any("in reply to" in t for t in got)
+    assert ('John, in reply to Maria\'s "How did the extra funding from the city council and the parents\' '
+            'association help with building\u2026": It enabled needed repairs and renovations.') in got, got
 
 
 def test_a_line_that_reads_alone_is_unchanged() -> None:
@@ -133,7 +136,9 @@ def test_a_line_that_reads_alone_is_unchanged() -> None:
 def test_the_line_stays_within_the_limit_and_ends_with_itself(words: list[str], question: str) -> None:
     body = "It " + " ".join(words) + "."
     got = in_context(f"Maria: {body}", "Maria", PEOPLE, "", question, "John", 120)
-    assert got is None or got == f"Maria: {body}" or (got.endswith(f": {body}") and len(got) <= 120)
+    # A line too long for its quote loses its end, never its opening (``reach``).
+    assert got is None or got == f"Maria: {body}" or (
+        len(got) <= 120 and (got.endswith(f": {body}") or (got.endswith("\u2026") and ": It " in got)))
 
 
 def test_a_question_naming_its_thing_is_context_though_it_points() -> None:

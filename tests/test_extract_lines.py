@@ -124,8 +124,12 @@ def test_advice_and_what_the_speaker_did_with_the_listener_are_kept() -> None:
         "Make sure John watches other people's videos first."]
     assert lines(("Tim", "Been reading that book you recommended a while ago.")) == [
         "Tim has been reading that book John recommended a while ago."]
-    assert lines(("Tim", "It's a stuffed animal to remind you of the good vibes.")) == [
-        "It's a stuffed animal to remind John of the good vibes."]
+    # A pointer with nothing in reach is not stored; with the question it answers it is (``reach``).
+    assert lines(("Tim", "It's a stuffed animal to remind you of the good vibes.")) == []
+    assert lines(("John", "What's that little thing on your desk?"),
+                 ("Tim", "It's a stuffed animal to remind you of the good vibes.")) == [
+        "Tim, in reply to John's \"What's that little thing on your desk?\": It's a stuffed animal to remind "
+        "John of the good vibes."]
     assert lines(("Tim", "Let's make our collaboration awesome!")) == [
         "Tim and John should make Tim's collaboration awesome."]
 

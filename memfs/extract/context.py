@@ -24,8 +24,9 @@ The quoted sentence is verbatim (a quote is the speaker's words), short
 ("What inspired it?", "Yeah, I drew it.") or is filler ("Really?", "How about you?")
 makes nothing readable and is not added. A dummy "it" before a clause with its own
 subject ("It feels like all the hard work John has put in has paid off") reads alone and
-gets no quote, which would only crowd its words in search. Without context a line stays
-as said, except a short view that names nothing ("Maria: It can be tough."): not stored.
+gets no quote, which would only crowd its words in search. A short view that names
+nothing ("Maria: It can be tough.") is not stored; any other line without this context
+gets ``reach``'s wider one, or is not stored.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import re
 from memfs.extract.attribution import ASSISTANT_ROLES, GENERIC_AUTHOR, GENERIC_USER, USER_ROLES
 from memfs.extract.dangle import pointer
 from memfs.extract.lexicon import STOPWORDS
+from memfs.extract.reach import cheer, framed, opens_on_pointer, quoted
 from memfs.extract.sentences import content_words, has_content, split_sentences, strip_edges
 from memfs.extract.talk import is_talk
 
@@ -80,23 +82,30 @@ important powerful emotional overwhelming perfect bad sad difficult stressful"""
 
 
 def in_context(text: str, name: str, people: tuple[str, ...], before: str | None, previous: str,
-               previous_speaker: str, limit: int) -> str | None:
+               previous_speaker: str, limit: int, turn: str = "") -> str | None:
     """`text` (a settled line by `name`) as it is when it reads alone; with the sentence it
     points at when one makes it readable (within `limit` characters); None when it names
     nothing at all; as said otherwise. `before`: the speaker's words before it in the turn
-    (None: not known); `previous`: the turn before, said by `previous_speaker`."""
+    (None: not known); `previous`: the turn before, said by `previous_speaker`; `turn`: the
+    whole turn, whose attachment may be what the line is about (``reach``)."""
     prefix = f"{name}: "
     body = text[len(prefix):] if text.startswith(prefix) else text
+    if cheer(body):
+        return None  # "Don't let it get John down.": encouragement, no fact about anyone
     pro = pointer(body)
     if pro is None or _CLAUSE_AFTER_IT_RE.match(body):
-        return text
+        text = framed(text, name, people)
+        body = text[len(prefix):] if text.startswith(prefix) else text
+        if not opens_on_pointer(body):
+            return text
+        pro = pointer(body) or body.split(None, 1)[0].lower()
     known = before is not None and name not in (GENERIC_USER, GENERIC_AUTHOR)
     context = _context(name, people, pro, before or "", previous, previous_speaker) if known else None
     if context is not None and len(context) + len(body) + 2 <= limit:
         return f"{context}: {body}"
     if _names_nothing(body, people):
         return None
-    return text
+    return quoted(text, name, people, before if known else None, previous, previous_speaker, turn, limit)
 
 
 def _context(name: str, people: tuple[str, ...], pro: str, before: str, previous: str,

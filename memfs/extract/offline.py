@@ -10,7 +10,7 @@ Decisions:
   the same segment, so the pair reads on its own; one still opening a line is ``dangle``'s,
   and one ``dangle`` cannot resolve joins the line made from the sentence just before it
   in the turn, when there is one ("Maria got a puppy. Her name's Coco."), or else keeps
-  the question it answers or the sentence it points at, quoted (``context``).
+  the sentence it points at, quoted, or is not stored (``context``, ``reach``).
 - Conversation turns by assistant/system/tool roles are skipped: the memory is about
   the user and the people in the conversation, and an assistant's text is mostly
   advice, not facts about them.
@@ -368,7 +368,7 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
                 facts[-1].text, last = pair, p
                 continue
             if (said := in_context(said, name, people, p.before, ctx.previous, ctx.previous_speaker,
-                                   MAX_FACT_CHARS)) is None:
+                                   MAX_FACT_CHARS, seg.text or "")) is None:
                 continue  # still unresolved: with the sentence it points at, or dropped if it names nothing
         last = p
         text = _trim(said)
