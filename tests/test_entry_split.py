@@ -131,3 +131,14 @@ def test_the_check_for_items_held_twice_reads_the_parts_ids_without_building_the
         mem.add("The office plants are watered on Fridays.", category="index/knowledge")
     assert "office plants" in (ws_path / "index" / "knowledge.md").read_text()
     assert len(built) < 1000, len(built)  # not the part's 2,000 items again for the check
+
+
+def test_the_ids_of_a_part_are_read_again_when_its_bytes_change(ws_path: Path) -> None:
+    """The ids are kept by the part's content: a person's edit is never answered from memory."""
+    from memfs.entry.split import _ids_in
+
+    part = ws_path / "index" / "knowledge--stack.md"
+    part.write_text("# Knowledge: stack\n\n- Stack: queue. <!-- id=q0000001 type=knowledge -->\n")
+    assert _ids_in(part, "index/knowledge--stack.md") == {"q0000001"}
+    part.write_text("# Knowledge: stack\n\n- Stack: queue. <!-- id=q0000002 type=knowledge -->\n")  # same size
+    assert _ids_in(part, "index/knowledge--stack.md") == {"q0000002"}

@@ -23,6 +23,7 @@ the parent's copy. Splitting runs under the writer lock, after the index is curr
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
@@ -256,16 +257,33 @@ def _drop_moved(ws: Workspace, store: CategoryStore, rel: str) -> list[str]:
     return [rel]
 
 
-def _ids_in(path: Path, rel: str) -> set[str]:
+#: rel -> (digest of the bytes, the ids they hold): a part unchanged since the last check
+#: costs a read and a digest, not a parse (keyed by content, never by stat: a stale answer
+#: here would drop a parent's line).
+_IDS: dict[str, tuple[bytes, frozenset[str]]] = {}
+_IDS_MAX = 4096
+
+
+def _ids_in(path: Path, rel: str) -> frozenset[str]:
     """The ids of the items a category file holds, as a full parse reads them."""
     try:
-        text = read_regular(path).decode("utf-8")
+        data = read_regular(path)
+    except OSError:
+        return frozenset()
+    digest = hashlib.blake2b(data, digest_size=16).digest()
+    hit = _IDS.get(rel)
+    if hit is not None and hit[0] == digest:
+        return hit[1]
+    try:
+        doc = parse_category(data.decode("utf-8"), rel, lazy=True)
+        ids = frozenset(slot.item_id() for slot in doc.slots if not slot.removed)
     except UnicodeDecodeError:
         doc, _ = read_category(path, rel)  # (read with replacement characters, as sync does)
-        return {it.id for it in doc.items}
-    except OSError:
-        return set()
-    return {slot.item_id() for slot in parse_category(text, rel, lazy=True).slots if not slot.removed}
+        ids = frozenset(it.id for it in doc.items)
+    if len(_IDS) >= _IDS_MAX:
+        _IDS.clear()
+    _IDS[rel] = (digest, ids)
+    return ids
 
 
 def _movable(slot: Slot) -> bool:
