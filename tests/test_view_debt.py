@@ -144,7 +144,7 @@ def test_a_payment_that_fails_is_a_warning_and_the_run_goes_on(
     monkeypatch.setattr(ingest_service, "VIEWS_EVERY", 0.0)
     mem = _memory(tmp_path / "w")
     real = Runtime.regenerate_views
-    monkeypatch.setattr(Runtime, "split_oversized_files", lambda self: None)
+    monkeypatch.setattr(Runtime, "split_oversized_files", lambda self, only=None: None)
 
     def full_disk(self: Runtime) -> list[str]:
         if sum(1 for _ in (tmp_path / "w" / "resources").rglob("*.json")) < 3:

@@ -130,9 +130,7 @@ def split_large(ws: Workspace, db: IndexDB, config: Config, pool: Pool) -> list[
     big = sorted(p for p, fv in pool.files.items() if fv.count > limit and PART_SEP not in p.rsplit("/", 1)[-1]
                  and p.count("/") == 1)
     store = CategoryStore(ws, config)
-    touched: list[str] = []
-    for rel in parents_to_check(db):
-        touched += _drop_moved(ws, store, rel)
+    touched = drop_held_twice(ws, config, list(parents_to_check(db)), store)
     if not big:
         return sorted(set(touched))
     found = people_in(pool, read_pages(ws))
@@ -231,6 +229,16 @@ def mark_checked(db: IndexDB, parents: list[str]) -> None:
     checked.update({p: fresh[p] for p in parents if p in fresh})
     with db.transaction():
         db.set_meta(_CHECKED, json.dumps(checked, sort_keys=True))
+
+
+def drop_held_twice(ws: Workspace, config: Config, parents: list[str],
+                    store: CategoryStore | None = None) -> list[str]:
+    """Remove from each parent the single-line items one of its parts holds; the files written."""
+    store = store or CategoryStore(ws, config)
+    touched: list[str] = []
+    for rel in parents:
+        touched += _drop_moved(ws, store, rel)
+    return touched
 
 
 def _drop_moved(ws: Workspace, store: CategoryStore, rel: str) -> list[str]:

@@ -123,6 +123,11 @@ def file_states(db: IndexDB) -> dict[str, tuple[str, int]]:
         "LEFT JOIN files f ON f.path = g.path ORDER BY g.path")}
 
 
+def items_in_file(db: IndexDB, path: str) -> int:
+    """How many items the index holds for one file (a range of the path index)."""
+    return int(db.conn.execute("SELECT count(*) FROM items WHERE path=?", (path,)).fetchone()[0])
+
+
 def current_matches(db: IndexDB, fts: str, limit: int) -> list[tuple[str, str, str | None, str]]:
     """(id, text, when, path) of current (not superseded) items matching the FTS query `fts`."""
     return db.conn.execute(

@@ -188,10 +188,11 @@ class Runtime:
         self.views_made += 1  # (services.ingest.ViewDebt: a regeneration pays what was owed)
         return written
 
-    def split_oversized_files(self) -> None:
+    def split_oversized_files(self, only: list[str] | None = None) -> None:
         """Split the category files grown past `memory.split_items` by topic and index the
-        parts (under the writer lock): after every input, even one whose views wait."""
-        split = split_oversized(self.ws, self.indexer.db, self.config)
+        parts (under the writer lock): after every input, even one whose views wait (`only`:
+        the files it wrote)."""
+        split = split_oversized(self.ws, self.indexer.db, self.config, only)
         if split:
             self.indexer.sync(only=split)
         after_split(self.indexer.db)
