@@ -160,7 +160,7 @@ def ingest(rt: Runtime, paths: list[Path], progress: IngestProgress | None = Non
                 progress(n + 1, len(paths), added)
     except Exception:  # (a lock timeout): what was taken gets its views; KeyboardInterrupt leaves
         if debt.due(final=True):  # them owed, for views_stale
-            pay_views(rt, results)
+            pay_views(rt, results, lock_timeout=1.0)  # (not another full wait for the lock)
         raise
     if debt.due(final=True):
         pay_views(rt, results)
