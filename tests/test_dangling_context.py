@@ -164,3 +164,16 @@ def test_encouragement_is_no_context_for_a_pointer() -> None:
     got = lines(("Tom", "Keep that positive outlook and keep going!"),
                 ("Priya", "It's been my escape from stress since I was a kid."))
     assert not any("after Tom said" in t for t in got), got
+
+
+def test_approval_of_what_the_other_said_is_an_acknowledgement_not_a_fact() -> None:
+    """"Great, that saves us a sprint." after a colleague's plan: a reaction (issue #19 item 5)."""
+    for said in ("Great, that saves us a sprint.", "Nice, this keeps the release on track."):
+        got = lines(("Tom", "I will build the billing export in Rust next week."), ("Priya", said))
+        assert not any(t.startswith("Priya") for t in got), (said, got)
+
+
+def test_a_line_after_the_speakers_own_approval_keeps_its_quote() -> None:
+    got = lines(("Tom", "My cousin opened a bakery on Elm Street last spring."),
+                ("Priya", "Great news. It has the best croissants in town."))
+    assert any("croissants" in t for t in got), got

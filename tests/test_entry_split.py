@@ -142,3 +142,14 @@ def test_the_ids_of_a_part_are_read_again_when_its_bytes_change(ws_path: Path) -
     assert _ids_in(part, "index/knowledge--stack.md") == {"q0000001"}
     part.write_text("# Knowledge: stack\n\n- Stack: queue. <!-- id=q0000002 type=knowledge -->\n")  # same size
     assert _ids_in(part, "index/knowledge--stack.md") == {"q0000002"}
+
+
+def test_a_non_utf8_part_is_read_once_its_ids_from_the_bytes_that_were_digested(ws_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Found by review: a second read for the replacement-character parse could cache a newer
+    version's ids under the older bytes' digest."""
+    from memfs.entry import split
+
+    part = ws_path / "index" / "knowledge--stack.md"
+    part.write_bytes(b"# Knowledge: stack\n\n- Stack: caf\xe9 queue. <!-- id=q0000001 type=knowledge -->\n")
+    monkeypatch.setattr(split, "read_category", lambda *a: (_ for _ in ()).throw(AssertionError("read again")))
+    assert split._ids_in(part, "index/knowledge--stack.md") == {"q0000001"}

@@ -93,6 +93,42 @@ def test_a_run_of_inputs_regenerates_once_and_writes_what_one_at_a_time_writes(
         p.read_text() for p in (tmp_path / "bulk" / "memory").glob("*.md"))
 
 
+def _trip(k: int) -> dict:
+    """Two turns: a trip (into memory/events, which passes split_items) and a habit."""
+    year = 2019 if k % 2 else 2021
+    places = ["Lisbon", "Oslo", "Kyoto", "Lima", "Cairo", "Quito", "Riga", "Accra", "Hanoi", "Perth"]
+    lines = [f"In March {year} I went to {places[k % 10]} for a conference with Bo{k} and Cy{k}.",
+             f"My favourite tea is green tea, I drink it every morning. Day {k}."]
+    return {"format": "memfs.conversation/1", "participants": ["Ana", "Sam"], "sessions": [{
+        "id": "S1", "time": f"2024-01-1{k % 10}T10:00:00",
+        "turns": [{"id": f"D1:{i + 1}", "speaker": "Ana", "text": t} for i, t in enumerate(lines)]}]}
+
+
+def test_a_file_an_earlier_batch_took_past_the_limit_is_split_before_the_next_input(tmp_path: Path) -> None:
+    """Found by review: a deferred input checked only its last batch's files against
+    split_items, so a file an earlier batch grew was split only when the views were paid."""
+    inputs = []
+    (tmp_path / "in").mkdir()
+    for k in range(60):
+        inputs.append(tmp_path / "in" / f"trip-{k:03d}.json")
+        inputs[-1].write_text(json.dumps(_trip(k)))
+    trees = []
+    for mode in ("one", "bulk"):
+        mem = _memory(tmp_path / mode)
+        mem.config.memory.split_items, mem.config.ingest.batch_segments = 45, 1
+        try:
+            if mode == "one":
+                for path in inputs:
+                    mem.ingest_file(path)
+            else:
+                mem.ingest(inputs)
+        finally:
+            mem.close()
+        trees.append(_tree(tmp_path / mode))
+    assert trees[0] == trees[1]
+    assert any(name.startswith("memory/events--") for name in trees[0])
+
+
 def test_a_long_run_refreshes_the_views_every_interval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ingest_service, "VIEWS_EVERY", 0.0)
     calls = _count_regenerations(monkeypatch)

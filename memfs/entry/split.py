@@ -259,7 +259,8 @@ def _drop_moved(ws: Workspace, store: CategoryStore, rel: str) -> list[str]:
             if not slot.removed and slot.item_id() in in_parts and _movable(slot):
                 parent.remove(slot.item_id())
 
-    if not in_parts or in_parts.isdisjoint(_ids_in(ws.root / rel, rel)):
+    held = _ids_in(ws.root / rel, rel)  # (none read: maybe mid-save, and the store's edit waits for it)
+    if not in_parts or (held and in_parts.isdisjoint(held)):
         return []
     store.edit(rel, drop)
     return [rel]
@@ -283,11 +284,11 @@ def _ids_in(path: Path, rel: str) -> frozenset[str]:
     if hit is not None and hit[0] == digest:
         return hit[1]
     try:
-        doc = parse_category(data.decode("utf-8"), rel, lazy=True)
-        ids = frozenset(slot.item_id() for slot in doc.slots if not slot.removed)
-    except UnicodeDecodeError:
-        doc, _ = read_category(path, rel)  # (read with replacement characters, as sync does)
-        ids = frozenset(it.id for it in doc.items)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:  # with replacement characters, as sync reads it (these bytes, not a re-read)
+        text = data.decode("utf-8", errors="replace")
+    doc = parse_category(text, rel, lazy=True)
+    ids = frozenset(slot.item_id() for slot in doc.slots if not slot.removed)
     if len(_IDS) >= _IDS_MAX:
         _IDS.clear()
     _IDS[rel] = (digest, ids)

@@ -61,6 +61,10 @@ _YES_NO_RE = re.compile(r"^(?:is|are|was|were|do|does|did|have|has|had|can|could
 _REACTION_RE = re.compile(rf"^(?:that's|that is|that was|that sounds|that must be)\s+(?:(?:so|really|such|a|an|"
                           rf"just|pretty|very|super|totally)\s+)*(?:(?:{EVALUATIVE}|good|lovely|gorgeous|key|"
                           rf"sweet|cute|smart|brave|kind)\b|(?:just\s+)?what\b)", re.IGNORECASE)
+# A turn that opens on approval of what was just said, then points at it: "Great, that saves
+# us a sprint.", "Nice, this helps a lot." -- an acknowledgement, not a fact (issue #19 item 5).
+_ACK_RE = re.compile(r"^\W*(?:great|nice|cool|awesome|perfect|good|excellent|brilliant|fantastic|wonderful|"
+                     r"amazing|lovely|sweet|super|okay|ok|right|wow)\b[\s,!.]+(?P<p>that|this|it)\b", re.IGNORECASE)
 # A chat attachment: "Caroline shares a photo of a stained glass window."
 _CAPTION_RE = re.compile(r"^(?P<who>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?) shares? (?P<what>(?:a|an|some|the) "
                          r"(?:photo|picture|pic|image|video|screenshot|drawing)s? of .+?)[.!]?$")
@@ -147,7 +151,7 @@ def quoted(text: str, name: str, people: tuple[str, ...], before: str | None, pr
     ``MIN_FIT_CHARS`` loses its end instead."""
     prefix = f"{name}: "
     body = text[len(prefix):] if text.startswith(prefix) else text
-    if before is None or _REACTION_RE.match(body):
+    if before is None or _REACTION_RE.match(body) or _acknowledges(body, before, own_turn):
         return None  # not where it was said, or a reaction to what the other said: no fact
     found = _context_of(name, people, before, previous, previous_speaker, own_turn)
     if found is None:
@@ -159,6 +163,13 @@ def quoted(text: str, name: str, people: tuple[str, ...], before: str | None, pr
         body = _cut(body, limit - len(lead) - room - 5, most=limit)
     words = _cut(words, room)
     return f'{lead} "{words}": {body}' if quote else f"{lead} {words}: {body}"
+
+
+def _acknowledges(body: str, before: str, own_turn: str) -> bool:
+    """The line is the pointer of a turn that opened on approval ("Great, that saves us a
+    sprint."): it reacts to what the other said, with nothing of the speaker's before it."""
+    m = _ACK_RE.match(own_turn)
+    return m is not None and not _sentences(before) and body.split(None, 1)[0].lower() == m.group("p").lower()
 
 
 def _context_of(name: str, people: tuple[str, ...], before: str, previous: str, previous_speaker: str,

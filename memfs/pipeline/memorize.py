@@ -289,6 +289,7 @@ class Memorizer(DedupeSteps, PersistSteps):
         touched: list[str] = state["touched"]
         if touched:
             self.rt.indexer.sync(only=touched)
+            self.rt.note_written(touched)  # (a batch whose views wait: the split check's files)
         if state["result"].status == "partial":  # checkpoint: this batch is filed and indexed
             self.rt.journal.set_progress(state["digest"], state["batch"][1])
         state["indexed"] = True

@@ -44,6 +44,7 @@ class Runtime:
         self._journal: "Journal | None" = None
         self._memorizer: "Memorizer | None" = None
         self.views_made = 0  # root-file regenerations by this process
+        self._unchecked: set[str] = set()  # files written since the last split check
         self._llm_loaded = False  # the LLM runtime is read from config once, on first use
         self._llm: "LLMRuntime | None" = None
         self._specs = SpecMemo()  # category_specs, kept while the files and config are the same
@@ -190,12 +191,19 @@ class Runtime:
 
     def split_oversized_files(self, only: list[str] | None = None) -> None:
         """Split the category files grown past `memory.split_items` by topic and index the
-        parts (under the writer lock): after every input, even one whose views wait (`only`:
-        the files it wrote)."""
-        split = split_oversized(self.ws, self.indexer.db, self.config, only)
+        parts (under the writer lock): after every input, even one whose views wait. `only`:
+        check just the files written since the last check (`note_written`: every batch of a
+        large input, and the inputs between its batches), not every file."""
+        files = None if only is None else sorted(self._unchecked.union(only))
+        self._unchecked.clear()
+        split = split_oversized(self.ws, self.indexer.db, self.config, files)
         if split:
             self.indexer.sync(only=split)
         after_split(self.indexer.db)
+
+    def note_written(self, rels: list[str]) -> None:
+        """Category files an input (or a batch of one) wrote: the next split check looks at them."""
+        self._unchecked.update(rels)
 
     def after_write(self, rels: list[str]) -> SyncReport:
         """Index the files a writer changed, then refresh the views."""
