@@ -202,6 +202,21 @@ def test_resolve_dates(text: str, expected_text: str, when: str | None) -> None:
     assert resolve_dates(text, REF) == (expected_text, when)
 
 
+@pytest.mark.parametrize("text,expected_text,when", [
+    # A span the sentence looks forward by: a day of its own.
+    ("I will be back in a week.", "I will be back around 2023-05-15.", "2023-05-15"),
+    ("My exam is in two weeks.", "My exam is around 2023-05-22.", "2023-05-22"),
+    ("I start the new job two weeks from now.", "I start the new job around 2023-05-22.", "2023-05-22"),
+    # How long something takes: no day (it wrote "Rome wasn't built on 2023-05-09").
+    ("Rome wasn't built in a day.", "Rome wasn't built in a day.", None),
+    ("I can read a whole book in a day.", "I can read a whole book in a day.", None),
+    ("We moved house in a day.", "We moved house in a day.", None),
+    ("Two days later we drove home.", "Two days later we drove home.", None),
+])
+def test_a_span_is_a_date_only_when_it_looks_forward(text: str, expected_text: str, when: str | None) -> None:
+    assert resolve_dates(text, REF) == (expected_text, when)
+
+
 def test_dates_without_reference_keep_relative_words() -> None:
     assert resolve_dates("I went there yesterday.", None) == ("I went there yesterday.", None)
     assert resolve_dates("I went there in 2020.", None) == ("I went there in 2020.", "2020")

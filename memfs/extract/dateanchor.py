@@ -196,11 +196,20 @@ def _h_ago(m, ref, tense):
     return f"in {year}", str(year), str(year)
 
 
+#: Before "in a day": the span is how long something takes, not when ("Rome wasn't built
+#: in a day", "I can read a book in a day"); said of the past it is a duration too.
+_DURATION_RE = re.compile(r"\b(?:can|can't|cannot|could|couldn't|able\s+to|isn't|aren't|wasn't|weren't|"
+                          r"never|not)\b", re.IGNORECASE)
+
+
 def _h_in_future(m, ref, tense):
     unit = _g(m, "unit", "unit2").lower()
     n = _num(_g(m, "num", "num2"))
     if n is None or n > 500:
         return None
+    if not re.search(r"from\s+now", m.group(0), re.IGNORECASE) and (
+            tense == "past" or _DURATION_RE.search(m.string, 0, m.start())):
+        return None  # "We moved in a day", "two days later" in a story: no date of their own
     if unit == "day":
         return _day_forms(ref + timedelta(days=n))
     if unit in ("week", "fortnight", "weekend"):

@@ -24,6 +24,10 @@ a few weeks ago        a few weeks before 2023-05-08  2023-04
 in 3 days / next month on 2023-05-11 / in June 2023   ...
 =====================  =============================  ===============
 
+"In 3 days" is a day only when the sentence looks forward: said of the past, after a
+negation or "can"/"could" it is how long something takes ("Rome wasn't built in a day",
+"I can read a book in a day", "we moved in a day") and stays as written.
+
 Absolute dates ("May 7, 2023", "7 May 2023", "2023-05-07", "May 2023", "in 2020") stay
 as written and set ``when``; a month or day without a year ("in May", "on June 5") gets
 its year from the reference (the last one for past tense, the next one for future tense,
