@@ -109,6 +109,20 @@ def same_version(path: Path, seen: os.stat_result) -> bool:
                                                                    seen.st_mtime_ns)
 
 
+#: How long a file found empty may be an editor's save in progress (an in-place save
+#: truncates, then writes): category files are waited for (store), people pages left alone.
+EMPTY_GRACE = 3.0
+
+
+def emptied_just_now(path: Path, st: os.stat_result | None = None) -> bool:
+    """The file changed under EMPTY_GRACE seconds ago (asked of an empty file: mid-save?)."""
+    try:
+        st = st if st is not None else path.stat()
+    except OSError:
+        return False
+    return time.time() - st.st_mtime < EMPTY_GRACE
+
+
 def has_writer(path: Path) -> bool | None:
     """Is some process holding `path` open for writing? (Linux: a read lease is refused
     exactly then.) None when that cannot be known (another OS, another owner's file).

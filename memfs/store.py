@@ -23,8 +23,8 @@ from memfs.core.model import Item
 from memfs.core.summarytop import Ranked
 from memfs.errors import ConflictError, MemfsError
 from memfs.fsutil import (
-    ChangedMeanwhile, Unsettled, atomic_write, read_regular, read_settled, remember_stamp, remember_written,
-    unchanged_since, write_protected,
+    ChangedMeanwhile, Unsettled, atomic_write, emptied_just_now, read_regular, read_settled, remember_stamp,
+    remember_written, unchanged_since, write_protected,
 )
 from memfs.index.delta import FileDelta, offer
 from memfs.index.entryparts import kept_rows, line_ids, summary_head, written_stamp
@@ -183,7 +183,7 @@ class CategoryStore:
         """The file memfs last wrote with content, found empty: an editor that truncates before
         it writes may be mid-save (found by review: memfs wrote over the empty file and the
         editor's bytes went to the file it replaced). Wait until it has content again, or until
-        it has been empty for EMPTY_GRACE seconds (then a person emptied it: b"")."""
+        it has been empty for fsutil.EMPTY_GRACE seconds (then a person emptied it: b"")."""
         while True:
             try:
                 st = path.stat()
@@ -195,7 +195,7 @@ class CategoryStore:
                 except Unsettled as err:
                     raise ConflictError(f"{rel} kept changing while memfs waited for it to settle; nothing was "
                                         "written, try again") from err
-            if time.time() - st.st_mtime >= EMPTY_GRACE:
+            if not emptied_just_now(path, st):
                 return b""
             time.sleep(0.05)
 
@@ -256,10 +256,6 @@ def _kept_head(ws: Workspace, rel: str, doc: CategoryDoc, digest: str,
         return None
     return Ranked(head, complete, newest)  # type: ignore[arg-type]
 
-
-#: How long a file memfs wrote with content may stay empty before memfs takes it as emptied
-#: on purpose rather than mid-save (`CategoryStore._refilled`).
-EMPTY_GRACE = 3.0
 
 #: (path, rel) -> (bytes memfs wrote, their parse), for the few files written last. The
 #: next edit of an unchanged file takes the parse instead of reading 50k lines again

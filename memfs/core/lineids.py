@@ -107,8 +107,10 @@ def table_slots(lines: list[str], ids: LineIds, path: str, default_type: str,
             prev_item = True
             if item_id in by_id:  # a copy (rare): both lines must say so, or the table is wrong
                 m, held = LAZY_ITEM(lines[i]), by_id[item_id]
-                if m is None or m.group(3) != item_id or (isinstance(held, LineSlot) and held._groups()[2] != item_id):
+                if m is None or m.group(3) != item_id:
                     raise StaleTable(f"line {i + 1}")
+                if isinstance(held, LineSlot):
+                    held._groups()  # (raises StaleTable if the first line does not say so either)
                 text, comment, _ = m.groups()
                 copied_slot(by_id, slots, text.strip(), comment, default_type, i, lines[i], warnings, path)
                 continue

@@ -29,14 +29,14 @@ from pathlib import Path
 
 from memfs.entry.facets import FACETS
 from memfs.entry.pagefile import PAGE_BEGIN, PAGE_END, PageParts, digest, read_page, split_page
-from memfs.entry.people import PEOPLE_DIR, Person, emptied_just_now, read_page_front
+from memfs.entry.people import PEOPLE_DIR, Person, read_page_front
 from memfs.entry.pool import EntryItem
 from memfs.entry.profile import Line, history, stamp
 from memfs.entry.facetcache import FacetCache
 from memfs.entry.facetrank import PersonRank
 from memfs.entry.incremental import People
 from memfs.errors import MemfsError
-from memfs.fsutil import ChangedMeanwhile, atomic_write, fsync_dir
+from memfs.fsutil import ChangedMeanwhile, atomic_write, emptied_just_now, fsync_dir
 from memfs.workspace import Workspace
 
 KEPT_HEADING = "## Kept from your edit of the generated block"

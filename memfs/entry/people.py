@@ -11,8 +11,6 @@ words); every other person it names sees it as a mention.
 
 from __future__ import annotations
 
-import time
-
 import math
 import re
 from dataclasses import dataclass, field
@@ -22,6 +20,7 @@ from memfs.core.categoryfile import parse_category
 from memfs.entry.pagefile import digest, read_page, split_page
 from memfs.entry.pool import EntryItem
 from memfs.extract.lexicon import FILLER, STOPWORDS
+from memfs.fsutil import emptied_just_now
 from memfs.workspace import Workspace, slugify
 
 PEOPLE_DIR = "people"
@@ -123,18 +122,6 @@ def read_page_front(path: Path, rel: str, texts: dict[str, str] | None = None) -
         _FRONTS.clear()
     _FRONTS[key] = (text, front)
     return front
-
-
-#: How long an empty page is taken as mid-save (store.EMPTY_GRACE for category files).
-EMPTY_PAGE_GRACE = 3.0
-
-
-def emptied_just_now(path: Path) -> bool:
-    """The page changed under EMPTY_PAGE_GRACE seconds ago (asked of an empty page: mid-save?)."""
-    try:
-        return time.time() - path.stat().st_mtime < EMPTY_PAGE_GRACE
-    except OSError:
-        return False
 
 
 def parse_page_front(text: str, stem: str, rel: str) -> PageFront:

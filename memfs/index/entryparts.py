@@ -132,8 +132,7 @@ def line_ids(rows: dict[str, tuple[str, ...]], digest: str) -> list[str | None] 
     """The line-id table `kept_rows` holds for exactly the content with this SHA-1; None if
     there is none for it, it was made by another reader, or it is damaged."""
     got = rows.get(LINE_IDS)
-    if got is None or got[0] != digest or not isinstance(got[1], bytes) or len(got) < 3 \
-            or got[2] != _table_mark(got[1]):
+    if got is None or got[0] != digest or not isinstance(got[1], bytes) or got[2] != _table_mark(got[1]):
         return None
     try:
         ids = marshal.loads(got[1])
