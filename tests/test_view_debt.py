@@ -50,9 +50,27 @@ def _count_regenerations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
-def _memory(root: Path, git: bool = False) -> Memory:
+def _memory(root: Path, git: bool = False, split_items: int | None = None, batch_segments: int | None = None
+            ) -> Memory:
     init_workspace(root, git=git)
-    return hashing_memory(root)
+    mem = hashing_memory(root)
+    if split_items is not None:
+        mem.config.memory.split_items = split_items
+    if batch_segments is not None:
+        mem.config.ingest.batch_segments = batch_segments
+    return mem
+
+
+def _one_at_a_time(root: Path, inputs: list[Path], **config: int | None) -> None:
+    """What the run is compared with: each input through its own `ingest_file`."""
+    with _memory(root, **config) as mem:  # type: ignore[arg-type]
+        for path in inputs:
+            mem.ingest_file(path)
+
+
+def _memory_text(root: Path) -> str:
+    """memory.md and every file under memory/: where a conversation's facts can be read."""
+    return (root / "memory.md").read_text() + "".join(p.read_text() for p in (root / "memory").glob("*.md"))
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -67,31 +85,18 @@ def test_a_run_of_inputs_regenerates_once_and_writes_what_one_at_a_time_writes(
     """With a small split_items the run crosses it: a deferred input still splits the file
     (found by review: splitting with the views moved the split and the filing after it)."""
     inputs = _inputs(tmp_path / "in", 40, turns=8) if split_items else _inputs(tmp_path / "in", 4)
-    one = _memory(tmp_path / "one")
-    if split_items:
-        one.config.memory.split_items = split_items
-    try:
-        for path in inputs:
-            one.ingest_file(path)
-    finally:
-        one.close()
+    _one_at_a_time(tmp_path / "one", inputs, split_items=split_items)
     calls = _count_regenerations(monkeypatch)
-    bulk = _memory(tmp_path / "bulk")
-    if split_items:
-        bulk.config.memory.split_items = split_items
-    try:
+    with _memory(tmp_path / "bulk", split_items=split_items) as bulk:
         results = bulk.ingest(inputs)
         assert [r.status for r in results] == ["processed"] * len(inputs)
         assert len(calls) == 1  # the last input's own: it paid for the others
         assert not views_stale(bulk.ws, bulk.runtime.indexer.db)
-    finally:
-        bulk.close()
     assert _views(tmp_path / "bulk") == _views(tmp_path / "one")
     assert _tree(tmp_path / "bulk") == _tree(tmp_path / "one")
     if split_items:
         assert any("--" in name for name in _tree(tmp_path / "one"))  # the run did split a file
-    assert "Rex3" in (tmp_path / "bulk" / "memory.md").read_text() + "".join(
-        p.read_text() for p in (tmp_path / "bulk" / "memory").glob("*.md"))
+    assert "Rex3" in _memory_text(tmp_path / "bulk")
 
 
 def _trip(k: int) -> dict:
@@ -113,19 +118,10 @@ def test_a_file_an_earlier_batch_took_past_the_limit_is_split_before_the_next_in
     for k in range(60):
         inputs.append(tmp_path / "in" / f"trip-{k:03d}.json")
         inputs[-1].write_text(json.dumps(_trip(k)))
-    trees = []
-    for mode in ("one", "bulk"):
-        mem = _memory(tmp_path / mode)
-        mem.config.memory.split_items, mem.config.ingest.batch_segments = 45, 1
-        try:
-            if mode == "one":
-                for path in inputs:
-                    mem.ingest_file(path)
-            else:
-                mem.ingest(inputs)
-        finally:
-            mem.close()
-        trees.append(_tree(tmp_path / mode))
+    _one_at_a_time(tmp_path / "one", inputs, split_items=45, batch_segments=1)
+    with _memory(tmp_path / "bulk", split_items=45, batch_segments=1) as mem:
+        mem.ingest(inputs)
+    trees = [_tree(tmp_path / "one"), _tree(tmp_path / "bulk")]
     assert trees[0] == trees[1]
     assert any(name.startswith("memory/events--") for name in trees[0])
 
@@ -133,11 +129,8 @@ def test_a_file_an_earlier_batch_took_past_the_limit_is_split_before_the_next_in
 def test_a_long_run_refreshes_the_views_every_interval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ingest_service, "VIEWS_EVERY", 0.0)
     calls = _count_regenerations(monkeypatch)
-    mem = _memory(tmp_path / "w")
-    try:
+    with _memory(tmp_path / "w") as mem:
         mem.ingest(_inputs(tmp_path / "in", 3))
-    finally:
-        mem.close()
     assert len(calls) == 3
 
 
@@ -157,26 +150,20 @@ def test_a_long_run_pays_once_per_interval_not_once_per_input_after_the_first(
 
     monkeypatch.setattr(ingest_service, "ingest_file", tenth_of_a_second)
     calls = _count_regenerations(monkeypatch)
-    mem = _memory(tmp_path / "w")
-    try:
+    with _memory(tmp_path / "w") as mem:
         mem.ingest(_inputs(tmp_path / "in", 12))
-    finally:
-        mem.close()
     assert len(calls) == 4  # paid after inputs 3, 6 and 9, then the last input's own: not 10
 
 
 def test_a_debt_is_taken_once_so_a_failing_payment_is_not_retried_in_a_loop(tmp_path: Path) -> None:
     """Found by review: the daemon asks at every tick; a refresh that failed (a full disk)
     was tried again 20 times a second. views_stale leaves it to the next sync."""
-    mem = _memory(tmp_path / "w")
-    try:
+    with _memory(tmp_path / "w") as mem:
         debt = mem.view_debt()
         assert not debt.due(final=True)  # nothing deferred, nothing owed
         assert debt.defer(True) and not debt.due()
         assert debt.due(final=True) and not debt.due(final=True)
         assert not debt.defer(False)
-    finally:
-        mem.close()
 
 
 def test_a_payment_that_fails_is_a_warning_and_the_run_goes_on(
@@ -184,7 +171,7 @@ def test_a_payment_that_fails_is_a_warning_and_the_run_goes_on(
     monkeypatch.setattr(ingest_service, "VIEWS_EVERY", 0.0)
     mem = _memory(tmp_path / "w")
     real = Runtime.regenerate_views
-    monkeypatch.setattr(Runtime, "split_oversized_files", lambda self, only=None: None)
+    monkeypatch.setattr(Runtime, "split_oversized_files", lambda self, written_only=False: None)
 
     def full_disk(self: Runtime) -> list[str]:
         if sum(1 for _ in (tmp_path / "w" / "resources").rglob("*.json")) < 3:
@@ -192,14 +179,11 @@ def test_a_payment_that_fails_is_a_warning_and_the_run_goes_on(
         return real(self)
 
     monkeypatch.setattr(Runtime, "regenerate_views", full_disk)
-    try:
+    with mem:
         results = mem.ingest(_inputs(tmp_path / "in", 3))
-    finally:
-        mem.close()
     assert [r.status for r in results] == ["processed"] * 3
     assert any("root files not refreshed" in w and "No space left" in w for w in results[0].warnings)
-    assert "Rex2" in (tmp_path / "w" / "memory.md").read_text() + "".join(
-        p.read_text() for p in (tmp_path / "w" / "memory").glob("*.md"))
+    assert "Rex2" in _memory_text(tmp_path / "w")
 
 
 def test_a_run_cut_short_leaves_the_views_stale_and_the_next_sync_brings_them_in_line(
@@ -214,20 +198,14 @@ def test_a_run_cut_short_leaves_the_views_stale_and_the_next_sync_brings_them_in
 
     monkeypatch.setattr(ingest_service, "ingest_file", dies_on_the_third)
     root = tmp_path / "w"
-    mem = _memory(root)
-    try:
+    with _memory(root) as mem:
         with pytest.raises(KeyboardInterrupt):
             mem.ingest(inputs)
         assert "Rex1" not in (root / "memory.md").read_text()  # owed: the second input's views
         assert views_stale(mem.ws, mem.runtime.indexer.db)
-    finally:
-        mem.close()
-    again = hashing_memory(root)  # a new process: the next sync finds them stale
-    try:
+    with hashing_memory(root) as again:  # a new process: the next sync finds them stale
         again.sync()
         assert not views_stale(again.ws, again.runtime.indexer.db)
-    finally:
-        again.close()
     assert "Rex1" in (root / "memory.md").read_text() + (root / "index.md").read_text()
 
 
@@ -236,12 +214,9 @@ def test_with_a_commit_per_input_each_commit_holds_its_root_files(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = _count_regenerations(monkeypatch)
     root = tmp_path / "w"
-    mem = _memory(root, git=True)
-    mem.config.git.autocommit = True
-    try:
+    with _memory(root, git=True) as mem:
+        mem.config.git.autocommit = True
         mem.ingest(_inputs(tmp_path / "in", 2))
-    finally:
-        mem.close()
     assert len(calls) == 2
     shown = subprocess.run(["git", "-C", str(root), "log", "--name-only", "--format=%s"], capture_output=True,
                            text=True, check=True).stdout

@@ -299,7 +299,7 @@ class Memorizer(DedupeSteps, PersistSteps):
             state["root_files"] = []  # an export's conversation or a batch: views once, at the end
             return
         if self.ctx.defer_views:  # more inputs behind this one: views once for all of them
-            self.rt.split_oversized_files(only=state["touched"])  # (where the next facts go depends on it)
+            self.rt.split_oversized_files(written_only=True)  # (where the next facts go depends on it)
             state["root_files"] = []
             return
         state["root_files"] = self.rt.regenerate_views()

@@ -189,12 +189,12 @@ class Runtime:
         self.views_made += 1  # (services.ingest.ViewDebt: a regeneration pays what was owed)
         return written
 
-    def split_oversized_files(self, only: list[str] | None = None) -> None:
+    def split_oversized_files(self, written_only: bool = False) -> None:
         """Split the category files grown past `memory.split_items` by topic and index the
-        parts (under the writer lock): after every input, even one whose views wait. `only`:
-        check just the files written since the last check (`note_written`: every batch of a
-        large input, and the inputs between its batches), not every file."""
-        files = None if only is None else sorted(self._unchecked.union(only))
+        parts (under the writer lock): after every input, even one whose views wait.
+        `written_only`: check just the files written since the last check (`note_written`:
+        every batch of a large input, and the inputs between its batches), not every file."""
+        files = sorted(self._unchecked) if written_only else None
         self._unchecked.clear()
         split = split_oversized(self.ws, self.indexer.db, self.config, files)
         if split:
