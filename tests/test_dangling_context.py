@@ -12,19 +12,16 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memfs.core.segment import ParsedSource, Segment
 from memfs.extract import extract_offline
 from memfs.extract.reach import MAX_QUOTE_CHARS, framed, quoted
+from tests.support.factories import parsed_conversation
 from tests.test_extract_lines import REF
 
 PEOPLE = ("Tom", "Priya")
 
 
 def lines(*turns: tuple[str, str]) -> list[str]:
-    segs = [Segment(anchor=f"D1:{i}", speaker=spk, text=text, time=REF)
-            for i, (spk, text) in enumerate(turns, 1)]
-    src = ParsedSource(kind="conversation", format="test", participants=list(PEOPLE), time=REF, segments=segs)
-    return [f.text for f in extract_offline(src)]
+    return [f.text for f in extract_offline(parsed_conversation(turns, when=REF, participants=PEOPLE))]
 
 
 def test_the_other_speakers_statement_is_quoted() -> None:
