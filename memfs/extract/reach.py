@@ -205,9 +205,9 @@ def _sentences(turn: str) -> list[str]:
 
 def _nearest(sentences: list[str], people: tuple[str, ...]) -> str | None:
     """The last of `sentences` that names something and is no filler, within ``MAX_BACK``."""
+    names = {n for p in people for n in p.split()}
     for s in reversed(sentences[-MAX_BACK:]):
         core = strip_edges(s, people) or s
-        names = {n for p in people for n in p.split()}
         named = [m.group(0) for m in _NAMED_RE.finditer(core) if m.group(0) not in names]
         if _TALK_RE.search(core) or len(core.split()) < MIN_QUOTE_WORDS or cheer(core) \
                 or ((is_talk(core) or not has_content(core, min_words=3, names=people)) and not named):
