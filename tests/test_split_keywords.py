@@ -113,3 +113,33 @@ def test_a_file_fed_one_fact_at_a_time_stays_bounded(ws_path: Path) -> None:
         assert sum(sizes.values()) == 150  # nothing lost, nothing twice
     finally:
         mem.close()
+
+
+def _nested_facts() -> list[str]:
+    """300 facts: three tools (100 each), and under each tool two subjects (50 each)."""
+    subjects = {"postgres": ("replica", "vacuum"), "kafka": ("broker", "retention"), "terraform": ("module", "drift")}
+    return [f"The {tool} {subjects[tool][(i // 3) % 2]} on host {FILLER[i % 10]}{i} was checked in run {i}."
+            for i in range(300) for tool in [list(subjects)[i % 3]]]
+
+
+def test_a_part_past_the_limit_splits_again_into_siblings(ws_path: Path) -> None:
+    """A keyword's part can hold a third of the notes: it splits like its parent did, into
+    siblings of the same family (`notes--postgres-replica.md`), in the same sync."""
+    facts = _nested_facts()
+    (ws_path / "index" / "notes.md").write_text("# Notes\n\n" + "".join(f"- {t}\n" for t in facts))
+    mem = hashing_memory(ws_path)
+    mem.config.memory.split_items = 60
+    try:
+        mem.sync()
+        after = _all(ws_path, "index")  # each item once (asserted by _all)
+        assert {t for t, _ in after.values()} >= set(facts)
+        sizes = {p.name: p.read_text().count("\n- ") for p in (ws_path / "index").glob("notes*.md")}
+        assert max(sizes.values()) <= 60, sizes
+        assert {"notes--postgres-replica.md", "notes--postgres-vacuum.md", "notes--kafka-broker.md",
+                "notes--terraform-drift.md"} <= set(sizes), sizes
+        index_md = (ws_path / "index.md").read_text()
+        assert "notes--postgres-replica.md" in index_md
+        mem.sync()
+        assert _all(ws_path, "index") == after  # nothing left to split
+    finally:
+        mem.close()

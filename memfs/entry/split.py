@@ -11,6 +11,9 @@ parts beside it, `<name>--<topic>.md` (index.md lists the parts under their pare
   index/knowledge.md reach 11,874 lines), a keyword the content shares
   ("knowledge--postgres.md"): the word most of them hold, picked greedily (`keyword_topics`).
 
+A part past the limit splits again, into siblings ("knowledge--postgres-replica.md",
+`part_path`): one keyword many notes share must not grow one part without bound.
+
 Only topics with at least `MIN_PART` items get a part; the rest stay in the parent. A
 move is the same as a person moving lines between files: the item keeps its id, text
 and metadata (a category change). An item with content nested under it (sub-bullets,
@@ -126,32 +129,36 @@ def split_large(ws: Workspace, db: IndexDB, config: Config, pool: Pool) -> list[
     limit = config.memory.split_items
     if limit <= 0:
         return []
-    # Top-level files only: a note in a subfolder is a person's, never split (issue #18).
-    big = sorted(p for p, fv in pool.files.items() if fv.count > limit and PART_SEP not in p.rsplit("/", 1)[-1]
-                 and p.count("/") == 1)
+    # Top-level files only: a note in a subfolder is a person's, never split (issue #18). A
+    # part past the limit is split again, into siblings (`part_path`).
+    big = sorted(p for p, fv in pool.files.items() if fv.count > limit and p.count("/") == 1)
     store = CategoryStore(ws, config)
     touched = drop_held_twice(ws, config, list(parents_to_check(db)), store)
-    if not big:
-        return sorted(set(touched))
-    found = people_in(pool, read_pages(ws))
+    # Who facts are about, a pass over every file's items: needed by memory/ files only (a
+    # part of index/ past the limit with no keyword to split by would pay it every input).
+    found: People | None = None
     for rel in big:
+        if found is None and rel.startswith("memory/"):
+            found = people_in(pool, read_pages(ws))
         plan = _plan_of(pool, found, rel, limit)
         if plan:
             touched += _move(ws, store, rel, plan)
     return sorted(set(touched))
 
 
-def _plan_of(pool: Pool, found: People, rel: str, limit: int = 0) -> dict[str, list[str]]:
+def _plan_of(pool: Pool, found: People | None, rel: str, limit: int = 0) -> dict[str, list[str]]:
     """plan_split of one file, planned in full only when a topic is big enough: the topic
     sizes are kept with the file's content and updated from the items a write changed, so a
-    big file with nothing to split by costs its changed items, not a pass over all of them."""
+    big file with nothing to split by costs its changed items, not a pass over all of them.
+    `found`: the people (needed under memory/ only)."""
     memory = rel.startswith("memory/")
     # Under index/ and skill/ a topic does not depend on the people (topic_of).
-    signature = found.signature if memory else None
+    assert found is not None or not memory
+    signature = found.signature if found is not None and memory else None
 
     def subjects(items: list[EntryItem]) -> dict[str, str]:
         """Who each of `items` is about (an item's person depends only on it and the alias map)."""
-        if not (memory and found.people):
+        if not (memory and found is not None and found.people):
             return {}
         return {it.id: name for name, (subject, _) in assignments(items, found.alias_of).items() for it in subject}
 
@@ -300,25 +307,34 @@ def _movable(slot: Slot) -> bool:
     return slot.start is not None and slot.end is not None and slot.end - slot.start == 1
 
 
+def part_path(rel: str, slug: str) -> str:
+    """Where a split of `rel` puts the topic `slug`: `<name>--<slug>.md` beside a parent, and
+    beside a part a sibling `<name>--<topic>-<slug>.md`, so a family stays one parent and
+    its parts (index.md's grouping, the check for items held twice) however often a part
+    splits again."""
+    folder, name = rel.rsplit("/", 1)
+    stem = name[:-3]
+    return f"{folder}/{stem}{'-' if PART_SEP in stem else PART_SEP}{slug}.md"
+
+
 def _move(ws: Workspace, store: CategoryStore, rel: str, plan: dict[str, list[str]]) -> list[str]:
     doc, _ = read_category(ws.root / rel, rel)
     if doc.front_error:
         return []
     slots = {s.item.id: s for s in doc.slots if not s.removed}
-    folder, name = rel.rsplit("/", 1)
-    stem = name[:-3]
-    parent_title = str(doc.front.get("title") or title_of(stem))
+    parent_title = str(doc.front.get("title") or title_of(rel.rsplit("/", 1)[-1][:-3]))
+    joint = ": " if PART_SEP not in rel.rsplit("/", 1)[-1] else " "  # "Knowledge: design api"
     touched: list[str] = []
     moved: set[str] = set()
     for slug, ids in sorted(plan.items()):
         items = [slots[i].item for i in ids if i in slots and _movable(slots[i])]
         if not items:
             continue
-        part = f"{folder}/{stem}{PART_SEP}{slug}.md"
+        part = part_path(rel, slug)
         topic = slug.replace("-", " ")
 
         def add(part_doc: CategoryDoc, items=items, topic=topic) -> None:  # type: ignore[no-untyped-def]
-            part_doc.front.setdefault("title", f"{parent_title}: {topic}")
+            part_doc.front.setdefault("title", f"{parent_title}{joint}{topic}")
             part_doc.front.setdefault("description", f"{parent_title} about {topic} (split from {rel}).")
             for item in items:
                 if part_doc.find(item.id) is None:

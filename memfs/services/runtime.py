@@ -29,6 +29,10 @@ if TYPE_CHECKING:
     from memfs.llm.runtime import LLMRuntime
     from memfs.pipeline.memorize import Memorizer
 
+#: Splits one check may run in a row: a part a split writes past the limit splits at once,
+#: not at the next input (a topic's part of a pasted 10,000-line file splits again and again).
+SPLIT_ROUNDS = 4
+
 
 class Runtime:
     """What the services share for one workspace; built lazily, closed once."""
@@ -194,11 +198,14 @@ class Runtime:
         parts (under the writer lock): after every input, even one whose views wait.
         `written_only`: check just the files written since the last check (`note_written`:
         every batch of a large input, and the inputs between its batches), not every file."""
-        files = sorted(self._unchecked) if written_only else None
+        files: list[str] | None = sorted(self._unchecked) if written_only else None
         self._unchecked.clear()
-        split = split_oversized(self.ws, self.indexer.db, self.config, files)
-        if split:
+        for _ in range(SPLIT_ROUNDS):  # a part just written can itself be past the limit
+            split = split_oversized(self.ws, self.indexer.db, self.config, files)
+            if not split:
+                break
             self.indexer.sync(only=split)
+            files = split
         after_split(self.indexer.db)
 
     def note_written(self, rels: list[str]) -> None:
