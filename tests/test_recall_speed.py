@@ -275,9 +275,18 @@ def test_vector_copy_refreshed_by_difference_equals_a_full_reload(ws_path: Path)
         mem.forget(rows[0].id)
         check()
         assert reads and sum(reads) <= 2
-        with mem.indexer.db.transaction() as c:  # an item whose vector is missing is left out
-            c.execute("DELETE FROM embeddings WHERE text_hash = (SELECT text_hash FROM items LIMIT 1)")
+        with mem.indexer.db.transaction() as c:  # an item whose vector is not stored yet is left out
+            c.execute("INSERT INTO items(id, path, category, kind, type, text, seen, text_hash) "
+                      "VALUES('late', 'index/a.md', 'a', 'index', 'fact', 'late', 1, 'no-vector-yet')")
         check()
+        with mem.indexer.db.transaction():  # ... until its vector arrives
+            mem.indexer.db.store_vectors([("no-vector-yet", np.ones(mem.embedder.dim, dtype=np.float32))])
+        check()
+        with mem.indexer.db.transaction() as c:  # another embedder (sync's _embedder_changed): none kept
+            c.execute("DELETE FROM embeddings")
+            mem.indexer.db.set_meta("embedder", "another")
+        check()
+        assert len(copy.labels) == 0
         db.close()
     finally:
         mem.close()
