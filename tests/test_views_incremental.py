@@ -47,7 +47,7 @@ def entry_files(root: Path) -> dict[str, bytes]:
 
 
 def assert_same_as_full_rebuild(mem: Memory) -> None:
-    from memfs.entry.poolcache import pool_for
+    from memfs.entry.poolcache import Pool, pool_for
     from memfs.index import repository
 
     pool = pool_for(mem.ws)  # the pool's rows are the index's, whether re-read or spliced
@@ -56,6 +56,10 @@ def assert_same_as_full_rebuild(mem: Memory) -> None:
     assert state_for(mem.ws).newest.get(pool) == _reference_day(pool)  # kept per file view (flat6)
     assert {p: fv.rows for p, fv in pool.files.items()} == {
         p: repository.entry_rows_of(mem.indexer.db, p) for p in repository.file_states(mem.indexer.db)}
+    fresh = Pool()  # the kept items (learned dates reused from earlier views) are a fresh pool's
+    with mem.indexer.db.snapshot():
+        fresh.refresh(mem.ws, mem.indexer.db, pool.horizon)
+    assert fresh.horizon == pool.horizon and dict(fresh.by_file()) == dict(pool.by_file())
     before = entry_files(mem.ws.root)
     forget_state()  # the next regeneration starts from nothing: a full rebuild
     with mem.lock("test"):
@@ -152,6 +156,22 @@ def test_incremental_entry_files_equal_a_full_rebuild(tmp_path_factory: pytest.T
             apply(mem, step)
             assert_same_as_full_rebuild(mem)
     shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_kept_line_learned_again_when_a_write_moves_the_horizon(ws_path: Path) -> None:
+    """A line dated after its input counts as learned on its date once the store's newest
+    day passes it: a write into its file that moves that day must not keep its old date."""
+    events = ws_path / "memory" / "events.md"
+    line = ("- Priya plans to visit Lisbon in May. <!-- id=h0000001 type=event when=2026-02-05 "
+            "src=resources/2026/01/14-chat-0123456789abcdef.json#S1:1 -->\n")
+    events.write_text("---\ntitle: Events\n---\n" + line)
+    forget_state()
+    with hashing_memory(ws_path) as mem:
+        mem.sync()
+        assert_same_as_full_rebuild(mem)
+        events.write_text(events.read_text() + dated_line("Dana went to a jazz concert with Tom.", 3))
+        mem.sync()
+        assert_same_as_full_rebuild(mem)
 
 
 def test_a_big_file_write_reuses_the_other_files_and_stays_identical(ws_path: Path) -> None:

@@ -29,7 +29,6 @@ from memfs.index import entryparts, repository
 from memfs.index.delta import FileDelta, take_applied
 from memfs.index.db import IndexDB
 from memfs.workspace import Workspace
-
 from memfs.entry.poolrows import Row, dated as _dated
 _SERIALS = itertools.count(1)
 #: What a memo's `delta` returns when it cannot derive the new value: compute it afresh.
@@ -93,12 +92,13 @@ class FileView:
         if self._items_for != horizon and self._items_for is not None and self._same_for(self._items_for, horizon):
             return self._moved_horizon(horizon)
         if self._items_for != horizon:
+            same_day = False  # the old items were made for this horizon (a reused row's date is theirs)
             if self._items_for is not None:  # the store's horizon moved: this view again
                 old_items, old_memo, old_marks = self._items, self._memo, self.marks
                 old_of: list[int | None] = list(range(len(self._items)))
-            elif self._prev is not None and self._prev._items_for is not None:
-                prev = self._prev
+            elif (prev := self._prev) is not None and prev._items_for is not None:
                 old_items, old_memo, old_marks, old_of = prev._items, prev._memo, prev.marks, self._reuse
+                same_day = prev._items_for == horizon
             else:
                 old_items, old_memo, old_marks, old_of = [], {}, {}, []
             same_marks = old_marks == self.marks
@@ -106,13 +106,14 @@ class FileView:
             added: list[EntryItem] = []
             kept: set[int] = set()
             for r, b, i in zip(self.rows, self.base, old_of or itertools.repeat(None)):
-                learned = poolrows.learned(b, r[3], horizon)
-                if i is not None:
+                learned = None
+                if i is not None and (same_marks or old_marks.get(r[0]) == self.marks.get(r[0])):
                     old = old_items[i]
-                    if old.learned == learned and (same_marks or old_marks.get(r[0]) == self.marks.get(r[0])):
+                    if same_day or old.learned == (learned := poolrows.learned(b, r[3], horizon)):
                         out.append(old)
                         kept.add(i)
                         continue
+                learned = learned or poolrows.learned(b, r[3], horizon)
                 it = poolrows.item(r, learned, self.marks.get(r[0]))
                 out.append(it)
                 added.append(it)
