@@ -1,6 +1,7 @@
-"""The exact-search copy of the vectors, refreshed by its changed middle (issue #18 item 4):
-after any sequence of changes it is exactly a full reload, `IndexDB.labeled_vectors()` in
-label order, and it reads only the blobs of pairs it does not hold."""
+"""The exact-search copies of the vectors (all of them below `exact_search_max`, the pending
+ones beside the hnsw sidecar), refreshed by their changed middle (issue #18 item 4): after
+any sequence of changes each is exactly a full reload, `IndexDB.labeled_vectors()` in
+label order, and reads only the blobs of pairs it does not hold."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 from memfs.index.db import IndexDB
+from memfs.index.passages import PASSAGE_LABEL_BASE
 from memfs.index.vcache import VectorCopy
 
 DIM = 8
@@ -42,7 +44,8 @@ class _Store:
     def step(self) -> None:
         rng, c = self.rng, self.db.conn
         items = [r[0] for r in c.execute("SELECT id FROM items")]
-        kind = rng.choice(["add", "add", "add", "forget", "edit", "passage", "unpassage", "vector", "same"])
+        kind = rng.choice(["add", "add", "add", "forget", "edit", "passage", "unpassage", "vector", "same",
+                           "pend", "pend", "saved"])
         with self.db.transaction():
             if kind == "add" or not items and kind in ("forget", "edit"):
                 for _ in range(rng.randint(1, 4)):
@@ -59,6 +62,13 @@ class _Store:
                           "text_hash) VALUES(?, 'index/a.md', 'a', 'index', '', 'p', 1, 2, ?)", (f"p{self.n}", h))
             elif kind == "unpassage":
                 c.execute("DELETE FROM passages WHERE label=(SELECT min(label) FROM passages)")
+            elif kind == "pend":  # new or changed vectors wait beside the hnsw sidecar (sync._update_sidecar)
+                labels = [r[0] for r in c.execute("SELECT label FROM items UNION ALL SELECT label + ? FROM passages",
+                                                  (PASSAGE_LABEL_BASE,))]
+                c.executemany("INSERT OR IGNORE INTO vec_pending(label) VALUES(?)",
+                              [(lab,) for lab in rng.sample(labels, min(len(labels), rng.randint(1, 5)))])
+            elif kind == "saved":  # the sidecar took them in
+                c.execute("DELETE FROM vec_pending")
             elif kind == "vector":  # vectors arrive for what had none
                 for (h,) in c.execute("SELECT text_hash FROM items WHERE text_hash NOT IN "
                                       "(SELECT text_hash FROM embeddings)").fetchall()[:3]:
@@ -68,7 +78,7 @@ class _Store:
 def _same_as_reload(copy: VectorCopy, db: IndexDB) -> None:
     with db.snapshot():
         copy.refresh(db)
-        labels, matrix = db.labeled_vectors()
+        labels, matrix = db.labeled_vectors(pending_only=copy.pending_only)
     order = np.argsort(labels, kind="stable")
     assert np.array_equal(copy.labels, labels[order])
     if len(labels):
@@ -78,9 +88,10 @@ def _same_as_reload(copy: VectorCopy, db: IndexDB) -> None:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_the_copy_equals_a_full_reload_after_any_changes(tmp_path: Path, seed: int) -> None:
+@pytest.mark.parametrize("pending", [False, True])
+def test_the_copy_equals_a_full_reload_after_any_changes(tmp_path: Path, seed: int, pending: bool) -> None:
     store = _Store(tmp_path / "index.sqlite3", random.Random(seed))
-    copy = VectorCopy()
+    copy = VectorCopy(pending_only=pending)
     for _ in range(120):
         store.step()
         _same_as_reload(copy, store.db)

@@ -7,12 +7,12 @@ every few hundred ms, so a recall used to re-read every vector blob each time (2
 the blobs of new or changed items costs a fraction of that; the result is the same matrix
 as a full reload (same rows, same order as the items' labels).
 
-The whole copy compares the pairs with the last refresh's by their common prefix and
-suffix (C-speed passes) and rebuilds only the middle: an input adds a few items, so the
-copy costs the pairs' read and one copy of the matrix, not a join with the vectors and a
-gather of every row in Python (~30 ms an input at 5,000 items during a notes ingest, issue
-#18 item 4). The pairs are read without the join: a pair that had a vector keeps it while
-the index's embedder stays the same (only an embedder change deletes vectors of live items,
+Each copy compares the pairs with the last refresh's by their common prefix and suffix
+(C-speed passes) and rebuilds only the middle: an input adds a few items, so a refresh costs
+the pairs' read and one copy of the matrix, not a join with the vectors and a gather of
+every row in Python (at 5,000 items 31 -> 10 ms; issue #18 item 4). The whole copy reads
+its pairs without the join: a pair that had a vector keeps it while the index's embedder
+stays the same (only an embedder change deletes vectors of live items,
 `Indexer._embedder_changed`, and it records the new one); one that had none is asked again.
 """
 
@@ -47,24 +47,17 @@ class VectorCopy:
         self.pending_only = pending_only
         self.labels = np.zeros(0, dtype=np.int64)
         self.matrix = np.zeros((0, 0), dtype=np.float32)
-        self._hash_row: dict[tuple[int, str], int] = {}  # (label, text_hash) -> row in matrix (pending)
-        self._pairs: list[tuple[int, str]] = []  # every pair at the last refresh, in label order (whole)
+        self._pairs: list[tuple[int, str]] = []  # every pair at the last refresh, in label order
         self._rows = np.zeros(0, dtype=np.int64)  # each pair's row in matrix; -1: it had no vector
         self._embedder: str | None = None
 
     def refresh(self, db: IndexDB) -> None:
         """Bring the copy in line with `db`'s current snapshot (call inside it)."""
-        if self.pending_only:
-            self._refresh_pending(db)
-        else:
-            self._refresh_all(db)
-
-    def _refresh_all(self, db: IndexDB) -> None:
         embedder = db.get_meta("embedder")
         if embedder != self._embedder:  # its vectors were deleted: nothing kept is theirs
-            self.__init__()  # type: ignore[misc]
+            self.__init__(self.pending_only)  # type: ignore[misc]
             self._embedder = embedder
-        pairs = db.conn.execute(_ALL).fetchall()
+        pairs = db.conn.execute(_PENDING if self.pending_only else _ALL).fetchall()
         old, rows = self._pairs, self._rows
         p = _common_prefix(old, pairs)
         s = _common_suffix(old, pairs, min(len(old), len(pairs)) - p)
@@ -79,9 +72,9 @@ class VectorCopy:
         if have:
             dim = self.matrix.shape[1]
             if any(len(v) != dim for v in fetched.values()):  # the vector space changed: start over
-                self.__init__()  # type: ignore[misc]
+                self.__init__(self.pending_only)  # type: ignore[misc]
                 self._embedder = embedder
-                self._refresh_all(db)
+                self.refresh(db)
                 return
         else:
             dim = len(next(iter(fetched.values()))) if fetched else 0
@@ -121,42 +114,6 @@ class VectorCopy:
         self._rows = np.concatenate([np.arange(p, dtype=np.int64), mid_rows,
                                      np.arange(p + len(picks), p + len(picks) + s, dtype=np.int64)])
         self._pairs = pairs
-
-    def _refresh_pending(self, db: IndexDB) -> None:
-        pairs = db.conn.execute(_PENDING).fetchall()
-        missing = list({h for lab, h in pairs if (lab, h) not in self._hash_row})
-        fetched = db.cached_vectors(missing) if missing else {}
-        old_rows: list[int] = []
-        new_vecs: list[np.ndarray] = []
-        labels: list[int] = []
-        keys: list[tuple[int, str]] = []
-        for lab, h in pairs:
-            row = self._hash_row.get((lab, h))
-            if row is not None:
-                old_rows.append(row)
-            elif h in fetched:
-                old_rows.append(-1 - len(new_vecs))  # a new row, by its place in new_vecs
-                new_vecs.append(fetched[h])
-            else:
-                continue  # no vector (yet): as the join in IndexDB.labeled_vectors leaves it out
-            labels.append(int(lab))
-            keys.append((lab, h))
-        if not labels:
-            self.labels, self.matrix, self._hash_row = np.zeros(0, dtype=np.int64), \
-                np.zeros((0, 0), dtype=np.float32), {}
-            return
-        dim = len(new_vecs[0]) if new_vecs else self.matrix.shape[1]
-        extra = np.stack(new_vecs).astype(np.float32, copy=False) if new_vecs else np.zeros((0, dim), np.float32)
-        if extra.shape[1] != dim or (self.matrix.size and self.matrix.shape[1] != dim):
-            self.__init__(self.pending_only)  # the vector space changed: start over
-            self._refresh_pending(db)
-            return
-        source = np.concatenate([self.matrix.reshape(-1, dim) if self.matrix.size else np.zeros((0, dim), np.float32),
-                                 extra])
-        index = np.array([r if r >= 0 else len(self.matrix) + (-1 - r) for r in old_rows], dtype=np.int64)
-        self.matrix = np.ascontiguousarray(source[index])
-        self.labels = np.asarray(labels, dtype=np.int64)
-        self._hash_row = {k: i for i, k in enumerate(keys)}
 
 
 def _common_prefix(a: list[tuple[int, str]], b: list[tuple[int, str]]) -> int:
