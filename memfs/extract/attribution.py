@@ -35,9 +35,9 @@ from memfs.extract.lexicon import (
     STOPWORDS,
     is_past_form,
 )
-from memfs.extract.groups import group_name  # noqa: F401 (public here)
+from memfs.extract.groups import group_name, one_each  # noqa: F401 (group_name public here)
 from memfs.extract.later import nobody_since, speaker_last_named, they_before
-from memfs.extract.listener import is_generic_you, is_impersonal_you
+from memfs.extract.listener import is_generic_you, is_impersonal_you, is_plural_you  # noqa: F401
 from memfs.extract.subject import normalize_slang, restore_subject  # noqa: F401 (public here)
 
 USER_ROLES = frozenset({"user", "human", "me", "customer", "client", "person", "speaker",
@@ -302,9 +302,7 @@ class _Rewriter:
                 toks[i] = name + " " + self._would_or_had(i)
             elif low == "me":
                 toks[i] = name
-            elif low == "my":
-                toks[i] = possessive(name)
-            elif low == "mine":
+            elif low in ("my", "mine"):
                 toks[i] = possessive(name)
             elif low == "myself":
                 toks[i] = "themself"
@@ -331,6 +329,8 @@ class _Rewriter:
                 pair = self.addressee is not None and nxt is not None and \
                     toks[nxt].lower() in _SHARED_NOUNS
                 toks[i] = possessive(f"{name} and {self.addressee}" if pair else name)
+                if not pair and nxt is not None and one_each(toks[nxt]):
+                    toks[nxt] = one_each(toks[nxt]) or toks[nxt]  # "our lives" -> "Maria's life"
             elif low == "ourselves":
                 toks[i] = "themselves"
             elif low in ("let's", "lets") and tok[0] in "Ll" and (low == "let's" or i == 0):
@@ -391,7 +391,7 @@ def attribute(sentence: str, name: str, addressee: str | None = None, *,
     group = group_name(name, context if context is not None else sentence, sentence,
                        addressee) if needs_group \
         else name + " and others"
-    second = addressee is not None and not is_generic_you(sentence) and not is_impersonal_you(sentence)
+    second = addressee is not None and not is_plural_you(sentence) and not is_impersonal_you(sentence)
     if second and "you know" in low:
         sentence = _YOU_KNOW_RE.sub("", sentence)
     out = _Rewriter(sentence, name, addressee, group, plural, named).run(second_person=second)

@@ -58,3 +58,15 @@ def group_name(name: str, context: str, sentence: str = "", addressee: str | Non
     if _TEAM_RE.search(said):
         return f"{name} and the team"
     return f"{name} and others"
+
+
+# What each person has one of: "our lives" said by one speaker is "Maria's life", not
+# "Maria's lives" (a singular owner with a plural that counts owners).
+_ONE_EACH = {"lives": "life", "minds": "mind", "souls": "soul", "hearts": "heart", "bodies": "body",
+             "imaginations": "imagination", "selves": "self", "childhoods": "childhood"}
+
+
+def one_each(noun: str) -> str | None:
+    """The singular of a noun that counts owners ("lives" -> "life"), else None."""
+    out = _ONE_EACH.get(noun.lower())
+    return out if out is None or noun.islower() else out.capitalize()
