@@ -87,3 +87,21 @@ def test_a_photo_still_says_what_it_is_for_it_and_for_people() -> None:
     got = lines(("Tom", "Wow!"),
                 ("Priya", "They sang three songs at the school fair. Priya shares a photo of a group of kids singing."))
     assert any(t.startswith("Priya, sharing a photo of a group of kids singing: They sang") for t in got), got
+
+
+def test_the_speaker_coordinated_with_their_own_group_is_named() -> None:
+    assert attribute("My coworkers and I ran a bake sale last week.", "Priya", "Tom") \
+        == "Priya's coworkers and Priya ran a bake sale last week."
+    assert attribute("The gig was loud, and my band and I were exhausted.", "Tom", "Priya") \
+        == "The gig was loud, and Tom's band and Tom were exhausted."
+    assert attribute("I love my classes and I go every week.", "Tom", "Priya") \
+        == "Tom loves their classes and they go every week."
+
+
+def test_a_quote_that_names_nothing_that_can_be_many_is_no_context_for_they() -> None:
+    got = lines(("Tom", "Take heart and keep working on your novel."),
+                ("Priya", "They make me think of my grandmother and her garden."))
+    assert not any(t.startswith("Priya") and "keep working" in t for t in got), got
+    got = lines(("Tom", "My neighbours threw a huge party on Saturday."),
+                ("Priya", "They invited the whole street and hired a band."))
+    assert any(t.startswith('Priya, after Tom said "My neighbours threw a huge party') for t in got), got

@@ -35,7 +35,7 @@ from memfs.extract.lexicon import (
     STOPWORDS,
     is_past_form,
 )
-from memfs.extract.groups import group_name, one_each  # noqa: F401 (group_name public here)
+from memfs.extract.groups import group_name, one_each, owned_group  # noqa: F401 (group_name public here)
 from memfs.extract.later import nobody_since, speaker_last_named, they_before
 from memfs.extract.listener import is_generic_you, is_impersonal_you, is_plural_you  # noqa: F401
 from memfs.extract.subject import normalize_slang, restore_subject  # noqa: F401 (public here)
@@ -173,8 +173,7 @@ class _Rewriter:
 
     def _next_word(self, i: int) -> int | None:
         """Index of the next word token if only whitespace separates it from token i."""
-        j = i + 1
-        toks = self.tokens
+        j, toks = i + 1, self.tokens
         while j < len(toks) and toks[j].isspace():
             j += 1
         if j < len(toks) and (toks[j][0].isalpha()):
@@ -182,8 +181,7 @@ class _Rewriter:
         return None
 
     def _prev_word(self, i: int) -> str:
-        j = i - 1
-        toks = self.tokens
+        j, toks = i - 1, self.tokens
         while j >= 0 and toks[j].isspace():
             j -= 1
         if j < 0:
@@ -192,8 +190,7 @@ class _Rewriter:
 
     def _word_before(self, i: int, n: int) -> str:
         """The n-th non-space token before token i (1 = the previous one), as written."""
-        j = i - 1
-        toks = self.tokens
+        j, toks = i - 1, self.tokens
         while j >= 0:
             if not toks[j].isspace():
                 n -= 1
@@ -213,6 +210,8 @@ class _Rewriter:
         # "Tom and I" is a plural subject; "in Manchester and I work" is a new clause;
         # at the start of a sentence a capitalised word is a name unless it is a common word.
         third = self._word_before(i, 3)
+        if owned_group(third, before, self._word_before(i, 4)):
+            return True  # "my colleagues and I went": the owner was rewritten to "Jon's" already
         if third in ("", ".", "!", "?"):
             return before[:1].isupper() and low not in _NON_VERBS and low not in STOPWORDS \
                 and not low.endswith(("ing", "ed", "ly"))

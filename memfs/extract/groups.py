@@ -70,3 +70,14 @@ def one_each(noun: str) -> str | None:
     """The singular of a noun that counts owners ("lives" -> "life"), else None."""
     out = _ONE_EACH.get(noun.lower())
     return out if out is None or noun.islower() else out.capitalize()
+
+
+_COLLECTIVE = frozenset({"team", "crew", "band", "group", "class", "squad", "club", "staff", "choir"})
+_LEADS = frozenset({"", ".", "!", "?", ",", ";", "and", "but", "so", "because", "when", "then"})
+
+
+def owned_group(owner: str, noun: str, lead: str) -> bool:
+    """ "my colleagues and I", "my team and I" opening a clause (``lead`` the word before the
+    owner): the speaker is one of a plural subject, so "I" is named, never "they"."""
+    return owner.endswith("'s") and lead.lower() in _LEADS and (
+        noun.lower() in _COLLECTIVE or (noun.endswith("s") and not noun.endswith("ss")))

@@ -178,14 +178,14 @@ def _context_of(name: str, people: tuple[str, ...], before: str, previous: str, 
     """(lead, words, whether they are a quote) of the nearest context: ("Maria, after John
     said", "We went to ...", True), ("Maria, sharing", "a photo of a dog", False).
     A photo of one thing is no context for a line opening on a plural pointer (`opener`)."""
-    q = _nearest(_sentences(before), people)
+    q = _nearest(_sentences(before), people, opener)
     if q is not None:
         return f"{name}, after saying", q, True
     other = bool(previous_speaker) and previous_speaker != name
     if other:
         said = _sentences(previous)
         # Two questions asked at once: which one the line answers is a guess.
-        q = _nearest(said, people) if sum(x.endswith("?") for x in said) < 2 else None
+        q = _nearest(said, people, opener) if sum(x.endswith("?") for x in said) < 2 else None
         if q is not None:
             return (f"{name}, in reply to {previous_speaker}'s" if q.endswith("?")
                     else f"{name}, after {previous_speaker} said"), q, True
@@ -205,8 +205,10 @@ def _sentences(turn: str) -> list[str]:
     return out
 
 
-def _nearest(sentences: list[str], people: tuple[str, ...]) -> str | None:
-    """The last of `sentences` that names something and is no filler, within ``MAX_BACK``."""
+def _nearest(sentences: list[str], people: tuple[str, ...], opener: str = "") -> str | None:
+    """The last of `sentences` that names something and is no filler, within ``MAX_BACK``;
+    for a line opening on a plural pointer, something that can be more than one."""
+    plural = opener.strip("\"'\u201c*_,.!") in _PLURAL_POINTERS
     names = {n for p in people for n in p.split()}
     for s in reversed(sentences[-MAX_BACK:]):
         core = strip_edges(s, people) or s
@@ -220,6 +222,8 @@ def _nearest(sentences: list[str], people: tuple[str, ...]) -> str | None:
             continue
         if _POINTS_RE.search(core) and not named:
             continue  # "What inspired it?"
+        if plural and not any(m.group(0) not in names for m in _MANY_WORDS_RE.finditer(core)):
+            continue  # "They make me think of strength" after "Keep pushing yourself with your writing."
         return s.replace('"', "'")
     return None
 
@@ -236,6 +240,9 @@ def _caption(turn: str, who: str) -> str | None:
 
 # Pointers that can only mean more than one thing ("they" may be one person: see _PERSON_RE).
 _PLURAL_POINTERS = frozenset({"they", "they're", "they've", "they'll", "they'd", "them", "these", "those"})
+# Words that can be more than one: a plural (or a verb, leniently), a group, a name.
+_MANY_WORDS_RE = re.compile(r"\b[a-z]{2,}[^\W\dsu']s\b|\b(?:people|family|folks|children|men|women|team|crew|group|"
+                            r"class|staff|crowd|band)\b|(?<=[\w,] )(?-i:[A-Z])[\w-]+", re.IGNORECASE)
 # "a photo of a car that has been damaged": one thing, named by its first noun phrase.
 _ONE_SHOWN_RE = re.compile(r"^(?:a|an|the|some)\s+(?:[\w-]+\s+){0,2}?(?:photo|picture|pic|image|video|screenshot|"
                            r"drawing)\s+of\s+(?:a|an)\s+(?P<np>[^,]+?)(?=\s+(?:with|that|on|in|at|of|is|and|"
