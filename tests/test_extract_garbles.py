@@ -105,3 +105,37 @@ def test_a_quote_that_names_nothing_that_can_be_many_is_no_context_for_they() ->
     got = lines(("Tom", "My neighbours threw a huge party on Saturday."),
                 ("Priya", "They invited the whole street and hired a band."))
     assert any(t.startswith('Priya, after Tom said "My neighbours threw a huge party') for t in got), got
+
+
+# --- a line about the listener keeps who said it ------------------------------------------------
+
+def test_a_line_naming_only_the_listener_keeps_its_speaker() -> None:
+    from memfs.extract.said import attributed
+    people = ("Tom", "Priya")
+    got = attributed("Swimming can really calm Priya's nerves.", "Tom", people, "conversation", listener="Priya")
+    assert got is not None and got.startswith("Tom"), got
+    got = attributed("Wishing Priya the best with the move.", "Tom", people, "conversation", listener="Priya")
+    assert got == "Tom: Wishing Priya the best with the move.", got
+    assert attributed("Tom loves Priya's garden.", "Tom", people, "conversation", listener="Priya") \
+        == "Tom loves Priya's garden."
+    # In a meeting there is no one listener: "Marcus will send it" said by Dana is about Marcus.
+    assert attributed("Priya will book the room.", "Tom", people + ("Ana",), "conversation") \
+        == "Priya will book the room."
+
+
+def test_a_name_inside_a_word_is_no_mention() -> None:
+    from memfs.extract.said import attributed
+    got = attributed("Sometimes the city feels too loud at 3am.", "Tim", ("Tim", "Ana"), "conversation")
+    assert got is not None and got.startswith("Tim"), got
+
+
+def test_existential_there_after_a_verb_is_no_place() -> None:
+    from memfs.extract.deixis import resolve_place
+    for said in ("Wherever we walked there's a new cafe.", "Everywhere you go there is a new cafe."):
+        assert resolve_place(said, "We spent a week in Lisbon.") == said
+    assert resolve_place("Priya's last day there is Friday.", "She works at Acme.") \
+        == "Priya's last day at Acme is Friday."
+    assert resolve_place("We walked there every day.", "We spent a week in Lisbon.") \
+        == "We walked in Lisbon every day."
+    assert attribute("Everywhere you go there's something to see.", "Tom", "Priya") \
+        == "Everywhere Priya goes there's something to see."

@@ -225,7 +225,7 @@ class _Rewriter:
                         "think", "thought", "know", "knew", "bet", "hope", "guess", "believe",
                         "glad", "happy", "proud", "heard", "wish", "noticed", "seems", "how",
                         "what", "why", "where", "whether", "like", "whenever", "once",
-                        "unless", "then", "wherever", "whatever")
+                        "unless", "then", "wherever", "whatever", "everywhere", "anywhere")
 
     def _agree(self, i: int) -> None:
         """Make the verb after the subject at token i third person singular."""
