@@ -139,3 +139,17 @@ def test_existential_there_after_a_verb_is_no_place() -> None:
         == "We walked in Lisbon every day."
     assert attribute("Everywhere you go there's something to see.", "Tom", "Priya") \
         == "Everywhere Priya goes there's something to see."
+
+
+def test_us_all_is_everyone_not_the_group_plus_all() -> None:
+    assert attribute("Her songs are a gift to us all.", "Tom", "Priya") == "Her songs are a gift to everyone."
+    assert attribute("The new park is great for all of us.", "Priya", "Tom",
+                     context="My kids love it. The new park is great for all of us.") \
+        == "The new park is great for the whole family."
+    assert attribute("We all went home early.", "Tom", "Priya") == "Tom and others all went home early."
+
+
+def test_a_line_opening_on_the_listener_is_what_the_speaker_thinks() -> None:
+    from memfs.extract.said import attributed
+    got = attributed("Priya is a role model to everyone.", "Tom", ("Tom", "Priya"), "conversation", listener="Priya")
+    assert got == "Tom thinks Priya is a role model to everyone.", got

@@ -35,7 +35,7 @@ from memfs.extract.lexicon import (
     STOPWORDS,
     is_past_form,
 )
-from memfs.extract.groups import group_name, one_each, owned_group  # noqa: F401 (group_name public here)
+from memfs.extract.groups import all_of_us, group_name, one_each, owned_group  # noqa: F401 (group_name public)
 from memfs.extract.later import nobody_since, speaker_last_named, they_before
 from memfs.extract.listener import is_generic_you, is_impersonal_you, is_plural_you  # noqa: F401
 from memfs.extract.subject import normalize_slang, restore_subject  # noqa: F401 (public here)
@@ -390,6 +390,7 @@ def attribute(sentence: str, name: str, addressee: str | None = None, *,
     group = group_name(name, context if context is not None else sentence, sentence,
                        addressee) if needs_group \
         else name + " and others"
+    sentence = all_of_us(sentence, group) if plural else sentence  # "us all" -> "everyone"
     second = addressee is not None and not is_plural_you(sentence) and not is_impersonal_you(sentence)
     if second and "you know" in low:
         sentence = _YOU_KNOW_RE.sub("", sentence)

@@ -81,3 +81,18 @@ def owned_group(owner: str, noun: str, lead: str) -> bool:
     owner): the speaker is one of a plural subject, so "I" is named, never "they"."""
     return owner.endswith("'s") and lead.lower() in _LEADS and (
         noun.lower() in _COLLECTIVE or (noun.endswith("s") and not noun.endswith("ss")))
+
+
+_ALL_OF_US_RE = re.compile(r"\ball of us\b|\bus all\b", re.IGNORECASE)
+
+
+def all_of_us(sentence: str, group: str) -> str:
+    """ "an inspiration to us all" / "for all of us": everyone the group is, said whole --
+    "an inspiration to everyone", "for the whole family", "for both Tim and John" -- not
+    "to Caroline and others all"."""
+    if not _ALL_OF_US_RE.search(sentence) or not group.endswith((" and others", " and family")) \
+            and " and " not in group:
+        return sentence
+    whole = "everyone" if group.endswith(" and others") else "the whole family" \
+        if group.endswith(" and family") else "the whole team" if group.endswith(" and the team") else f"both {group}"
+    return _ALL_OF_US_RE.sub(whole, sentence)

@@ -44,6 +44,8 @@ def attributed(text: str, name: str, people: tuple[str, ...], kind: str, dated: 
     if named and listener and named == [listener]:
         # "Running can really boost Melanie's mood." said by Caroline to Melanie: her view
         # of the listener, not a fact Melanie told; without its holder it reads as one.
+        if _names(listener, text.split(None, 1)[0]):
+            return f"{name} thinks {text}"  # "Melanie is an inspiration to everyone."
         return general_belief(text, name) or f"{name}: {text}"
     if named:
         return text
