@@ -153,3 +153,10 @@ def test_a_line_opening_on_the_listener_is_what_the_speaker_thinks() -> None:
     from memfs.extract.said import attributed
     got = attributed("Priya is a role model to everyone.", "Tom", ("Tom", "Priya"), "conversation", listener="Priya")
     assert got == "Tom thinks Priya is a role model to everyone.", got
+
+
+def test_me_before_a_clause_of_the_speaker_gets_that() -> None:
+    assert attribute("They keep telling me I'm doing fine.", "Priya", "Tom") \
+        == "They keep telling Priya that Priya is doing fine."
+    assert attribute("For me I just sit and read.", "Priya", "Tom") == "For Priya they just sit and read."
+    assert attribute("Let me know how it goes.", "Priya", "Tom") == "Let Priya know how it goes."

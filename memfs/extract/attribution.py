@@ -93,6 +93,9 @@ _PLURAL_THEY_RE = re.compile(r"\b(?:they|them|their|theirs|they're|they've)\b", 
 _COUNTED_RE = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|\d+|several|many|few|both|"
                          r"multiple|couple of|lot of|lots of)\s+(?:[\w-]+\s+)?[\w-]+s\b", re.IGNORECASE)
 _SUBJECTS = frozenset({"i", "i'm", "im", "i've", "ive", "i'll", "i'd"})
+_CLAUSE_SUBJECTS = _SUBJECTS | {"we", "we're", "we've", "we'll", "we'd"}
+_TELLS = frozenset("tell tells told telling remind reminds reminded reminding show shows showed showing teach teaches "
+                   "taught teaching assure assured assures convince convinced promise promised warn warned".split())
 _GROUP_LATER = {"we": "they", "we're": "they are", "we've": "they have", "we'll": "they will",
                 "we'd": "they would", "us": "them", "our": "their", "ours": "theirs"}
 _YOU_RE = re.compile(r"\b(?:you|your|you're|you've|you'll|you'd|yours|yourself)\b", re.IGNORECASE)
@@ -176,17 +179,13 @@ class _Rewriter:
         j, toks = i + 1, self.tokens
         while j < len(toks) and toks[j].isspace():
             j += 1
-        if j < len(toks) and (toks[j][0].isalpha()):
-            return j
-        return None
+        return j if j < len(toks) and toks[j][0].isalpha() else None
 
     def _prev_word(self, i: int) -> str:
         j, toks = i - 1, self.tokens
         while j >= 0 and toks[j].isspace():
             j -= 1
-        if j < 0:
-            return ""
-        return toks[j].lower()
+        return toks[j].lower() if j >= 0 else ""
 
     def _word_before(self, i: int, n: int) -> str:
         """The n-th non-space token before token i (1 = the previous one), as written."""
@@ -299,8 +298,9 @@ class _Rewriter:
                 toks[i] = name + " will"
             elif low == "i'd":
                 toks[i] = name + " " + self._would_or_had(i)
-            elif low == "me":
-                toks[i] = name
+            elif low == "me":  # "reminding me I'm not alone": "reminding Maria that Maria is ..."
+                toks[i] = name + (" that" if (j := self._next_word(i)) is not None and toks[j].lower() in _CLAUSE_SUBJECTS
+                                  and self._prev_word(i) in _TELLS else "")
             elif low in ("my", "mine"):
                 toks[i] = possessive(name)
             elif low == "myself":
