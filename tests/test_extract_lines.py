@@ -104,7 +104,7 @@ def test_a_name_named_just_before_is_not_repeated_though_the_listener_is_in_the_
 def test_what_the_speaker_thinks_of_the_listener_is_their_view() -> None:
     assert lines(("Tim", "You're a great mentor.")) == ["Tim thinks John is a great mentor."]
     assert lines(("Tim", "Working with people like you is motivating.")) == [
-        "Working with people like John is motivating."]
+        "Tim: Working with people like John is motivating."]
     assert lines(("Tim", "Keep going for your dreams and never quit!")) == []
 
 
@@ -121,7 +121,7 @@ def test_a_pleasantry_for_the_listener_does_not_lose_the_fact_after_it() -> None
 def test_advice_and_what_the_speaker_did_with_the_listener_are_kept() -> None:
     # Seen missing on LoCoMo retrieval when all of this was dropped as "about the listener".
     assert lines(("Tim", "Make sure you watch other people's videos first.")) == [
-        "Make sure John watches other people's videos first."]
+        "Tim: Make sure John watches other people's videos first."]
     assert lines(("Tim", "Been reading that book you recommended a while ago.")) == [
         "Tim has been reading that book John recommended a while ago."]
     # A pointer with nothing in reach is not stored; with the question it answers it is (``reach``).
@@ -213,7 +213,7 @@ def test_an_impersonal_you_is_not_named_as_the_listener(text: str, expected: str
 
 @pytest.mark.parametrize("text,expected", [
     # ... but the listener's own things, and what the speaker does for them, stay theirs.
-    ("The puppy teaches your kids to be gentle.", "The puppy teaches John's kids to be gentle."),
+    ("The puppy teaches your kids to be gentle.", "Tim: The puppy teaches John's kids to be gentle."),
     ("I can help you paint the fence on Saturday.", "Tim can help John paint the fence on 2023-05-13."),
     ("Your new bike lets you ride to work.", "Tim thinks John's new bike lets John ride to work."),
 ])

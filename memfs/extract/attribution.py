@@ -35,9 +35,9 @@ from memfs.extract.lexicon import (
     STOPWORDS,
     is_past_form,
 )
-from memfs.extract.groups import group_name  # noqa: F401 (public here)
+from memfs.extract.groups import all_of_us, group_name, one_each, owned_group  # noqa: F401 (group_name public)
 from memfs.extract.later import nobody_since, speaker_last_named, they_before
-from memfs.extract.listener import is_generic_you, is_impersonal_you
+from memfs.extract.listener import is_generic_you, is_impersonal_you, is_plural_you  # noqa: F401
 from memfs.extract.subject import normalize_slang, restore_subject  # noqa: F401 (public here)
 
 USER_ROLES = frozenset({"user", "human", "me", "customer", "client", "person", "speaker",
@@ -93,6 +93,9 @@ _PLURAL_THEY_RE = re.compile(r"\b(?:they|them|their|theirs|they're|they've)\b", 
 _COUNTED_RE = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|\d+|several|many|few|both|"
                          r"multiple|couple of|lot of|lots of)\s+(?:[\w-]+\s+)?[\w-]+s\b", re.IGNORECASE)
 _SUBJECTS = frozenset({"i", "i'm", "im", "i've", "ive", "i'll", "i'd"})
+_CLAUSE_SUBJECTS = _SUBJECTS | {"we", "we're", "we've", "we'll", "we'd"}
+_TELLS = frozenset("tell tells told telling remind reminds reminded reminding show shows showed showing teach teaches "
+                   "taught teaching assure assured assures convince convinced promise promised warn warned".split())
 _GROUP_LATER = {"we": "they", "we're": "they are", "we've": "they have", "we'll": "they will",
                 "we'd": "they would", "us": "them", "our": "their", "ours": "theirs"}
 _YOU_RE = re.compile(r"\b(?:you|your|you're|you've|you'll|you'd|yours|yourself)\b", re.IGNORECASE)
@@ -173,27 +176,20 @@ class _Rewriter:
 
     def _next_word(self, i: int) -> int | None:
         """Index of the next word token if only whitespace separates it from token i."""
-        j = i + 1
-        toks = self.tokens
+        j, toks = i + 1, self.tokens
         while j < len(toks) and toks[j].isspace():
             j += 1
-        if j < len(toks) and (toks[j][0].isalpha()):
-            return j
-        return None
+        return j if j < len(toks) and toks[j][0].isalpha() else None
 
     def _prev_word(self, i: int) -> str:
-        j = i - 1
-        toks = self.tokens
+        j, toks = i - 1, self.tokens
         while j >= 0 and toks[j].isspace():
             j -= 1
-        if j < 0:
-            return ""
-        return toks[j].lower()
+        return toks[j].lower() if j >= 0 else ""
 
     def _word_before(self, i: int, n: int) -> str:
         """The n-th non-space token before token i (1 = the previous one), as written."""
-        j = i - 1
-        toks = self.tokens
+        j, toks = i - 1, self.tokens
         while j >= 0:
             if not toks[j].isspace():
                 n -= 1
@@ -213,6 +209,8 @@ class _Rewriter:
         # "Tom and I" is a plural subject; "in Manchester and I work" is a new clause;
         # at the start of a sentence a capitalised word is a name unless it is a common word.
         third = self._word_before(i, 3)
+        if owned_group(third, before, self._word_before(i, 4)):
+            return True  # "my colleagues and I went": the owner was rewritten to "Jon's" already
         if third in ("", ".", "!", "?"):
             return before[:1].isupper() and low not in _NON_VERBS and low not in STOPWORDS \
                 and not low.endswith(("ing", "ed", "ly"))
@@ -226,7 +224,7 @@ class _Rewriter:
                         "think", "thought", "know", "knew", "bet", "hope", "guess", "believe",
                         "glad", "happy", "proud", "heard", "wish", "noticed", "seems", "how",
                         "what", "why", "where", "whether", "like", "whenever", "once",
-                        "unless", "then", "wherever", "whatever")
+                        "unless", "then", "wherever", "whatever", "everywhere", "anywhere")
 
     def _agree(self, i: int) -> None:
         """Make the verb after the subject at token i third person singular."""
@@ -300,11 +298,10 @@ class _Rewriter:
                 toks[i] = name + " will"
             elif low == "i'd":
                 toks[i] = name + " " + self._would_or_had(i)
-            elif low == "me":
-                toks[i] = name
-            elif low == "my":
-                toks[i] = possessive(name)
-            elif low == "mine":
+            elif low == "me":  # "reminding me I'm not alone": "reminding Maria that Maria is ..."
+                toks[i] = name + (" that" if (j := self._next_word(i)) is not None and toks[j].lower() in _CLAUSE_SUBJECTS
+                                  and self._prev_word(i) in _TELLS else "")
+            elif low in ("my", "mine"):
                 toks[i] = possessive(name)
             elif low == "myself":
                 toks[i] = "themself"
@@ -331,6 +328,8 @@ class _Rewriter:
                 pair = self.addressee is not None and nxt is not None and \
                     toks[nxt].lower() in _SHARED_NOUNS
                 toks[i] = possessive(f"{name} and {self.addressee}" if pair else name)
+                if not pair and nxt is not None and one_each(toks[nxt]):
+                    toks[nxt] = one_each(toks[nxt]) or toks[nxt]  # "our lives" -> "Maria's life"
             elif low == "ourselves":
                 toks[i] = "themselves"
             elif low in ("let's", "lets") and tok[0] in "Ll" and (low == "let's" or i == 0):
@@ -391,7 +390,8 @@ def attribute(sentence: str, name: str, addressee: str | None = None, *,
     group = group_name(name, context if context is not None else sentence, sentence,
                        addressee) if needs_group \
         else name + " and others"
-    second = addressee is not None and not is_generic_you(sentence) and not is_impersonal_you(sentence)
+    sentence = all_of_us(sentence, group) if plural else sentence  # "us all" -> "everyone"
+    second = addressee is not None and not is_plural_you(sentence) and not is_impersonal_you(sentence)
     if second and "you know" in low:
         sentence = _YOU_KNOW_RE.sub("", sentence)
     out = _Rewriter(sentence, name, addressee, group, plural, named).run(second_person=second)

@@ -17,7 +17,7 @@ _IDIOM = re.compile(
     r"\b(?:out|hang|hanging|hung|in|over|almost|nearly|get|getting|got|be|being|been|is|was|were|are|"
     r"am)\s+there\s+(?:for|with|too|yet|eventually|soon|someday|one day)\b|\b(?:out|hang in|hanging in|"
     r"over|almost|nearly|right) there\b|\bthere you go\b|\bthere for\b|\bbeen there,|\bthere and back\b|"
-    r"\bhere and there\b|\bthere!",
+    r"\bhere and there\b|\bthere!|\b(?:everywhere|anywhere|wherever)\b[^.!?]*\bthere\s+(?:is|are|was|were)\b",
     re.IGNORECASE)
 _PLACE_THERE = re.compile(
     r"\b(?P<before>went|go|goes|going|gone|moved|move|moving|live|lives|lived|living|stay|stays|stayed|"
@@ -25,7 +25,8 @@ _PLACE_THERE = re.compile(
     r"flew|fly|flying|travel|traveled|travelled|walked|walk|headed|head|back|trip|time|day|days|week|"
     r"weeks|weekend|year|years|food|people|weather|view|views|staff|job|shift|everyone|friends|"
     r"school|there|studied|study|studying|born|grew up|raised|ate|eat|eating|shopping|hiking|"
-    r"camping|started|start|starting|left|returned|return|returning|it|stuff|place)\s+there\b",
+    r"camping|started|start|starting|left|returned|return|returning|it|stuff|place)\s+there\b"
+    r"(?!'s\b)",  # "Everywhere you go there's something new": existential
     re.IGNORECASE)
 _PLACE = re.compile(
     r"\b(?P<prep>in|at|to|from|near|visited|visiting|visit)\s+(?P<place>(?:the\s+)?(?-i:[A-Z][\w'&.-]*)"

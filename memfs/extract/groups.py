@@ -58,3 +58,41 @@ def group_name(name: str, context: str, sentence: str = "", addressee: str | Non
     if _TEAM_RE.search(said):
         return f"{name} and the team"
     return f"{name} and others"
+
+
+# What each person has one of: "our lives" said by one speaker is "Maria's life", not
+# "Maria's lives" (a singular owner with a plural that counts owners).
+_ONE_EACH = {"lives": "life", "minds": "mind", "souls": "soul", "hearts": "heart", "bodies": "body",
+             "imaginations": "imagination", "selves": "self", "childhoods": "childhood"}
+
+
+def one_each(noun: str) -> str | None:
+    """The singular of a noun that counts owners ("lives" -> "life"), else None."""
+    out = _ONE_EACH.get(noun.lower())
+    return out if out is None or noun.islower() else out.capitalize()
+
+
+_COLLECTIVE = frozenset({"team", "crew", "band", "group", "class", "squad", "club", "staff", "choir"})
+_LEADS = frozenset({"", ".", "!", "?", ",", ";", "and", "but", "so", "because", "when", "then"})
+
+
+def owned_group(owner: str, noun: str, lead: str) -> bool:
+    """ "my colleagues and I", "my team and I" opening a clause (``lead`` the word before the
+    owner): the speaker is one of a plural subject, so "I" is named, never "they"."""
+    return owner.endswith("'s") and lead.lower() in _LEADS and (
+        noun.lower() in _COLLECTIVE or (noun.endswith("s") and not noun.endswith("ss")))
+
+
+_ALL_OF_US_RE = re.compile(r"\ball of us\b|\bus all\b", re.IGNORECASE)
+
+
+def all_of_us(sentence: str, group: str) -> str:
+    """ "an inspiration to us all" / "for all of us": everyone the group is, said whole --
+    "an inspiration to everyone", "for the whole family", "for both Tim and John" -- not
+    "to Caroline and others all"."""
+    if not _ALL_OF_US_RE.search(sentence) or not group.endswith((" and others", " and family")) \
+            and " and " not in group:
+        return sentence
+    whole = "everyone" if group.endswith(" and others") else "the whole family" \
+        if group.endswith(" and family") else "the whole team" if group.endswith(" and the team") else f"both {group}"
+    return _ALL_OF_US_RE.sub(whole, sentence)

@@ -31,6 +31,15 @@ def is_generic_you(sentence: str) -> bool:
     return "you" in sentence.lower() and bool(_GENERIC_YOU_RE.search(sentence))
 
 
+_WISH_ALL_RE = re.compile(r"\bwish(?:es|ed|ing)?\s+you\s+all\s+the\s+(?:best|luck)\b", re.IGNORECASE)
+
+
+def is_plural_you(sentence: str) -> bool:
+    """ ``is_generic_you``, except "I wish you all the best": one listener wished everything,
+    so "your exams" there are the listener's."""
+    return is_generic_you(_WISH_ALL_RE.sub("wish them the best", sentence))
+
+
 def specific(s: str, names: list[str]) -> bool:
     """A proper noun (not a participant) or a number: "Let's meet at Rosie's at 7"."""
     return any(m.group(0) not in " ".join(names) for m in _CAPITAL_RE.finditer(s))

@@ -357,7 +357,7 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
         mtype, hint = classify(p.text, kind=ctx.kind, dated=p.dated, heading=heading,
                                list_item=p.block.list_item, ordered=p.block.ordered,
                                personal=p.personal, names=people)
-        said = attributed(_with_heading(p, p.text, heading), name, people, ctx.kind, p.dated)
+        said = attributed(_with_heading(p, p.text, heading), name, people, ctx.kind, p.dated, ctx.addressee.get(name, ""))
         if said is None or (ctx.kind == "conversation" and courtesy(said, name, ctx.addressee.get(name, ""), ctx.names)):
             continue
         if ctx.kind == "conversation":  # a line opening on a pointer: resolved, rewritten or as said

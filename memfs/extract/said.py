@@ -29,19 +29,34 @@ _DEICTIC_RE = re.compile(
 _PROPER_RE = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]+|\d")
 
 
-def attributed(text: str, name: str, people: tuple[str, ...], kind: str, dated: bool = False) -> str | None:
-    """A conversation fact that names nobody ("That roadtrip was insane.") is said by its
-    speaker: keep who said it, or the fact no longer reads on its own. A short one with
+def attributed(text: str, name: str, people: tuple[str, ...], kind: str, dated: bool = False,
+               listener: str = "") -> str | None:
+    """A conversation fact that names nobody ("That roadtrip was insane.") or only the
+    `listener` of a two-person chat is said by its speaker: keep who said it, or the fact
+    no longer reads on its own (nor as the speaker's view of the listener). A short one with
     no date and no name in it is a reaction ("That pic is cool.", "Being a mom is
     awesome.") and not worth a line: None."""
     if kind != "conversation" or name in (GENERIC_USER, GENERIC_AUTHOR):
         return text
-    lowered = text.lower()
-    if any(p and p.lower() in lowered for p in people):
+    if _names(name, text):
+        return text
+    named = [p for p in people if p and _names(p, text)]
+    if named and listener and named == [listener]:
+        # "Running can really boost Melanie's mood." said by Caroline to Melanie: her view
+        # of the listener, not a fact Melanie told; without its holder it reads as one.
+        if _names(listener, text.split(None, 1)[0]):
+            return f"{name} thinks {text}"  # "Melanie is an inspiration to everyone."
+        return general_belief(text, name) or f"{name}: {text}"
+    if named:
         return text
     if is_reaction(text, dated):
         return None
     return general_belief(text, name) or f"{name}: {text}"
+
+
+def _names(person: str, text: str) -> bool:
+    """ "Tim" in "Tim's book", not in "family time"."""
+    return re.search(rf"(?<!\w){re.escape(person)}(?!\w)", text, re.IGNORECASE) is not None
 
 
 def is_reaction(text: str, dated: bool) -> bool:

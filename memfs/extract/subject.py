@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from memfs.extract.lexicon import ED_ADJECTIVES, IRREGULAR_PAST
+from memfs.extract.lexicon import ED_ADJECTIVES, IRREGULAR_PAST, is_past_form
 
 # --- slang that hides the verb --------------------------------------------------
 _SLANG = [
@@ -74,8 +74,30 @@ def _gerund_is_subject(sentence: str) -> bool:
     """ "Taking care of ourselves is vital": the -ing phrase has its own verb."""
     if _RESUMED_RE.search(sentence) and sentence.split(None, 1)[0].lower() not in _DROP_IM:
         return True
-    m = _GERUND_VERB_RE.search(sentence)
+    m = _GERUND_VERB_RE.search(sentence) or _own_verb(sentence)
     return m is not None and not _LATER_CLAUSE_RE.search(sentence[:m.start()])
+
+
+# The gerund phrase's own verb, one the list above lacks: "Losing my job gave me the push",
+# "Having a pal brightens my days", "Biking sounds like fun", "Searching for a studio's a
+# tough job". Only where no other subject, clause or comma comes before it ("Thinking about
+# what she told me" is still "I'm thinking ..."; "Adding it to my list, sounds fun" too).
+_OWN_VERB_RE = re.compile(r"(?P<v>\b[a-z]+[^\W\ds']s)\s+(?:me|us|him|her|them|my|our|his|their)\b|"
+                          r"(?P<l>\b(?:sounds|looks|seems|feels)\s+like|\b[a-z]+s\s+up\s+(?:a|an|the|so|new|my)\b)|"
+                          r"(?P<p>\b[a-z]{3,})\s+(?:me|us|my|our)\b|"
+                          r"\b[a-z]{3,}'s\s+(?:a|an|the|so|such|really|very|not|always|never)\b", re.IGNORECASE)
+_CLAUSE_BEFORE_RE = re.compile(r"\b(?:i|you|he|she|we|they|it|who|which|that|what|how|when|where|why|"
+                               r"because|if|while|whether|whoever)\b", re.IGNORECASE)
+
+
+def _own_verb(sentence: str) -> re.Match[str] | None:
+    for m in _OWN_VERB_RE.finditer(sentence):
+        if m.group("p") and not is_past_form(m.group("p")):
+            continue  # "Taking my dog": not a past verb before "my"
+        if m.start() == 0 or _CLAUSE_BEFORE_RE.search(sentence[:m.start()]) or "," in sentence[:m.start()]:
+            return None  # "Hoping she likes me": the verb is the clause's, not the gerund's
+        return m
+    return None
 _OBJECT_START = frozenset("""my a an the some this that these those to up out back our his her
 their it them home into on in at by with for""".split())
 _YOU_RE = re.compile(r"\b(?:you|your|you're|you've|yours)\b", re.IGNORECASE)
@@ -94,6 +116,9 @@ _DROP_ADV = frozenset({"just", "really", "finally", "recently", "also", "actuall
 _NOT_AFTER_DROP = frozenset({"is", "was", "are", "were", "can", "will", "would", "has",
                              "have", "'s", "of", "and", "it's", "but", "or"})
 
+_THANK_RE = re.compile(r"(?:thank you|thanks)((?:\s+(?:so|very))?\s+much|\s+a lot)?\s+(?=for\s+(?!asking\b)[a-z]+ing\b)",
+                       re.IGNORECASE)
+_EACH_OTHER_RE = re.compile(r"\b(?:each other|one another)\b", re.IGNORECASE)
 _SLANG_ANY_RE = re.compile(r"gonna|wanna|gotta|kinda|sorta|cause|cuz|coz|in'|\bya\b|lemme",
                            re.IGNORECASE)
 _FIRST_TWO_RE = re.compile(r"([A-Za-z']+)(\s+)([A-Za-z']+)?")
@@ -116,6 +141,9 @@ def normalize_slang(sentence: str) -> str:
 
 def restore_subject(sentence: str) -> str:
     """Chat drops the subject: "Love that painting!" -> "I love that painting!"."""
+    m = _THANK_RE.match(sentence)
+    if m:  # "Thank you for using your voice": who thanks whom, or the line names only the listener
+        return f"I thank you{m.group(1) or ''} {sentence[m.end():]}"
     m = _FIRST_TWO_RE.match(sentence)
     if not m:
         return sentence
@@ -135,6 +163,8 @@ def restore_subject(sentence: str) -> str:
         return ("It's " if _IT_BEEN_RE.match(sentence) else "I've ") + rest
     ing_verb = (first.endswith("ing") and len(first) > 5 and first not in _ING_NOUNS
                 and first not in _DROP_I)
+    if ing_verb and _EACH_OTHER_RE.search(sentence):
+        return sentence  # "Chasing our dreams and helping each other out": more than "I"
     if first in _DROP_IM or ing_verb:
         if first == "going" and _IT_GOING_RE.match(sentence):
             return sentence  # "Gonna be a great night": it is, not I am
