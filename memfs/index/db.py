@@ -59,10 +59,6 @@ CREATE INDEX IF NOT EXISTS items_path ON items(path);
 CREATE INDEX IF NOT EXISTS items_text_hash ON items(text_hash);
 -- search's max(seen) per recall (memfs.index.seenindex: schema 7 dropped items_recent).
 CREATE INDEX IF NOT EXISTS items_seen_max ON items(seen);
--- Items opening on a fact's words (ingest's dedupe: repository.current_opening_with): a
--- range of this index, not an FTS phrase over every item holding those words (no schema
--- bump: built at the first open of an older index).
-CREATE INDEX IF NOT EXISTS items_opening ON items(lower(substr(text, 1, 64)));
 CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(
     text, category, context, content='items', content_rowid='label',
     tokenize='porter unicode61 remove_diacritics 2'

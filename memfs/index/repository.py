@@ -135,25 +135,15 @@ def current_matches(db: IndexDB, fts: str, limit: int) -> list[tuple[str, str, s
         "WHERE items_fts MATCH ? AND i.superseded_by IS NULL LIMIT ?", (fts, limit)).fetchall()
 
 
-#: SQLite's lower() folds ASCII letters only (no ICU): the key is made the same way here.
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-OPENING_CHARS = 64  # the items_opening index's key: the text's first 64 characters, folded
-
-
-def current_opening_with(db: IndexDB, head: str, limit: int = 64) -> list[tuple[str, str | None, str]]:
-    """(id, src, text) of current items whose text opens on `head`, ignoring ASCII case (a
-    range of the items_opening index: a probe whatever the store's size, where an FTS5
-    initial-token phrase read the posting list of each of its words, ~0.9 ms a fact at
-    100,000 items); the caller checks the rest of the text."""
-    key = head[:OPENING_CHARS].translate(_ASCII_LOWER)
-    if not key:
+def current_opening_with(db: IndexDB, words: list[str], limit: int = 8) -> list[tuple[str, str | None, str]]:
+    """(id, src, text) of current items whose text opens on these words, in this order (an
+    FTS5 initial-token phrase: an index probe, not a scan); the caller checks the text."""
+    if not words:
         return []
-    if len(key) == OPENING_CHARS:
-        where, args = "lower(substr(text, 1, 64)) = ?", (key,)
-    else:
-        where, args = "lower(substr(text, 1, 64)) >= ? AND lower(substr(text, 1, 64)) < ?", (key, key + "\U0010ffff")
-    return db.conn.execute(f"SELECT id, src, text FROM items WHERE {where} AND superseded_by IS NULL LIMIT ?",
-                           (*args, limit)).fetchall()
+    phrase = '"' + " ".join(words).replace('"', '""') + '"'
+    return db.conn.execute(
+        "SELECT i.id, i.src, i.text FROM items_fts JOIN items i ON i.label = items_fts.rowid "
+        "WHERE items_fts MATCH ? AND i.superseded_by IS NULL LIMIT ?", (f"text : ^ {phrase}", limit)).fetchall()
 
 
 def drop_unused_embeddings(db: IndexDB, keep: frozenset[str] = frozenset()) -> int:

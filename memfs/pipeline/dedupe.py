@@ -166,9 +166,9 @@ class DedupeSteps:
             if longer is not None:  # said again in full inside a longer fact of this input
                 longer.extra_seen += 1
                 continue
-            head = text.rstrip(" .!?\u2026")  # (opens' own head)
-            found = next((r for r in repository.current_opening_with(db, head) if opens(text, r[2])),
-                         None) if len(_WORDS.findall(head)) >= MIN_OPENING_WORDS else None
+            words = _WORDS.findall(text)
+            found = next((r for r in repository.current_opening_with(db, words[:12]) if opens(text, r[2])),
+                         None) if len(words) >= MIN_OPENING_WORDS else None
             if found is not None:  # said again in full inside a longer line of the store
                 own = _from_resource(found[1], state["resource"])
                 decisions.append(Decision(fact, vec, "replay" if own else "reinforce", item_id, target_id=found[0]))
