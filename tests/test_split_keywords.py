@@ -139,7 +139,37 @@ def test_a_part_past_the_limit_splits_again_into_siblings(ws_path: Path) -> None
                 "notes--terraform-drift.md"} <= set(sizes), sizes
         index_md = (ws_path / "index.md").read_text()
         assert "notes--postgres-replica.md" in index_md
+        assert "title: 'Notes: postgres replica'" in (ws_path / "index" / "notes--postgres-replica.md").read_text()
         mem.sync()
         assert _all(ws_path, "index") == after  # nothing left to split
+    finally:
+        mem.close()
+
+
+def test_a_persons_part_of_memory_splits_by_year_and_hands_others_facts_to_their_part(ws_path: Path) -> None:
+    """Under memory/, a part past the limit is its person's: another person's facts in it go
+    to the family's part for them ("events--tom.md"), its own stay and split by year
+    ("events--priya-2023.md"); nothing is lost or held twice (a part's own topic is never
+    moved onto itself)."""
+    lines = [f"- Priya went hiking at lake number {i} with her club. <!-- id=p{i:04d} type=event "
+             f"when={2023 + i % 2}-05-{1 + i % 28:02d} -->\n" for i in range(150)]
+    lines += [f"- Tom repaired bicycle number {i} in his garage. <!-- id=t{i:04d} type=event when=2024-03-03 -->\n"
+              for i in range(30)]
+    (ws_path / "memory" / "events.md").write_text("---\ntitle: Events\n---\n- Dana baked bread on Sunday.\n")
+    (ws_path / "memory" / "events--priya.md").write_text("---\ntitle: 'Events: priya'\n---\n" + "".join(lines))
+    mem = hashing_memory(ws_path)
+    mem.config.memory.split_items = 60
+    try:
+        mem.sync()
+        held: dict[str, str] = {}
+        for path in sorted((ws_path / "memory").glob("events*.md")):
+            for it in parse_category(path.read_text(), f"memory/{path.name}").items:
+                assert it.id not in held, f"{it.id} in {held.get(it.id)} and {path.name}"
+                held[it.id] = path.name
+        assert len([i for i in held if i[0] in "pt"]) == 180
+        assert {held[f"t{i:04d}"] for i in range(30)} == {"events--tom.md"}
+        assert {held[f"p{i:04d}"] for i in range(150)} == {"events--priya-2023.md", "events--priya-2024.md"}
+        assert "title: 'Events: tom'" in (ws_path / "memory" / "events--tom.md").read_text()
+        assert "Events: priya 2023" in (ws_path / "memory" / "events--priya-2023.md").read_text()
     finally:
         mem.close()

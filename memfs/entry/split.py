@@ -309,12 +309,16 @@ def _movable(slot: Slot) -> bool:
 
 def part_path(rel: str, slug: str) -> str:
     """Where a split of `rel` puts the topic `slug`: `<name>--<slug>.md` beside a parent, and
-    beside a part a sibling `<name>--<topic>-<slug>.md`, so a family stays one parent and
-    its parts (index.md's grouping, the check for items held twice) however often a part
-    splits again."""
+    beside a part a sibling, so a family stays one parent and its parts (index.md's grouping,
+    the check for items held twice) however often a part splits again: `<name>--<topic>-<slug>.md`
+    for a keyword, heading or year within the part's topic, the family's own part for a
+    person (a person's facts in another person's part of memory/ go to `<name>--<person>.md`)."""
     folder, name = rel.rsplit("/", 1)
     stem = name[:-3]
-    return f"{folder}/{stem}{'-' if PART_SEP in stem else PART_SEP}{slug}.md"
+    family, sep, _ = stem.partition(PART_SEP)
+    if sep and rel.startswith("memory/") and not slug.isdigit():
+        return f"{folder}/{family}{PART_SEP}{slug}.md"
+    return f"{folder}/{stem}{'-' if sep else PART_SEP}{slug}.md"
 
 
 def _move(ws: Workspace, store: CategoryStore, rel: str, plan: dict[str, list[str]]) -> list[str]:
@@ -323,19 +327,25 @@ def _move(ws: Workspace, store: CategoryStore, rel: str, plan: dict[str, list[st
         return []
     slots = {s.item.id: s for s in doc.slots if not s.removed}
     parent_title = str(doc.front.get("title") or title_of(rel.rsplit("/", 1)[-1][:-3]))
-    joint = ": " if PART_SEP not in rel.rsplit("/", 1)[-1] else " "  # "Knowledge: design api"
+    is_part = PART_SEP in rel.rsplit("/", 1)[-1]
     touched: list[str] = []
     moved: set[str] = set()
     for slug, ids in sorted(plan.items()):
         items = [slots[i].item for i in ids if i in slots and _movable(slots[i])]
-        if not items:
-            continue
         part = part_path(rel, slug)
+        if not items or part == rel:  # (a person's part: their own facts stay where they are)
+            continue
         topic = slug.replace("-", " ")
+        nested = is_part and part.startswith(rel[:-3] + "-")  # within the part's topic: "Knowledge: design api"
+        base = parent_title.split(": ")[0] if is_part and not nested else parent_title  # else "Events: tom"
+        front = {"title": f"{base} {topic}" if nested else f"{base}: {topic}",
+                 "description": f"{base} about {topic} (split from {rel})."}
 
-        def add(part_doc: CategoryDoc, items=items, topic=topic) -> None:  # type: ignore[no-untyped-def]
-            part_doc.front.setdefault("title", f"{parent_title}{joint}{topic}")
-            part_doc.front.setdefault("description", f"{parent_title} about {topic} (split from {rel}).")
+        def add(part_doc: CategoryDoc, items=items, front=front, part=part) -> None:  # type: ignore[no-untyped-def]
+            if part_doc.front.get("title") == title_of(part.rsplit("/", 1)[-1][:-3]):
+                del part_doc.front["title"]  # a new file's default ("Knowledge  postgres"): the topic's title
+            for key, value in front.items():
+                part_doc.front.setdefault(key, value)
             for item in items:
                 if part_doc.find(item.id) is None:
                     part_doc.add(item)
