@@ -173,3 +173,35 @@ def test_a_persons_part_of_memory_splits_by_year_and_hands_others_facts_to_their
         assert "Events: priya 2023" in (ws_path / "memory" / "events--priya-2023.md").read_text()
     finally:
         mem.close()
+
+
+def test_a_part_never_splits_its_own_topic_off_nor_hands_it_back(ws_path: Path) -> None:
+    """Found by review: a person's part with a few facts about someone else never split (its
+    own person was the plan, and a move onto itself is skipped), and a year's part handed its
+    person's facts back to the person's part; an index/ part moved its own heading into
+    `notes--stack-stack.md`. A part's own topic is never one of its parts."""
+    lines = [f"- Priya went hiking at lake number {i} with her club. <!-- id=p{i:04d} type=event "
+             f"when={2023 + i % 2}-05-{1 + i % 28:02d} -->\n" for i in range(150)]
+    lines += [f"- Tom repaired bicycle number {i} in his garage. <!-- id=t{i:04d} type=event when=2024-03-03 -->\n"
+              for i in range(3)]
+    (ws_path / "memory" / "events.md").write_text("---\ntitle: Events\n---\n- Dana baked bread on Sunday.\n")
+    (ws_path / "memory" / "events--priya.md").write_text("---\ntitle: 'Events: priya'\n---\n" + "".join(lines))
+    stack = [f"- Stack: service {i} runs on postgres cluster {FILLER[i % 10]}{i}.\n" for i in range(50)]
+    stack += [f"- Deploy: service {i} ships from the main branch at step {i}.\n" for i in range(25)]
+    (ws_path / "index" / "notes.md").write_text("# Notes\n\n- The notes start here.\n")
+    (ws_path / "index" / "notes--stack.md").write_text("---\ntitle: 'Notes: stack'\n---\n" + "".join(stack))
+    mem = hashing_memory(ws_path)
+    mem.config.memory.split_items = 60
+    try:
+        mem.sync()
+        sizes = {p.name: p.read_text().count("\n- ") for k in ("memory", "index")
+                 for p in (ws_path / k).glob("*--*.md")}
+        assert sizes["events--priya-2023.md"] == 75 and sizes["events--priya-2024.md"] == 78, sizes
+        assert sizes["events--priya.md"] == 0 and "events--priya-priya.md" not in sizes
+        assert sizes["notes--stack.md"] == 50 and sizes["notes--stack-deploy.md"] == 25, sizes
+        assert "notes--stack-stack.md" not in sizes
+        mem.sync()
+        assert {p.name: p.read_text().count("\n- ") for k in ("memory", "index")
+                for p in (ws_path / k).glob("*--*.md")} == sizes  # settled: nothing moves back and forth
+    finally:
+        mem.close()

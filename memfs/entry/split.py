@@ -47,6 +47,7 @@ from memfs.store import CategoryStore, title_of
 from memfs.workspace import Workspace, slugify
 
 MIN_PART = 20
+_YEAR_SUFFIX = re.compile(r"-\d{4}$")
 _HEADING = re.compile(r"^([^:]{2,40}): ")
 _RESOURCE = re.compile(r"^resources/\d{4}/\d{2}/\d{2}-(.+)-[0-9a-f]{16}\.\w+")
 
@@ -63,12 +64,14 @@ def topic_of(item: EntryItem, person: str | None) -> str | None:
 
 
 def plan_split(items: list[EntryItem], subject_of: dict[str, str], min_part: int = MIN_PART,
-               limit: int = 0) -> dict[str, list[str]]:
+               limit: int = 0, own: str | None = None) -> dict[str, list[str]]:
     """{part slug: item ids} for one oversized file; empty when no topic is big enough.
     A memory file about one person only (a personal memory) is split by year instead; under
     index/ and skill/, the items no topic took are split by shared keywords when they are
-    still more than `limit` (> 0)."""
+    still more than `limit` (> 0). `own`: the topic a part already is ("priya" for
+    events--priya.md): never a part of itself, so its items stay or split further."""
     plan = _plan(items, {it.id: topic_of(it, subject_of.get(it.id)) for it in items}, min_part)
+    plan.pop(own or "", None)
     if not plan and items and items[0].kind == "memory":
         plan = _plan(items, {it.id: (it.when or it.learned or "")[:4] or None for it in items}, min_part)
     if limit > 0 and items and items[0].kind != "memory":
@@ -152,6 +155,9 @@ def _plan_of(pool: Pool, found: People | None, rel: str, limit: int = 0) -> dict
     big file with nothing to split by costs its changed items, not a pass over all of them.
     `found`: the people (needed under memory/ only)."""
     memory = rel.startswith("memory/")
+    own = rel.rsplit("/", 1)[-1][:-3].partition(PART_SEP)[2] or None  # a part's own topic: under
+    if own and memory:  # memory/ its person, also in their year's part ("priya" of events--priya-2024.md)
+        own = _YEAR_SUFFIX.sub("", own)
     # Under index/ and skill/ a topic does not depend on the people (topic_of).
     assert found is not None or not memory
     signature = found.signature if found is not None and memory else None
@@ -189,7 +195,7 @@ def _plan_of(pool: Pool, found: People | None, rel: str, limit: int = 0) -> dict
     if not (by_words or _could_split(by_topic, n) or (memory and _could_split(by_year, n))):
         return {}
     return pool.memo(rel, ("split-plan", signature, limit),
-                     lambda items: plan_split(items, subjects(items), limit=limit))
+                     lambda items: plan_split(items, subjects(items), limit=limit, own=own))
 
 
 def _could_split(sizes: Counter[str], n: int) -> bool:
