@@ -153,3 +153,25 @@ def test_a_non_utf8_part_is_read_once_its_ids_from_the_bytes_that_were_digested(
     part.write_bytes(b"# Knowledge: stack\n\n- Stack: caf\xe9 queue. <!-- id=q0000001 type=knowledge -->\n")
     monkeypatch.setattr(split, "read_category", lambda *a: (_ for _ in ()).throw(AssertionError("read again")))
     assert split._ids_in(part, "index/knowledge--stack.md") == {"q0000001"}
+
+
+def test_a_split_of_a_part_interrupted_and_then_rebuilt_is_finished(ws_path: Path) -> None:
+    """Found by review: a crash between writing `knowledge--stack-redis.md` and rewriting
+    `knowledge--stack.md` leaves the line in both; a rebuild indexes the copy in the file
+    that sorts first (the new one), and the source, now under the limit, never splits again.
+    The held-twice check drops the source's copy, whichever copy the index holds."""
+    item = "- Stack: the cache is Redis 7. <!-- id=r0000001 type=knowledge -->\n"
+    (ws_path / "index" / "knowledge.md").write_text("# Knowledge\n\n- Other fact. <!-- id=o0000001 -->\n")
+    (ws_path / "index" / "knowledge--stack.md").write_text(
+        "# Knowledge: stack\n\n" + item + "- Stack: the queue is RabbitMQ. <!-- id=q0000001 -->\n")
+    (ws_path / "index" / "knowledge--stack-redis.md").write_text("# Knowledge: stack redis\n\n" + item)  # the crash
+    mem = hashing_memory(ws_path)
+    try:
+        report = mem.sync(rebuild=True)
+        assert any("r0000001" in w for w in report.warnings)  # the duplicate was reported ...
+        assert "r0000001" not in (ws_path / "index" / "knowledge--stack.md").read_text()  # ... and resolved
+        assert "q0000001" in (ws_path / "index" / "knowledge--stack.md").read_text()
+        assert "r0000001" in (ws_path / "index" / "knowledge--stack-redis.md").read_text()
+        assert not mem.sync().warnings
+    finally:
+        mem.close()
