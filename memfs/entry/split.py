@@ -185,6 +185,8 @@ def _plan_of(pool: Pool, found: People | None, rel: str, limit: int = 0) -> dict
         return sizes(added, +1, sizes(removed, -1, (Counter(old[0]), Counter(old[1]), old[2])))
 
     by_topic, by_year, n = pool.memo(rel, ("split-sizes", signature), sizes, delta)
+    if own in by_topic:  # never a part of itself (plan_split): its items are left for the fallbacks
+        by_topic = Counter({t: k for t, k in by_topic.items() if t != own})
     by_words = False
     if not memory and limit > 0:  # the keyword fallback: are the items no topic takes still too many?
         left = n - (sum(k for k in by_topic.values() if k >= MIN_PART) if _could_split(by_topic, n) else 0)
