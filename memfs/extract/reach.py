@@ -66,8 +66,9 @@ _REACTION_RE = re.compile(rf"^(?:that's|that is|that was|that sounds|that must b
 _ACK_RE = re.compile(r"^\W*(?:great|nice|cool|awesome|perfect|good|excellent|brilliant|fantastic|wonderful|"
                      r"amazing|lovely|sweet|super|okay|ok|right|wow)\b[\s,!.]+(?P<p>that|this|it)\b", re.IGNORECASE)
 # A chat attachment: "Caroline shares a photo of a stained glass window."
-_CAPTION_RE = re.compile(r"^(?P<who>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?) shares? (?P<what>(?:a|an|some|the) "
-                         r"(?:photo|picture|pic|image|video|screenshot|drawing)s? of .+?)[.!]?$")
+_MEDIA = r"(?:photo|picture|pic|image|video|screenshot|drawing)"  # what a chat attachment is
+_CAPTION_RE = re.compile(rf"^(?P<who>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?) shares? (?P<what>(?:a|an|some|the) "
+                         rf"{_MEDIA}s? of .+?)[.!]?$")
 # A pronoun that points back, anywhere in a sentence.
 _POINTS_RE = re.compile(r"\b(?:it|its|they|them|their|he|she|him|his|her|this|that|these|those)\b",
                         re.IGNORECASE)
@@ -153,8 +154,8 @@ def quoted(text: str, name: str, people: tuple[str, ...], before: str | None, pr
     body = text[len(prefix):] if text.startswith(prefix) else text
     if before is None or _REACTION_RE.match(body) or _acknowledges(body, before, own_turn):
         return None  # not where it was said, or a reaction to what the other said: no fact
-    found = _context_of(name, people, before, previous, previous_speaker, own_turn,
-                        body.split(None, 1)[0].lower() if body.split() else "")
+    opener = body.split(None, 1)[0].lower().strip("\"'\u201c*_,.!") if body.split() else ""
+    found = _context_of(name, people, before, previous, previous_speaker, own_turn, opener in _PLURAL_POINTERS)
     if found is None:
         return None
     lead, words, quote = found
@@ -174,24 +175,24 @@ def _acknowledges(body: str, before: str, own_turn: str) -> bool:
 
 
 def _context_of(name: str, people: tuple[str, ...], before: str, previous: str, previous_speaker: str,
-                own_turn: str, opener: str = "") -> tuple[str, str, bool] | None:
+                own_turn: str, plural: bool = False) -> tuple[str, str, bool] | None:
     """(lead, words, whether they are a quote) of the nearest context: ("Maria, after John
     said", "We went to ...", True), ("Maria, sharing", "a photo of a dog", False).
-    A photo of one thing is no context for a line opening on a plural pointer (`opener`)."""
-    q = _nearest(_sentences(before), people, opener)
+    A photo of one thing is no context for a line opening on a plural pointer (`plural`)."""
+    q = _nearest(_sentences(before), people, plural)
     if q is not None:
         return f"{name}, after saying", q, True
     other = bool(previous_speaker) and previous_speaker != name
     if other:
         said = _sentences(previous)
         # Two questions asked at once: which one the line answers is a guess.
-        q = _nearest(said, people, opener) if sum(x.endswith("?") for x in said) < 2 else None
+        q = _nearest(said, people, plural) if sum(x.endswith("?") for x in said) < 2 else None
         if q is not None:
             return (f"{name}, in reply to {previous_speaker}'s" if q.endswith("?")
                     else f"{name}, after {previous_speaker} said"), q, True
     for turn, who in ((own_turn, name), (previous if other else "", previous_speaker)):
         shown = _caption(turn, who)
-        if shown is not None and not _one_thing(shown, opener):
+        if shown is not None and not (plural and _one_thing(shown)):
             return f"{name}, {'sharing' if who == name else f'after {who} shared'}", shown, False
     return None
 
@@ -205,10 +206,9 @@ def _sentences(turn: str) -> list[str]:
     return out
 
 
-def _nearest(sentences: list[str], people: tuple[str, ...], opener: str = "") -> str | None:
+def _nearest(sentences: list[str], people: tuple[str, ...], plural: bool = False) -> str | None:
     """The last of `sentences` that names something and is no filler, within ``MAX_BACK``;
-    for a line opening on a plural pointer, something that can be more than one."""
-    plural = opener.strip("\"'\u201c*_,.!") in _PLURAL_POINTERS
+    for a line opening on a plural pointer (`plural`), something that can be more than one."""
     names = {n for p in people for n in p.split()}
     for s in reversed(sentences[-MAX_BACK:]):
         core = strip_edges(s, people) or s
@@ -244,8 +244,8 @@ _PLURAL_POINTERS = frozenset({"they", "they're", "they've", "they'll", "they'd",
 _MANY_WORDS_RE = re.compile(r"\b[a-z]{2,}[^\W\dsu']s\b|\b(?:people|family|folks|children|men|women|team|crew|group|"
                             r"class|staff|crowd|band)\b|(?<=[\w,] )(?-i:[A-Z])[\w-]+", re.IGNORECASE)
 # "a photo of a car that has been damaged": one thing, named by its first noun phrase.
-_ONE_SHOWN_RE = re.compile(r"^(?:a|an|the|some)\s+(?:[\w-]+\s+){0,2}?(?:photo|picture|pic|image|video|screenshot|"
-                           r"drawing)\s+of\s+(?:a|an)\s+(?P<np>[^,]+?)(?=\s+(?:with|that|on|in|at|of|is|and|"
+_ONE_SHOWN_RE = re.compile(rf"^(?:a|an|the|some)\s+(?:[\w-]+\s+){{0,2}}?{_MEDIA}\s+of\s+(?:a|an)\s+"
+                           r"(?P<np>[^,]+?)(?=\s+(?:with|that|on|in|at|of|is|and|"
                            r"sitting|standing|next|near|under|over|by|from|holding|doing)\b|$)", re.IGNORECASE)
 _MANY_RE = re.compile(r"\b(?:group|couple|pair|bunch|crowd|team|family|set|pile|stack|collection|lot|few|"
                       r"dozen|row|herd|flock|pack|litter)\b", re.IGNORECASE)
@@ -254,11 +254,9 @@ _PERSON_RE = re.compile(r"\b(?:person|man|woman|boy|girl|child|kid|baby|guy|lady
                         r"friend|dancer|artist|teen|toddler)\b", re.IGNORECASE)
 
 
-def _one_thing(shown: str, opener: str) -> bool:
-    """A photo of one thing, not a person, shown with a line opening on a plural pointer:
-    "They were great" beside "a photo of a damaged car" -- quoting it would name the car."""
-    if opener.strip("\"'\u201c*_,.!") not in _PLURAL_POINTERS:
-        return False
+def _one_thing(shown: str) -> bool:
+    """A photo of one thing, not a person: no context for a line opening on a plural pointer
+    ("They were great" beside "a photo of a damaged car" -- quoting it would name the car)."""
     m = _ONE_SHOWN_RE.match(shown)
     return m is not None and not _MANY_RE.search(m.group("np")) and not _PERSON_RE.search(shown)
 
