@@ -146,17 +146,22 @@ def test_a_part_past_the_limit_splits_again_into_siblings(ws_path: Path) -> None
         mem.close()
 
 
+def _priya_part(ws_path: Path, toms: int) -> None:
+    """memory/events--priya.md: 150 of Priya's events over 2023 and 2024, and `toms` of Tom's."""
+    lines = [f"- Priya went hiking at lake number {i} with her club. <!-- id=p{i:04d} type=event "
+             f"when={2023 + i % 2}-05-{1 + i % 28:02d} -->\n" for i in range(150)]
+    lines += [f"- Tom repaired bicycle number {i} in his garage. <!-- id=t{i:04d} type=event when=2024-03-03 -->\n"
+              for i in range(toms)]
+    (ws_path / "memory" / "events.md").write_text("---\ntitle: Events\n---\n- Dana baked bread on Sunday.\n")
+    (ws_path / "memory" / "events--priya.md").write_text("---\ntitle: 'Events: priya'\n---\n" + "".join(lines))
+
+
 def test_a_persons_part_of_memory_splits_by_year_and_hands_others_facts_to_their_part(ws_path: Path) -> None:
     """Under memory/, a part past the limit is its person's: another person's facts in it go
     to the family's part for them ("events--tom.md"), its own stay and split by year
     ("events--priya-2023.md"); nothing is lost or held twice (a part's own topic is never
     moved onto itself)."""
-    lines = [f"- Priya went hiking at lake number {i} with her club. <!-- id=p{i:04d} type=event "
-             f"when={2023 + i % 2}-05-{1 + i % 28:02d} -->\n" for i in range(150)]
-    lines += [f"- Tom repaired bicycle number {i} in his garage. <!-- id=t{i:04d} type=event when=2024-03-03 -->\n"
-              for i in range(30)]
-    (ws_path / "memory" / "events.md").write_text("---\ntitle: Events\n---\n- Dana baked bread on Sunday.\n")
-    (ws_path / "memory" / "events--priya.md").write_text("---\ntitle: 'Events: priya'\n---\n" + "".join(lines))
+    _priya_part(ws_path, toms=30)
     mem = hashing_memory(ws_path)
     mem.config.memory.split_items = 60
     try:
@@ -180,12 +185,7 @@ def test_a_part_never_splits_its_own_topic_off_nor_hands_it_back(ws_path: Path) 
     own person was the plan, and a move onto itself is skipped), and a year's part handed its
     person's facts back to the person's part; an index/ part moved its own heading into
     `notes--stack-stack.md`. A part's own topic is never one of its parts."""
-    lines = [f"- Priya went hiking at lake number {i} with her club. <!-- id=p{i:04d} type=event "
-             f"when={2023 + i % 2}-05-{1 + i % 28:02d} -->\n" for i in range(150)]
-    lines += [f"- Tom repaired bicycle number {i} in his garage. <!-- id=t{i:04d} type=event when=2024-03-03 -->\n"
-              for i in range(3)]
-    (ws_path / "memory" / "events.md").write_text("---\ntitle: Events\n---\n- Dana baked bread on Sunday.\n")
-    (ws_path / "memory" / "events--priya.md").write_text("---\ntitle: 'Events: priya'\n---\n" + "".join(lines))
+    _priya_part(ws_path, toms=3)
     stack = [f"- Stack: service {i} runs on postgres cluster {FILLER[i % 10]}{i}.\n" for i in range(50)]
     stack += [f"- Deploy: service {i} ships from the main branch at step {i}.\n" for i in range(25)]
     (ws_path / "index" / "notes.md").write_text("# Notes\n\n- The notes start here.\n")
