@@ -150,6 +150,7 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
         history_cache = pool.refresh(ws, db)
         cats = category_rows(ws, db, config)
         previous = repository.meta_with_prefix(db, _PAGE_BODY)
+        state.facets.seed.load(db)
     save_history(db, history_cache)
     ref = today or state.newest.get(pool)
     half_life = config.recall.recency_half_life_days
@@ -198,6 +199,7 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
         db.set_meta("views_version", version)
         db.set_meta("entry_warnings", "\n".join(pages.warnings))
         db.set_meta(_PAGES_STAMP, pages_stamp(ws))
+        state.facets.seed.save(db)
         for rel, body in page_bodies.items():
             if previous.get(rel) != body:
                 db.set_meta(_PAGE_BODY + rel, body)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 
+from memfs.entry.classseed import ClassSeed
 from memfs.entry.facetrank import Cost, PersonRank
 from memfs.entry.people import Person
 from memfs.entry.pool import EntryItem
@@ -55,6 +56,7 @@ class FacetCache:
         # alive here so no other list can take their identity. A regeneration hands an
         # unchanged person the same lists (entry/peoplecache.py), never changed after.
         self._lists: dict[str, tuple[list[EntryItem], list[EntryItem]]] = {}
+        self.seed = ClassSeed()  # each fact's classification, kept in the index for the next process
 
     def rank(self, person: Person, names: tuple[str, ...], half_life: float) -> PersonRank:
         # Their order does not matter to a classification. Sorted once per `names` object: a
@@ -73,7 +75,7 @@ class FacetCache:
                 if small(removed, added, len(hit.bases)):
                     new = hit.changed(key[0], removed, added)
             if new is None:
-                new = PersonRank(key[0], names, half_life, hit)
+                new = PersonRank(key[0], names, half_life, hit, self.seed)
             if hit is not None:
                 hit.release()
             self._by_person[person.name] = hit = new

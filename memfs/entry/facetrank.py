@@ -28,10 +28,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
 
-from memfs.entry.facets import FACETS, facets_of, is_filler
+from memfs.entry.classseed import ClassSeed, classes
+from memfs.entry.facets import FACETS
 from memfs.entry.people import Person
 from memfs.entry.pool import EntryItem, parse_day
-from memfs.entry.profile import Line, is_quoted, salience, stamp
+from memfs.entry.profile import Line, salience, stamp
 from memfs.entry.ranking import Classes, Collision, Costs, Lazy, pos, put, stream, take
 
 #: Facets profile.order sorts newest stamp first (salience breaks ties), and plans' own order.
@@ -71,16 +72,14 @@ class Base:
     fixed: Line | None  # the line on every day (neither a future plan nor one that becomes an event)
 
     @staticmethod
-    def of(it: EntryItem, names: tuple[str, ...], half_life: float) -> "Base":
+    def of(it: EntryItem, names: tuple[str, ...], half_life: float, seed: ClassSeed | None = None) -> "Base":
         when, learned = parse_day(it.when), parse_day(it.learned)
         future = when is not None and learned is not None and when > learned
-        facet, *also = facets_of(it.text, it.category, it.type, future)
-        quoted = is_quoted(it.text, names)
+        (facet, *also), filler, moved_filler = classes(seed, it.text, it.category, it.type, future, names,
+                                                       when is not None and it.type == "event")
         movable = facet == "plans" and when is not None and it.type == "event"
-        moved_filler = is_filler(it.text, "events", quoted, names) if movable else False
         day = parse_day(it.learned or it.when)
         peak = salience(it, day or _NO_DAY, half_life)
-        filler = is_filler(it.text, facet, quoted, names)
         fixed = None if future or movable else Line(it, facet, filler, False, tuple(f for f in also if f != facet))
         return Base(it, facet, tuple(also), filler, future, when, movable, moved_filler, peak,
                     neg(stamp(it)), day.toordinal() if day else 0, fixed)
@@ -135,15 +134,15 @@ class PersonRank:
     reusing each unchanged fact's `Base`)."""
 
     def __init__(self, subject: tuple[EntryItem, ...], names: tuple[str, ...], half_life: float,
-                 old: "PersonRank | None" = None) -> None:
+                 old: "PersonRank | None" = None, seed: ClassSeed | None = None) -> None:
         self.key = (subject, names, half_life)
-        self.half_life = half_life
+        self.half_life, self.seed = half_life, seed
         reuse = old.bases if old is not None and old.key[1:] == (names, half_life) else {}
         self.bases: dict[int, Base] = {}
         for it in subject:
             if it.current:
                 hit = reuse.get(id(it))
-                self.bases[id(it)] = hit if hit is not None and hit.item is it else Base.of(it, names, half_life)
+                self.bases[id(it)] = hit if hit is not None and hit.item is it else Base.of(it, names, half_life, seed)
         members: dict[str, list[Base]] = {name: [] for name, _ in FACETS}
         for b in self.bases.values():
             for f in b.facets:
@@ -188,11 +187,11 @@ class PersonRank:
         """This rank for `subject`, which is its facts without `removed` and with `added`:
         each kept structure copied and updated by the facts that changed (None: rebuild)."""
         new = object.__new__(PersonRank)
-        new.key, new.half_life = (subject, *self.key[1:]), self.half_life
+        new.key, new.half_life, new.seed = (subject, *self.key[1:]), self.half_life, self.seed
         bases = dict(self.bases)
         gone = [b for it in removed if (b := bases.pop(id(it), None)) is not None]
         names = self.key[1]
-        fresh = [Base.of(it, names, self.half_life) for it in added if it.current and id(it) not in bases]
+        fresh = [Base.of(it, names, self.half_life, self.seed) for it in added if it.current and id(it) not in bases]
         for b in fresh:
             bases[id(b.item)] = b
         new.bases = bases

@@ -96,6 +96,8 @@ CREATE TABLE IF NOT EXISTS entry_parts (
     path TEXT NOT NULL, key TEXT NOT NULL, digest TEXT NOT NULL, count INTEGER NOT NULL, horizon TEXT NOT NULL,
     marks TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (path, key)
 ) WITHOUT ROWID;
+-- Each fact's facet classification by a digest of its text (memfs.index.factclasses; no schema bump).
+CREATE TABLE IF NOT EXISTS fact_classes (key BLOB PRIMARY KEY, code INTEGER NOT NULL) WITHOUT ROWID;
 -- Copies of a stamped id that another file holds, not indexed: re-read when the indexed copy
 -- goes (memfs.index.shadows; no schema bump).
 CREATE TABLE IF NOT EXISTS shadows (id TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (id, path)) WITHOUT ROWID;

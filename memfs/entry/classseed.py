@@ -1,0 +1,184 @@
+"""Each fact's facet classification kept in the index, so a fresh process need not redo it.
+
+memory.md and the person pages classify every fact of every person (entry/facetrank.Base:
+its facets, whether it is a quoted remark, whether it is filler). A long-lived process
+keeps the classifications; a fresh one (a one-shot `memfs ingest` or `memfs add`) redid
+them all: ~3.5 s of a 9 s one-shot ingest into a 100,000-item store, for ~10 new facts.
+
+A classification depends on the fact's text, category file, type and whether it is dated
+after it was learned, which the row's key digests, and on two things kept beside the rows:
+
+- the people's names (a quoted remark is "Name: ..."; a name is not a content word). The
+  rows are served for other names too, except for a text that holds a name that is in one
+  set and not the other (a case-blind substring test: wider than the rules' word test, so
+  it can only recompute more). The first regeneration under new names rewrites the table
+  with what it used, so no row computed under the old names is left to be served later;
+- the rules themselves (a digest of the patterns, the word lists and the functions' code):
+  another memfs version's rows are never served.
+
+The first regeneration of a process also drops rows nobody used (facts gone) once they
+are a third of the table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from functools import lru_cache
+from types import CodeType
+
+from memfs.entry import facets as facet_rules
+from memfs.entry import profile
+from memfs.entry.facets import FACETS
+from memfs.index import factclasses
+from memfs.index.db import IndexDB
+
+_FACET_AT = {name: k for k, (name, _) in enumerate(FACETS)}
+_FACET_NAMES = tuple(name for name, _ in FACETS)
+
+
+@lru_cache(maxsize=1)
+def rules_digest() -> str:
+    """What the classification is computed by: rows made by other rules are not served."""
+    h = hashlib.sha1()
+    for name, rule in facet_rules._RULES:
+        h.update(f"{name}\0{rule.pattern}\0{rule.flags}\n".encode())
+    h.update(json.dumps([sorted(facet_rules._BY_CATEGORY.items()), sorted(facet_rules.STOPWORDS),
+                         sorted(facet_rules.FILLER), facet_rules._DANGLING.pattern, facet_rules._WORD.pattern,
+                         _FACET_NAMES]).encode())
+    for fn in (facet_rules.facets_of.__wrapped__, facet_rules.is_filler.__wrapped__,  # type: ignore[attr-defined]
+               facet_rules.content_words, profile.is_quoted):
+        _code_digest(h, fn.__code__)
+    return h.hexdigest()
+
+
+def _code_digest(h: "hashlib._Hash", code: CodeType) -> None:
+    """A function's bytecode and constants, nested code included (a code object's repr
+    holds its address, which differs from process to process)."""
+    h.update(code.co_code)
+    h.update(repr(code.co_names).encode())
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            _code_digest(h, const)
+        else:
+            h.update(repr(const).encode())
+
+
+def key_of(text: str, category: str, type_: str, future: bool) -> bytes:
+    return hashlib.blake2b(f"{text}\x1f{category}\x1f{type_}\x1f{int(future)}".encode(), digest_size=12).digest()
+
+
+def encode(facets: tuple[str, ...], quoted: bool, filler: bool, moved_filler: bool | None) -> int:
+    """facets (at most two), quoted, filler and the filler of the line as an event (None:
+    not computed) as one int: 4 bits a facet, then one bit each, then two for the last."""
+    code = _FACET_AT[facets[0]] | ((_FACET_AT[facets[1]] + 1 if len(facets) > 1 else 0) << 4)
+    moved = 0 if moved_filler is None else 2 if moved_filler else 1
+    return code | (quoted << 8) | (filler << 9) | (moved << 10)
+
+
+def decode(code: int) -> tuple[tuple[str, ...], bool, bool, bool | None] | None:
+    """`encode`'s parts; None for a code it cannot have made (a damaged row: a miss)."""
+    first, second, moved = code & 15, (code >> 4) & 15, (code >> 10) & 3
+    if code >> 12 or first >= len(_FACET_NAMES) or second > len(_FACET_NAMES) or moved == 3 or second == first + 1:
+        return None
+    facets = (_FACET_NAMES[first], _FACET_NAMES[second - 1]) if second else (_FACET_NAMES[first],)
+    return facets, bool(code & 256), bool(code & 512), None if moved == 0 else moved == 2
+
+
+def classes(seed: "ClassSeed | None", text: str, category: str, type_: str, future: bool, names: tuple[str, ...],
+            dated_event: bool) -> tuple[tuple[str, ...], bool, bool]:
+    """(facets, filler, filler once the fact is an event) of a fact, as entry/facetrank.Base
+    needs them: from `seed` where it holds them, else computed (and offered to it). The
+    last is only computed for a plan that can become an event (`dated_event`); else False."""
+    key = key_of(text, category, type_, future) if seed is not None else b""
+    got = decode(code) if seed is not None and (code := seed.lookup(key, text, names)) is not None else None
+    if got is not None:
+        facets, quoted, filler, moved = got
+    else:
+        facets = facet_rules.facets_of(text, category, type_, future)
+        quoted = profile.is_quoted(text, names)
+        filler, moved = facet_rules.is_filler(text, facets[0], quoted, names), None
+    movable = facets[0] == "plans" and dated_event
+    if movable and moved is None:
+        moved = facet_rules.is_filler(text, "events", quoted, names)
+        got = None  # kept with the row from now on
+    if seed is not None and got is None:
+        seed.put(key, encode(facets, quoted, filler, moved))
+    return facets, filler, bool(moved) and movable
+
+
+class ClassSeed:
+    """The persisted classifications (`base`, computed under `base_names`) and what this
+    process looked up and computed since its last save."""
+
+    def __init__(self) -> None:
+        self.loaded = False
+        self.base: dict[bytes, int] = {}
+        self.base_names: tuple[str, ...] | None = None
+        self._for: tuple[str, ...] | None = None  # the names lookups are being made with
+        self._check: re.Pattern[str] | None = None  # a text naming someone in one set only
+        self.used: dict[bytes, int] = {}  # rows served or computed while `track`
+        self.new: dict[bytes, int] = {}  # computed since the last save
+        self.track = True  # the first regeneration, or one under new names: record what it uses
+        self.hits = 0
+
+    def load(self, db: IndexDB) -> None:
+        if self.loaded:
+            return
+        self.loaded = True
+        rows, names, rules = factclasses.load(db)
+        if rules != rules_digest():
+            return
+        try:
+            got = json.loads(names) if names else None
+        except ValueError:
+            return
+        if isinstance(got, list) and all(isinstance(n, str) for n in got):
+            self.base, self.base_names = rows, tuple(got)
+
+    def _switch(self, names: tuple[str, ...]) -> None:
+        self._for = names
+        if names != self.base_names:
+            changed = set(names).symmetric_difference(self.base_names or ())
+            self._check = re.compile("|".join(re.escape(n) for n in sorted(changed, key=len, reverse=True)),
+                                     re.IGNORECASE) if changed else None
+            # Rows computed under the names before are not served under these (nor saved).
+            self.track, self.used, self.new = True, {}, {}
+        else:
+            self._check = None
+
+    def lookup(self, key: bytes, text: str, names: tuple[str, ...]) -> int | None:
+        if names != self._for:
+            self._switch(names)
+        code = self.new.get(key)
+        if code is None:
+            code = self.base.get(key)
+            if code is None or (self._check is not None and self._check.search(text)):
+                return None
+        self.hits += 1
+        if self.track:
+            self.used[key] = code
+        return code
+
+    def put(self, key: bytes, code: int) -> None:
+        self.new[key] = code
+        if self.track:
+            self.used[key] = code
+
+    def save(self, db: IndexDB) -> None:
+        """Write what this process computed (call under the writer lock)."""
+        names = self._for
+        if names is None:
+            return
+        stale = self.track and len(self.base) > 1.5 * len(self.used) + 1000
+        if self.track and (names != self.base_names or stale):
+            factclasses.save(db, self.used, json.dumps(list(names)), rules_digest(), replace=True)
+            self.base, self.base_names = dict(self.used), names
+        elif self.new:
+            factclasses.save(db, self.new, json.dumps(list(names)), rules_digest(), replace=False)
+            self.base.update(self.new)
+        else:
+            self.track, self.used = False, {}
+            return
+        self.new, self.used, self.track, self._for, self._check = {}, {}, False, None, None
