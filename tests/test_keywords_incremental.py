@@ -200,3 +200,25 @@ def test_a_common_word_entering_one_more_file_rescores_no_other_file_until_it_cr
         if k + 1 != 208:  # df k + 1 crosses no step (192 up to 207, then 208): nothing re-scored
             assert len(rescored) == before, k + 1
     assert rescored  # the step at 208 did re-score the files whose top words it moved
+
+
+# --- a whole file counted at once (indexfile._count_file) ---------------------------------
+
+_TOKENS = st.sampled_from(["Leeds", "leeds", "LEEDS", "the", "and", "Postgres", "postgres", "k8s", "C++", "c#",
+                           "2026", "a", "is", "go", "went", "billing", "Billing", "node.js", "e-mail", "x"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts=st.lists(st.lists(_TOKENS, max_size=12).map(" ".join), max_size=15))
+def test_a_whole_file_counted_at_once_equals_counting_item_by_item(texts: list[str]) -> None:
+    """The fast path of a fresh count gives the item-by-item loop's counts, keys in the same order."""
+    from memfs.entry.indexfile import count_words
+    from memfs.entry.pool import EntryItem
+
+    items = [EntryItem(id=f"i{k}", text=t, type="knowledge", when=None, src=None, seen=1, updated=None,
+                       path="index/x.md", line=k + 1) for k, t in enumerate(texts)]
+    fast = count_words(items)
+    slow = count_words(items, 1, (Counter(), {}, set()))  # the loop (`into` given, empty)
+    assert fast == slow
+    assert list(fast[0]) == list(slow[0]) and list(fast[1]) == list(slow[1])
+    assert all(list(fast[1][w]) == list(slow[1][w]) for w in fast[1])

@@ -16,6 +16,7 @@ import importlib.util
 import os
 import re
 from collections import Counter
+from itertools import chain
 from dataclasses import dataclass
 
 from memfs.core.model import KINDS
@@ -101,6 +102,8 @@ def count_words(items: list[EntryItem], sign: int = 1,
     `into` (counts copied by the caller, surface forms copied here on first change: the
     words already copied are its third part) and `sign` -1, items are taken back out; a
     count that reaches 0 is dropped, so the result equals counting the items afresh."""
+    if into is None and sign == 1:  # a whole file (a fresh process counts every file): at C speed
+        return _count_file(items)
     c, surface, owned = into if into is not None else (Counter(), {}, None)
     for it in items:
         for word in set(_WORD.findall(it.text)):
@@ -122,6 +125,23 @@ def count_words(items: list[EntryItem], sign: int = 1,
                 del forms[word]
             if not forms:
                 del surface[low]
+    return c, surface
+
+
+def _count_file(items: list[EntryItem]) -> tuple[Counter[str], dict[str, Counter[str]]]:
+    """count_words(items): each surface form's items counted at once (the filter then runs
+    once per form, not once per item and form), the same counts in the same key order."""
+    c: Counter[str] = Counter()
+    surface: dict[str, Counter[str]] = {}
+    for word, n in Counter(chain.from_iterable(set(_WORD.findall(it.text)) for it in items)).items():
+        low = word.lower()
+        if len(low) < 3 or low in STOPWORDS or low in FILLER or low in _PLAIN_VERBS or low.isdigit():
+            continue
+        c[low] += n
+        forms = surface.get(low)
+        if forms is None:
+            forms = surface[low] = Counter()
+        forms[word] += n
     return c, surface
 
 
