@@ -10,6 +10,7 @@ from __future__ import annotations
 import calendar
 import re
 from datetime import date
+from functools import lru_cache
 
 _STAMP = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
 
@@ -34,6 +35,7 @@ def stamp_range(stamp: str | None) -> tuple[date, date] | None:
         return None
 
 
+@lru_cache(maxsize=1 << 14)  # pure, and few distinct stamps: asked ~8 times an item when a process regenerates
 def first_day(stamp: str | None) -> date | None:
     """The first day an exact stamp can mean ('2026' is 2026-01-01); None if it is not one."""
     if not stamp or stamp != stamp.strip():
