@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 from memfs.core.categoryfile import parse_category
@@ -159,7 +160,7 @@ def _lead_names(text: str) -> list[str]:
     """The name a fact opens with, and the two-word form if the next word is a name too."""
     if text[:9].lower() in (GENERIC_USER + " ", GENERIC_USER + "'"):
         return [GENERIC_USER]
-    words = _LEAD_WORDS.findall(text.lstrip("\\")[:80])[:2]
+    words = [m.group() for m in islice(_LEAD_WORDS.finditer(text.lstrip("\\")[:80]), 2)]  # (not all ~12)
     if not words or not _is_name(words[0]):
         return []
     names = [words[0]]
