@@ -199,12 +199,12 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
         db.set_meta("views_version", version)
         db.set_meta("entry_warnings", "\n".join(pages.warnings))
         db.set_meta(_PAGES_STAMP, pages_stamp(ws))
-        state.facets.seed.save(db)
         for rel, body in page_bodies.items():
             if previous.get(rel) != body:
                 db.set_meta(_PAGE_BODY + rel, body)
         for rel in set(previous) - set(page_bodies):
             repository.delete_meta(db, _PAGE_BODY + rel)
+    state.facets.seed.save(db)  # (its own transaction: the seed changes once it is committed)
     return written
 
 

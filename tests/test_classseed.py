@@ -21,37 +21,101 @@ from memfs.views import forget_state, state_for
 from memfs.workspace import init_workspace
 from tests.support.workspace import hashing_memory
 
-PEOPLE = ("Priya", "Dana", "Tom", "Zed", "Mira")
+PEOPLE = ("Priya", "Dana", "Tom", "Zed", "Mira", "İpek")
 TEXTS = ("{n}: great, thanks.", "{n} lives in Leeds with her partner.", "{n} is vegan.", "Thanks {n}, ok.",
          "That saves {n} a trip.", "{n} plans the Lisbon trip in May.", "Met {n}.", "{n}'s sister works at the bank.",
          "{n} went to a jazz concert.", "Sounds good to {n}!", "{n} and Dana moved to Oslo for a new job.")
 CATEGORIES = ("memory/profile", "memory/events", "memory/goals", "index/knowledge", "memory/relationships")
 TYPES = ("fact", "event", "preference", "knowledge")
 
-fact = st.tuples(st.sampled_from(TEXTS), st.sampled_from(PEOPLE + ("zed", "PRIYA")), st.sampled_from(CATEGORIES),
-                 st.sampled_from(TYPES), st.booleans(), st.booleans())
+fact = st.tuples(st.sampled_from(TEXTS), st.sampled_from(PEOPLE + ("zed", "PRIYA", "İpek".lower())),
+                 st.sampled_from(CATEGORIES), st.sampled_from(TYPES), st.booleans(), st.booleans())
 names_set = st.lists(st.sampled_from(PEOPLE), unique=True).map(lambda ns: tuple(sorted(ns)))
+# (which of two long-lived processes, the names of each of its lookups before it saves)
+step = st.tuples(st.integers(0, 1), st.lists(names_set, min_size=1, max_size=3), st.booleans(), st.integers(1, 12))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(facts=st.lists(fact, min_size=1, max_size=12),
-       steps=st.lists(st.lists(names_set, min_size=1, max_size=2), min_size=1, max_size=4))
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(facts=st.lists(fact, min_size=1, max_size=12), steps=st.lists(step, min_size=1, max_size=6))
 def test_a_seed_serves_what_classifying_afresh_gives(tmp_path_factory: pytest.TempPathFactory,
-                                                     facts: list[tuple], steps: list[list[tuple[str, ...]]]
-                                                     ) -> None:  # type: ignore[type-arg]
-    """Each step is a process (a seed loaded from the index, saved at its end) classifying
-    every fact under one or two sets of names; each answer equals the rules' own."""
+                                                     facts: list[tuple], steps: list[tuple]) -> None:  # type: ignore[type-arg]
+    """Two processes (a daemon and one-shot ingests, say) take turns writing the table; each
+    classifies every fact under one to three sets of names before it saves (or starts
+    afresh, a new process); each answer equals the rules' own."""
     db = IndexDB(tmp_path_factory.mktemp("seed") / "index.sqlite3")
+    seeds: list[ClassSeed | None] = [None, None]
     try:
-        for step in steps:
-            seed = ClassSeed()
-            seed.load(db)
-            for names in step:
-                for text, who, category, type_, future, dated in facts:
-                    said = text.format(n=who)
+        for who, lookups, restart, upto in steps:
+            if seeds[who] is None or restart:
+                seeds[who] = ClassSeed()
+                with db.snapshot():
+                    seeds[who].load(db)  # type: ignore[union-attr]
+            seed = seeds[who]
+            assert seed is not None
+            for names in lookups:
+                for text, n, category, type_, future, dated in facts[:upto]:  # (new facts come later)
+                    said = text.format(n=n)
                     assert classes(seed, said, category, type_, future, names, dated) == \
                         classes(None, said, category, type_, future, names, dated), (said, names, seed.base_names)
             seed.save(db)
+    finally:
+        db.close()
+
+
+def test_a_table_another_process_rewrote_under_other_names_is_not_added_to(tmp_path: Path) -> None:
+    """A daemon (p0) keeps its seed; a one-shot ingest (p1) rewrites the table under other
+    names; the daemon's next save must not stamp its names over p1's rows."""
+    db = IndexDB(tmp_path / "index.sqlite3")
+    met = ("Met Priya.", "memory/events", "event", False)
+    try:
+        p0 = ClassSeed()
+        p0.load(db)
+        classes(p0, *met, ("Priya",), False)
+        p0.save(db)
+        p1 = ClassSeed()
+        p1.load(db)
+        classes(p1, *met, (), False)  # "Priya" is nobody to p1: the row is computed again, under ()
+        p1.save(db)
+        classes(p0, "Priya is vegan.", "memory/profile", "fact", False, ("Priya",), False)  # a row of p0's own
+        p0.save(db)
+        p2 = ClassSeed()
+        p2.load(db)
+        assert classes(p2, *met, ("Priya",), False) == classes(None, *met, ("Priya",), False)
+    finally:
+        db.close()
+
+
+def test_a_save_rolled_back_changes_nothing_the_seed_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seed takes its new names only once the table has them: after a failed commit, a
+    later save must not label the old names' rows with the new names."""
+    from memfs.index import factclasses
+
+    db = IndexDB(tmp_path / "index.sqlite3")
+    try:
+        seed = ClassSeed()
+        seed.load(db)
+        text = "Zed: great, thanks from the Leeds office."
+        classes(seed, text, "memory/events", "event", False, ("Priya",), False)
+        seed.save(db)  # the table: computed under (Priya,)
+        classes(seed, text, "memory/events", "event", False, ("Priya", "Zed"), False)
+        real = factclasses.save
+
+        def failing(*args: object, **kwargs: object) -> None:
+            real(*args, **kwargs)  # type: ignore[arg-type]
+            raise OSError("disk full")
+
+        monkeypatch.setattr(factclasses, "save", failing)
+        with pytest.raises(OSError):
+            seed.save(db)
+        monkeypatch.setattr(factclasses, "save", real)
+        assert seed.base_names == ("Priya",)
+        classes(seed, "Priya is vegan.", "memory/profile", "fact", False, ("Priya", "Zed"), False)
+        seed.save(db)
+        fresh = ClassSeed()
+        fresh.load(db)
+        names = ("Priya", "Zed")
+        assert classes(fresh, text, "memory/events", "event", False, names, False) == \
+            classes(None, text, "memory/events", "event", False, names, False)
     finally:
         db.close()
 

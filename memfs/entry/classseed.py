@@ -9,22 +9,26 @@ A classification depends on the fact's text, category file, type and whether it 
 after it was learned, which the row's key digests, and on two things kept beside the rows:
 
 - the people's names (a quoted remark is "Name: ..."; a name is not a content word). The
-  rows are served for other names too, except for a text that holds a name that is in one
-  set and not the other (a case-blind substring test: wider than the rules' word test, so
-  it can only recompute more). The first regeneration under new names rewrites the table
-  with what it used, so no row computed under the old names is left to be served later;
-- the rules themselves (a digest of the patterns, the word lists and the functions' code):
-  another memfs version's rows are never served.
+  rows are served for other names too, except for a text whose lower-cased form holds a
+  lower-cased name that is in one set and not the other (the rules compare lower-cased
+  words; a substring test is wider, so it can only recompute more). Nothing this process
+  computed under one set of names is served or saved under another. The first save under
+  new names rewrites the table with what the regeneration used, so no row computed under
+  the old names is left to be served later;
+- the rules themselves (a digest of the patterns, the word lists, the functions' code and
+  the rows' layout): another memfs version's rows are never served.
 
-The first regeneration of a process also drops rows nobody used (facts gone) once they
-are a third of the table.
+Rows are only added to a table whose names and rules are still the ones this process
+read (a daemon and a one-shot `memfs ingest` both write it, one at a time under the
+writer lock); otherwise the table is replaced by what this process can vouch for. A
+process's first regeneration also drops rows nobody used (facts gone) once they are a
+third of the table; a daemon adds rows and leaves the pruning to the next fresh process.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from functools import lru_cache
 from types import CodeType
 
@@ -34,6 +38,9 @@ from memfs.entry.facets import FACETS
 from memfs.index import factclasses
 from memfs.index.db import IndexDB
 
+#: The rows' layout (`key_of`, `encode`): another one serves no row (with the code of the
+#: functions, in `rules_digest`).
+FORMAT = 1
 _FACET_AT = {name: k for k, (name, _) in enumerate(FACETS)}
 _FACET_NAMES = tuple(name for name, _ in FACETS)
 
@@ -47,8 +54,9 @@ def rules_digest() -> str:
     h.update(json.dumps([sorted(facet_rules._BY_CATEGORY.items()), sorted(facet_rules.STOPWORDS),
                          sorted(facet_rules.FILLER), facet_rules._DANGLING.pattern, facet_rules._WORD.pattern,
                          _FACET_NAMES]).encode())
+    h.update(f"{FORMAT}\n".encode())
     for fn in (facet_rules.facets_of.__wrapped__, facet_rules.is_filler.__wrapped__,  # type: ignore[attr-defined]
-               facet_rules.content_words, profile.is_quoted):
+               facet_rules.content_words, profile.is_quoted, classes, encode, decode, key_of):
         _code_digest(h, fn.__code__)
     return h.hexdigest()
 
@@ -92,7 +100,7 @@ def classes(seed: "ClassSeed | None", text: str, category: str, type_: str, futu
     needs them: from `seed` where it holds them, else computed (and offered to it). The
     last is only computed for a plan that can become an event (`dated_event`); else False."""
     key = key_of(text, category, type_, future) if seed is not None else b""
-    got = decode(code) if seed is not None and (code := seed.lookup(key, text, names)) is not None else None
+    got = seed.lookup(key, text, names) if seed is not None else None
     if got is not None:
         facets, quoted, filler, moved = got
     else:
@@ -109,57 +117,61 @@ def classes(seed: "ClassSeed | None", text: str, category: str, type_: str, futu
 
 
 class ClassSeed:
-    """The persisted classifications (`base`, computed under `base_names`) and what this
-    process looked up and computed since its last save."""
+    """The persisted classifications (`base`, computed under `base_names`, as the table
+    holds them) and what this process computed since its last save (`new`, under `_for`)."""
 
     def __init__(self) -> None:
         self.loaded = False
         self.base: dict[bytes, int] = {}
         self.base_names: tuple[str, ...] | None = None
-        self._for: tuple[str, ...] | None = None  # the names lookups are being made with
-        self._check: re.Pattern[str] | None = None  # a text naming someone in one set only
+        self._for: tuple[str, ...] | None = None  # the names lookups are made with (`new`'s)
+        self._changed: tuple[str, ...] = ()  # lower-cased names in `_for` or `base_names`, not both
         self.used: dict[bytes, int] = {}  # rows served or computed while `track`
         self.new: dict[bytes, int] = {}  # computed since the last save
         self.track = True  # the first regeneration, or one under new names: record what it uses
+        self._first = True  # no save yet: the first regeneration's use decides what is stale
         self.hits = 0
 
     def load(self, db: IndexDB) -> None:
+        """Read the table once (call inside a read snapshot). A table made by other rules,
+        or with names that cannot be read, is as good as none."""
         if self.loaded:
             return
         self.loaded = True
         rows, names, rules = factclasses.load(db)
-        if rules != rules_digest():
-            return
-        try:
-            got = json.loads(names) if names else None
-        except ValueError:
-            return
-        if isinstance(got, list) and all(isinstance(n, str) for n in got):
-            self.base, self.base_names = rows, tuple(got)
+        got = _names(names) if rules == rules_digest() else None
+        if got is not None:
+            self.base, self.base_names = rows, got
 
     def _switch(self, names: tuple[str, ...]) -> None:
-        self._for = names
-        if names != self.base_names:
-            changed = set(names).symmetric_difference(self.base_names or ())
-            self._check = re.compile("|".join(re.escape(n) for n in sorted(changed, key=len, reverse=True)),
-                                     re.IGNORECASE) if changed else None
-            # Rows computed under the names before are not served under these (nor saved).
-            self.track, self.used, self.new = True, {}, {}
-        else:
-            self._check = None
+        """Lookups under other names from now on: nothing computed under the names before is
+        served or saved under these."""
+        self._for, self.new, self.used = names, {}, {}
+        changed = set(names).symmetric_difference(self.base_names or ())
+        self._changed = tuple(sorted({n.lower() for n in changed}))
+        self.track = self._first or names != self.base_names  # what a rewrite would hold
 
-    def lookup(self, key: bytes, text: str, names: tuple[str, ...]) -> int | None:
+    def lookup(self, key: bytes, text: str, names: tuple[str, ...]
+               ) -> tuple[tuple[str, ...], bool, bool, bool | None] | None:
+        """The row's classification for this fact under `names`, or None (compute it)."""
         if names != self._for:
             self._switch(names)
         code = self.new.get(key)
         if code is None:
             code = self.base.get(key)
-            if code is None or (self._check is not None and self._check.search(text)):
+            if code is None or self.base_names is None:
                 return None
+            if self._changed:  # the rules compare lower-cased names: so does this guard
+                low = text.lower()
+                if any(n in low for n in self._changed):
+                    return None
+        got = decode(code)
+        if got is None:
+            return None
         self.hits += 1
         if self.track:
             self.used[key] = code
-        return code
+        return got
 
     def put(self, key: bytes, code: int) -> None:
         self.new[key] = code
@@ -167,18 +179,41 @@ class ClassSeed:
             self.used[key] = code
 
     def save(self, db: IndexDB) -> None:
-        """Write what this process computed (call under the writer lock)."""
+        """Write what this process computed, in a transaction of its own (call under the
+        writer lock, outside a transaction); this seed changes only once it is committed.
+
+        Rows are added only to a table whose names and rules are the ones this seed holds
+        (another process, a daemon of another memfs version, may have rewritten it since
+        this one loaded it); otherwise, and under new names, the table is replaced by what
+        this process used and computed."""
         names = self._for
         if names is None:
             return
         stale = self.track and len(self.base) > 1.5 * len(self.used) + 1000
-        if self.track and (names != self.base_names or stale):
-            factclasses.save(db, self.used, json.dumps(list(names)), rules_digest(), replace=True)
-            self.base, self.base_names = dict(self.used), names
-        elif self.new:
-            factclasses.save(db, self.new, json.dumps(list(names)), rules_digest(), replace=False)
-            self.base.update(self.new)
-        else:
-            self.track, self.used = False, {}
+        replace = self.track and (names != self.base_names or stale)
+        if not replace and not self.new:
+            self.track, self.used, self._first = False, {}, False
             return
-        self.new, self.used, self.track, self._for, self._check = {}, {}, False, None, None
+        rows = dict(self.used) if replace else dict(self.new)
+        rules = rules_digest()
+        with db.transaction():
+            names_on_disk, rules_on_disk = factclasses.meta(db)
+            if not replace and (_names(names_on_disk) != self.base_names or rules_on_disk != rules):
+                # another process wrote the table under other names or rules: what this one
+                # holds for its names is all it can vouch for
+                replace, rows = True, {**self.base, **self.new}  # (not replacing: the names are the same)
+            factclasses.save(db, rows, json.dumps(list(names)), rules, replace=replace)
+        if replace:
+            self.base = rows
+        else:
+            self.base.update(rows)
+        self.base_names = names
+        self.new, self.used, self.track, self._for, self._changed, self._first = {}, {}, False, None, (), False
+
+
+def _names(raw: str | None) -> tuple[str, ...] | None:
+    try:
+        got = json.loads(raw) if raw else None
+    except ValueError:
+        return None
+    return tuple(got) if isinstance(got, list) and all(isinstance(n, str) for n in got) else None

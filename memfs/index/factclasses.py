@@ -24,22 +24,19 @@ def load(db: IndexDB) -> tuple[dict[bytes, int], str | None, str | None]:
         if "no such table" in str(err):
             return {}, None, None
         raise
-    return ({k: c for k, c in rows if isinstance(k, bytes) and isinstance(c, int)},
-            db.get_meta(NAMES_META), db.get_meta(RULES_META))
+    return {k: c for k, c in rows if isinstance(k, bytes) and isinstance(c, int)}, *meta(db)
+
+
+def meta(db: IndexDB) -> tuple[str | None, str | None]:
+    """(names JSON, rules digest) the table's rows say they were computed with."""
+    return db.get_meta(NAMES_META), db.get_meta(RULES_META)
 
 
 def save(db: IndexDB, rows: dict[bytes, int], names: str, rules: str, replace: bool) -> None:
     """Add (or, with `replace`, put in place of every row) `rows`, computed with these
-    names and rules (call under the writer lock, inside or outside a transaction)."""
-    def write(conn: sqlite3.Connection) -> None:
-        if replace:
-            conn.execute("DELETE FROM fact_classes")
-        conn.executemany("INSERT OR REPLACE INTO fact_classes(key, code) VALUES (?, ?)", rows.items())
-        db.set_meta(NAMES_META, names)
-        db.set_meta(RULES_META, rules)
-
-    if db.conn.in_transaction:
-        write(db.conn)
-    else:
-        with db.transaction() as conn:
-            write(conn)
+    names and rules, inside the caller's transaction (under the writer lock)."""
+    if replace:
+        db.conn.execute("DELETE FROM fact_classes")
+    db.conn.executemany("INSERT OR REPLACE INTO fact_classes(key, code) VALUES (?, ?)", rows.items())
+    db.set_meta(NAMES_META, names)
+    db.set_meta(RULES_META, rules)
