@@ -1,4 +1,4 @@
-"""`memfs add` performed by a running daemon: the client side and the shared output.
+"""`memfs add` (and `memfs ingest`) performed by a running daemon: the client side and the shared output.
 
 A fresh process adding into a 50,000-item file parses the whole file and builds its entry
 files from nothing (~11 s); the daemon keeps both warm (~0.3 s). So the CLI asks the
@@ -25,12 +25,16 @@ from memfs.rootfind import workspace_root
 from memfs.sockconnect import connect
 
 VERB = "add"
+INGEST_VERB = "ingest"  # `memfs ingest PATHS`, the same way (try_daemon_ingest)
 SOCKET_NAME = "daemon.sock"  # memfs.warm_client.SOCKET_NAME
 MAX_REPLY = 1 << 20
 #: How long the client waits for the answer once the request is sent. The daemon answers
 #: "not taken" within its own pick-up limit (memfs.warm_write.PICKUP_SECONDS) if it is busy,
 #: so this is only reached by a daemon that hangs mid-write.
 ANSWER_TIMEOUT = 300.0
+#: An ingest runs as long as its inputs need (an LLM mode call per chunk); a daemon that dies
+#: meanwhile closes the socket, which ends the wait at once.
+INGEST_TIMEOUT = 3600.0
 CONNECT_TIMEOUT = 2.0
 #: MEMFS_* variables that do not change the config (where, whether, how loudly), so a CLI and
 #: a daemon that differ only in them still agree.
@@ -165,13 +169,33 @@ def try_daemon_add(state_dir: Path, text: str, category: str | None = None, type
     """The daemon's answer `{"status": "done"|"error", "stdout", "stderr", "exit"}`, or None
     when it did not take the request (do it in-process). Raises AddOutcomeUnknown once the
     request may have reached the daemon and no whole answer came back."""
-    path = state_dir / SOCKET_NAME
-    if not path.exists():
+    if not (state_dir / SOCKET_NAME).exists():
         return None
     try:
         payload = request_line(text, category, type, when, as_json, config_key(state_dir.parent))
     except (UnicodeEncodeError, ValueError):
         return None  # lone surrogates and the like: the in-process path reports them
+    return _ask(state_dir, payload, ANSWER_TIMEOUT, "add")
+
+
+def try_daemon_ingest(state_dir: Path, paths: list[str], allow_relearn: bool, as_json: bool) -> dict | None:
+    """`memfs ingest PATHS` done by a running daemon (its entry files are warm: a fresh
+    process regenerates them from nothing, seconds at 100,000 items): the answer as for
+    `try_daemon_add`, None when it did not take the request, AddOutcomeUnknown when it took
+    it and no answer came. `paths` are absolute: the daemon runs elsewhere."""
+    if not (state_dir / SOCKET_NAME).exists():
+        return None
+    try:
+        payload = json.dumps({"verb": INGEST_VERB, "paths": paths, "allow_relearn": allow_relearn, "json": as_json,
+                              "config": config_key(state_dir.parent)}).encode("utf-8") + b"\n"
+    except (UnicodeEncodeError, ValueError):
+        return None
+    return _ask(state_dir, payload, INGEST_TIMEOUT, "ingest", limit=1 << 28)  # (--json of many inputs)
+
+
+def _ask(state_dir: Path, payload: bytes, timeout: float, what: str, limit: int = MAX_REPLY) -> dict | None:
+    """Send one request line and read the whole answer (module docstring: the one rule)."""
+    path = state_dir / SOCKET_NAME
     import socket  # only when a daemon's socket file is there (an add without one never needs it)
 
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -182,24 +206,24 @@ def try_daemon_add(state_dir: Path, text: str, category: str | None = None, type
         except OSError:
             return None  # a stale socket, nobody listening: nothing was sent
         try:
-            sock.settimeout(ANSWER_TIMEOUT)
+            sock.settimeout(timeout)
             sock.sendall(payload)
             buf = b""
-            while not buf.endswith(b"\n") and len(buf) < MAX_REPLY:
+            while not buf.endswith(b"\n") and len(buf) < limit:
                 chunk = sock.recv(65536)
                 if not chunk:
                     break
                 buf += chunk
         except OSError as err:
-            raise _unknown(f"{type_name(err)}") from None
+            raise _unknown(f"{type_name(err)}", what) from None
     finally:
         sock.close()
     if not buf.endswith(b"\n"):
-        raise _unknown("the daemon closed the connection before answering")
+        raise _unknown("the daemon closed the connection before answering", what)
     try:
         reply = json.loads(buf)
     except ValueError:
-        raise _unknown("the daemon's answer was unreadable") from None
+        raise _unknown("the daemon's answer was unreadable", what) from None
     if not isinstance(reply, dict) or reply.get("status") not in ("done", "error"):
         return None  # "refused", or an older daemon's "only recall and ping are served": not done
     return reply
@@ -209,6 +233,9 @@ def type_name(err: BaseException) -> str:
     return f"{err.__class__.__name__}: {err}" if str(err) else err.__class__.__name__
 
 
-def _unknown(why: str) -> AddOutcomeUnknown:
+def _unknown(why: str, what: str = "add") -> AddOutcomeUnknown:
+    if what == "ingest":
+        return AddOutcomeUnknown(f"the daemon took the ingest but gave no answer ({why}); it may or may not have "
+                                 "been memorized: ingesting the files again reports those already memorized")
     return AddOutcomeUnknown(f"the daemon took the add but gave no answer ({why}); it may or may not "
                              "have been written: check with `memfs recall` or `memfs status` before adding again")

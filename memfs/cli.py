@@ -281,36 +281,25 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
            allow_relearn: bool = typer.Option(False, "--allow-relearn", help="Learn an input again even though "
                                               "`memfs forget` removed it."),
            as_json: bool = typer.Option(False, "--json")) -> None:
-    """Run files through the memorize pipeline now, without a daemon."""
+    """Run files through the memorize pipeline now. With a daemon running, the daemon does
+    it (its entry files are warm); otherwise this process does."""
+    from memfs.addwire import try_daemon_ingest, workspace_root
+    from memfs.pipeline.summary import render_results
     from memfs.progress import Progress
 
-    with _memory() as mem, Progress("memorizing") as bar:
-        results = mem.ingest(paths, progress=lambda n, total, added: bar.update(n, total, items=added),
-                             allow_relearn=allow_relearn)
-    if as_json:
-        _echo_json([r.model_dump() for r in results])
-    else:
-        for r in results:
-            if r.status == "failed":
-                typer.echo(f"failed {r.name}: {r.error}", err=True)
-            elif r.status == "duplicate":
-                typer.echo(f"{r.name}: already memorized ({r.resource})")
-            elif r.status == "waiting":
-                typer.echo(f"{r.name}: not taken yet: {r.error}")
-            else:
-                from memfs.pipeline.summary import counts, llm_line
-
-                export = f" from {r.conversations} conversations" if r.conversations else ""
-                replayed = f", {r.replayed} messages already memorized" if r.replayed else ""
-                typer.echo(f"{r.name}: {counts(r)}{export}{replayed} → {', '.join(r.files) or 'no items'}")
-                if llm_line(r):
-                    typer.echo(f"  {llm_line(r)}")
-                for note in r.notes:
-                    typer.echo(f"  note: {note}")
-            for w in r.warnings:
-                typer.echo(f"warning: {w}", err=True)
-    if any(r.status == "failed" for r in results):
-        raise typer.Exit(1)
+    root = None if os.environ.get("MEMFS_NO_WARM") else workspace_root(_state["dir"])
+    reply = try_daemon_ingest(Path(root) / ".memfs", [os.path.abspath(p) for p in paths], allow_relearn,
+                              as_json) if root else None
+    if reply is None:
+        with _memory() as mem, Progress("memorizing") as bar:
+            results = mem.ingest(paths, progress=lambda n, total, added: bar.update(n, total, items=added),
+                                 allow_relearn=allow_relearn)
+        stdout, stderr, code = render_results(results, as_json)
+        reply = {"stdout": stdout, "stderr": stderr, "exit": code}
+    typer.echo(reply["stdout"], nl=False)
+    typer.echo(reply["stderr"], nl=False, err=True)
+    if int(reply["exit"]):
+        raise typer.Exit(int(reply["exit"]))
 
 
 @app.command()

@@ -4,7 +4,7 @@ A cold `memfs recall` pays for imports, the model load and the index load (~0.7 
 daemon already holds all three. The CLI tries the socket first and falls back to doing
 the work itself, so the answer is the same either way, only faster with a daemon.
 Requests are one JSON line each; `recall`, `ping` and `recall-rendered` are reads, and
-`add` is handed to the daemon's loop (memfs.warm_write) when the daemon passes a queue.
+`add` and `ingest` are handed to the daemon's loop (memfs.warm_write) when the daemon passes a queue.
 Answers are one JSON line, except `recall-rendered`: `ok` and then the exact text
 `memfs recall [--json]` prints, so the thin client (memfs.console) needs no json.
 """
@@ -15,6 +15,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
+from memfs.addwire import INGEST_VERB
 from memfs.addwire import VERB as ADD_VERB
 from memfs.warm_client import MAX_REQUEST, SOCKET_NAME, ping, socket_path, try_warm_recall
 
@@ -65,7 +66,7 @@ def _answer(server: Any, line: bytes) -> bytes:
         verb = req.get("verb")
         if verb == "ping":  # `memfs doctor`: is anyone answering?
             return b'{"ok": true}\n'
-        if verb == ADD_VERB:  # performed by the daemon's loop (memfs.warm_write)
+        if verb in (ADD_VERB, INGEST_VERB):  # performed by the daemon's loop (memfs.warm_write)
             writes = getattr(server, "writes", None)
             reply = writes.submit(req) if writes is not None else {"status": "refused"}
             return json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n"

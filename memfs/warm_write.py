@@ -1,4 +1,4 @@
-"""The daemon's side of `memfs add` over its socket: a hand-over to the daemon's loop.
+"""The daemon's side of `memfs add` (and `memfs ingest`) over its socket: a hand-over to the daemon's loop.
 
 The socket's handler threads must not use the daemon's Memory (the ingest loop does, and
 it keeps the incremental entry files that make a write into a 50k-item file fast). So a
@@ -18,7 +18,7 @@ import signal
 import threading
 from typing import TYPE_CHECKING, Any
 
-from memfs.addwire import config_key, render_added
+from memfs.addwire import INGEST_VERB, config_key, render_added
 from memfs.errors import MemfsError
 
 if TYPE_CHECKING:
@@ -112,8 +112,11 @@ def _crash(point: str) -> None:
 
 
 def perform(memory: "Memory", req: dict) -> dict:
-    """One add, as `memfs add` does it in-process: its output, or its one-line error."""
+    """One add (or ingest), as `memfs add` does it in-process: its output, or its one-line error."""
     from memfs.core.model import parse_when
+
+    if req.get("verb") == INGEST_VERB:
+        return perform_ingest(memory, req)
 
     text, when = req.get("text"), req.get("when")
     if not isinstance(text, str) or not all(isinstance(req.get(k), (str, type(None)))
@@ -138,3 +141,27 @@ def perform(memory: "Memory", req: dict) -> dict:
     data: dict[str, Any] = {"id": item.id, "text": item.text, "type": item.type,
                             "path": row.path if row else "?", "seen": item.seen}
     return {"status": "done", "stdout": render_added(data, bool(req.get("json"))), "stderr": "", "exit": 0}
+
+
+def perform_ingest(memory: "Memory", req: dict) -> dict:
+    """`memfs ingest PATHS` as the CLI does it in-process: the same results, the same output."""
+    from pathlib import Path
+
+    from memfs.pipeline.summary import render_results
+
+    paths, relearn = req.get("paths"), req.get("allow_relearn", False)
+    if not isinstance(paths, list) or not paths or not all(isinstance(p, str) and os.path.isabs(p) for p in paths) \
+            or not isinstance(relearn, bool):
+        return REFUSED  # not a request this daemon understands: the CLI does it itself
+    _crash("before")
+    try:
+        results = memory.ingest([Path(p) for p in paths], allow_relearn=relearn)
+    except MemfsError as err:
+        return {"status": "error", "stdout": "", "stderr": f"memfs: error: {err}\n", "exit": 1}
+    except Exception as err:  # noqa: BLE001 - one line, as the CLI's main prints it
+        return {"status": "error", "stdout": "",
+                "stderr": f"memfs: internal error: {type(err).__name__}: {err} (MEMFS_DEBUG=1 shows the "
+                          "traceback)\n", "exit": 3}
+    _crash("after")
+    stdout, stderr, code = render_results(results, bool(req.get("json")))
+    return {"status": "done", "stdout": stdout, "stderr": stderr, "exit": code}

@@ -39,3 +39,34 @@ def commit_counts(result: "IngestResult") -> str:
 def llm_line(result: "IngestResult") -> str | None:
     """`llm: fell back offline for N of M batches (reason n); ...`, or None offline."""
     return result.llm.line() if result.llm is not None else None
+
+
+def render_results(results: "list[IngestResult]", as_json: bool) -> tuple[str, str, int]:
+    """What `memfs ingest` prints for these results: (stdout, stderr, exit code), the same
+    whether this process or a running daemon did the ingest (memfs.warm_write)."""
+    import json
+
+    out: list[str] = []
+    err: list[str] = []
+    if as_json:
+        out.append(json.dumps([r.model_dump() for r in results], ensure_ascii=False, indent=2))
+    else:
+        for r in results:
+            if r.status == "failed":
+                err.append(f"failed {r.name}: {r.error}")
+            elif r.status == "duplicate":
+                out.append(f"{r.name}: already memorized ({r.resource})")
+            elif r.status == "waiting":
+                out.append(f"{r.name}: not taken yet: {r.error}")
+            else:
+                export = f" from {r.conversations} conversations" if r.conversations else ""
+                replayed = f", {r.replayed} messages already memorized" if r.replayed else ""
+                out.append(f"{r.name}: {counts(r)}{export}{replayed} → {', '.join(r.files) or 'no items'}")
+                if llm_line(r):
+                    out.append(f"  {llm_line(r)}")
+                for note in r.notes:
+                    out.append(f"  note: {note}")
+                for w in r.warnings:
+                    err.append(f"warning: {w}")
+    code = 1 if any(r.status == "failed" for r in results) else 0
+    return "".join(line + "\n" for line in out), "".join(line + "\n" for line in err), code
