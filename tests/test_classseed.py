@@ -168,6 +168,11 @@ def test_rows_made_by_other_rules_are_not_served(tmp_path: Path, monkeypatch: py
         db.close()
 
 
+def test_any_text_has_a_key() -> None:
+    assert classseed.key_of("caf\udce9 opens at 9", "memory/events", "event", False) != \
+        classseed.key_of("caf\udce8 opens at 9", "memory/events", "event", False)
+
+
 def test_a_damaged_code_is_a_miss() -> None:
     for code in (-1, 1 << 12, 15, 3 << 10, 0x21):  # past the bits, no such facet, moved=3, a facet twice
         assert decode(code) is None

@@ -74,7 +74,9 @@ def _code_digest(h: "hashlib._Hash", code: CodeType) -> None:
 
 
 def key_of(text: str, category: str, type_: str, future: bool) -> bytes:
-    return hashlib.blake2b(f"{text}\x1f{category}\x1f{type_}\x1f{int(future)}".encode(), digest_size=12).digest()
+    # surrogatepass: any str encodes (a line read from a damaged file may hold lone surrogates)
+    return hashlib.blake2b(f"{text}\x1f{category}\x1f{type_}\x1f{int(future)}".encode("utf-8", "surrogatepass"),
+                           digest_size=12).digest()
 
 
 def encode(facets: tuple[str, ...], quoted: bool, filler: bool, moved_filler: bool | None) -> int:
