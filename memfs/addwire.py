@@ -25,6 +25,9 @@ from memfs.rootfind import workspace_root
 from memfs.sockconnect import connect
 
 VERB = "add"
+#: The longest request line the daemon reads (memfs.warm_client.MAX_REQUEST, not imported:
+#: this module stays light for the thin path).
+MAX_REQUEST = 1 << 20
 INGEST_VERB = "ingest"  # `memfs ingest PATHS`, the same way (try_daemon_ingest)
 SOCKET_NAME = "daemon.sock"  # memfs.warm_client.SOCKET_NAME
 MAX_REPLY = 1 << 20
@@ -185,10 +188,9 @@ def try_daemon_ingest(state_dir: Path, paths: list[str], allow_relearn: bool, as
     it and no answer came. `paths` are absolute: the daemon runs elsewhere."""
     if not (state_dir / SOCKET_NAME).exists():
         return None
-    try:
-        payload = json.dumps({"verb": INGEST_VERB, "paths": paths, "allow_relearn": allow_relearn, "json": as_json,
-                              "config": config_key(state_dir.parent)}).encode("utf-8") + b"\n"
-    except (UnicodeEncodeError, ValueError):
+    payload = json.dumps({"verb": INGEST_VERB, "paths": paths, "allow_relearn": allow_relearn, "json": as_json,
+                          "config": config_key(state_dir.parent)}).encode("ascii") + b"\n"
+    if len(payload) >= MAX_REQUEST:  # the daemon reads one line of at most this: do it here
         return None
     return _ask(state_dir, payload, INGEST_TIMEOUT, "ingest", limit=1 << 28)  # (--json of many inputs)
 

@@ -246,11 +246,12 @@ class Memory:
         return _ingest.fill_vectors(self.runtime, limit, lock_timeout=lock_timeout, stop=stop)
 
     def ingest(self, paths: list[Path], progress: Callable[..., None] | None = None,
-               allow_relearn: bool = False) -> list["IngestResult"]:
-        """Each path in turn; `progress(done, total, items_added)` after each."""
+               allow_relearn: bool = False, stop: Callable[[], bool] | None = None) -> list["IngestResult"]:
+        """Each path in turn; `progress(done, total, items_added)` after each; `stop()` true
+        before an input ends the run there (the results are the inputs taken)."""
         from memfs.services import ingest as _ingest
 
-        return _ingest.ingest(self.runtime, paths, progress=progress, allow_relearn=allow_relearn)
+        return _ingest.ingest(self.runtime, paths, progress=progress, allow_relearn=allow_relearn, stop=stop)
 
     def file_failure(self, path: Path, err: BaseException) -> tuple[str, bool]:
         """Move an input whose ingest raised to inbox/failed/: (its one-line reason, filed)."""

@@ -281,25 +281,37 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
            allow_relearn: bool = typer.Option(False, "--allow-relearn", help="Learn an input again even though "
                                               "`memfs forget` removed it."),
            as_json: bool = typer.Option(False, "--json")) -> None:
-    """Run files through the memorize pipeline now. With a daemon running, the daemon does
-    it (its entry files are warm); otherwise this process does."""
+    """Run files through the memorize pipeline now: by a running daemon (warm), else here."""
     from memfs.addwire import try_daemon_ingest, workspace_root
     from memfs.pipeline.summary import render_results
-    from memfs.progress import Progress
 
     root = None if os.environ.get("MEMFS_NO_WARM") else workspace_root(_state["dir"])
     reply = try_daemon_ingest(Path(root) / ".memfs", [os.path.abspath(p) for p in paths], allow_relearn,
                               as_json) if root else None
-    if reply is None:
-        with _memory() as mem, Progress("memorizing") as bar:
-            results = mem.ingest(paths, progress=lambda n, total, added: bar.update(n, total, items=added),
-                                 allow_relearn=allow_relearn)
-        stdout, stderr, code = render_results(results, as_json)
-        reply = {"stdout": stdout, "stderr": stderr, "exit": code}
-    typer.echo(reply["stdout"], nl=False)
-    typer.echo(reply["stderr"], nl=False, err=True)
-    if int(reply["exit"]):
+    if reply is not None and "lines" not in reply:  # an error line of the daemon's (no results)
+        typer.echo(reply["stdout"], nl=False)
+        typer.echo(reply["stderr"], nl=False, err=True)
         raise typer.Exit(int(reply["exit"]))
+    rest = [Path(p) for p in reply["rest"]] if reply is not None else paths  # (what it did not take)
+    results = []
+    if rest:
+        from memfs.progress import Progress
+
+        with _memory() as mem, Progress("memorizing") as bar:
+            results = mem.ingest(rest, progress=lambda n, total, added: bar.update(n, total, items=added),
+                                 allow_relearn=allow_relearn)
+    lines, code = render_results(results, as_json)
+    if reply is not None:
+        code = max(code, int(reply["exit"]))
+        if as_json:
+            lines = [(False, json.dumps(reply["results"] + [r.model_dump(mode="json") for r in results],
+                                        ensure_ascii=False, indent=2))]
+        else:
+            lines = [(bool(err), str(line)) for err, line in reply["lines"]] + lines
+    for err, line in lines:
+        typer.echo(line, err=err)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command()

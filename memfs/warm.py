@@ -69,7 +69,9 @@ def _answer(server: Any, line: bytes) -> bytes:
         if verb in (ADD_VERB, INGEST_VERB):  # performed by the daemon's loop (memfs.warm_write)
             writes = getattr(server, "writes", None)
             reply = writes.submit(req) if writes is not None else {"status": "refused"}
-            return json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n"
+            # ASCII: a file name that is not UTF-8 (a lone surrogate) must not fail the answer
+            # of a write that is done (the client would take it as not done and do it again)
+            return json.dumps(reply).encode("ascii") + b"\n"
         if verb == RENDER_VERB:
             fmt = req.get("format", "markdown")
             if fmt not in ("json", "markdown"):
@@ -119,7 +121,11 @@ def _handler_class() -> type:
 
     class _Handler(socketserver.StreamRequestHandler):
         def handle(self) -> None:
-            self.wfile.write(_answer(self.server, self.rfile.readline(MAX_REQUEST)))
+            answer = _answer(self.server, self.rfile.readline(MAX_REQUEST))
+            try:
+                self.wfile.write(answer)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client is gone (Ctrl-C): what it asked is done all the same
 
     return _Handler
 

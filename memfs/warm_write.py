@@ -92,7 +92,7 @@ class WriteQueue:
                 job = self._jobs.pop(0)
                 job.started = True
             try:
-                job.reply = perform(memory, job.req)
+                job.reply = perform(memory, job.req, self._stopping)
             finally:
                 job.done.set()
 
@@ -111,12 +111,12 @@ def _crash(point: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def perform(memory: "Memory", req: dict) -> dict:
+def perform(memory: "Memory", req: dict, stopping: threading.Event | None = None) -> dict:
     """One add (or ingest), as `memfs add` does it in-process: its output, or its one-line error."""
     from memfs.core.model import parse_when
 
     if req.get("verb") == INGEST_VERB:
-        return perform_ingest(memory, req)
+        return perform_ingest(memory, req, stopping or threading.Event())
 
     text, when = req.get("text"), req.get("when")
     if not isinstance(text, str) or not all(isinstance(req.get(k), (str, type(None)))
@@ -143,8 +143,10 @@ def perform(memory: "Memory", req: dict) -> dict:
     return {"status": "done", "stdout": render_added(data, bool(req.get("json"))), "stderr": "", "exit": 0}
 
 
-def perform_ingest(memory: "Memory", req: dict) -> dict:
-    """`memfs ingest PATHS` as the CLI does it in-process: the same results, the same output."""
+def perform_ingest(memory: "Memory", req: dict, stopping: threading.Event) -> dict:
+    """`memfs ingest PATHS` as the CLI does it in-process: the same results, the same output
+    (`lines`: (to stderr?, line) in order). A daemon told to stop ends after the input it is
+    on and hands the inputs it did not start back (`rest`): the CLI ingests those itself."""
     from pathlib import Path
 
     from memfs.pipeline.summary import render_results
@@ -155,7 +157,7 @@ def perform_ingest(memory: "Memory", req: dict) -> dict:
         return REFUSED  # not a request this daemon understands: the CLI does it itself
     _crash("before")
     try:
-        results = memory.ingest([Path(p) for p in paths], allow_relearn=relearn)
+        results = memory.ingest([Path(p) for p in paths], allow_relearn=relearn, stop=stopping.is_set)
     except MemfsError as err:
         return {"status": "error", "stdout": "", "stderr": f"memfs: error: {err}\n", "exit": 1}
     except Exception as err:  # noqa: BLE001 - one line, as the CLI's main prints it
@@ -163,5 +165,9 @@ def perform_ingest(memory: "Memory", req: dict) -> dict:
                 "stderr": f"memfs: internal error: {type(err).__name__}: {err} (MEMFS_DEBUG=1 shows the "
                           "traceback)\n", "exit": 3}
     _crash("after")
-    stdout, stderr, code = render_results(results, bool(req.get("json")))
-    return {"status": "done", "stdout": stdout, "stderr": stderr, "exit": code}
+    as_json = bool(req.get("json"))
+    lines, code = render_results(results, as_json)
+    return {"status": "done", "lines": lines, "rest": paths[len(results):], "exit": code,
+            "results": [r.model_dump(mode="json") for r in results] if as_json else None,
+            "stdout": "".join(ln + "\n" for err, ln in lines if not err),
+            "stderr": "".join(ln + "\n" for err, ln in lines if err)}

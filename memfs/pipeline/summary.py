@@ -41,32 +41,30 @@ def llm_line(result: "IngestResult") -> str | None:
     return result.llm.line() if result.llm is not None else None
 
 
-def render_results(results: "list[IngestResult]", as_json: bool) -> tuple[str, str, int]:
-    """What `memfs ingest` prints for these results: (stdout, stderr, exit code), the same
-    whether this process or a running daemon did the ingest (memfs.warm_write)."""
+def render_results(results: "list[IngestResult]", as_json: bool) -> tuple[list[tuple[bool, str]], int]:
+    """What `memfs ingest` prints for these results, in order: (to stderr?, line) pairs, and
+    the exit code; the same whether this process or a running daemon did the ingest
+    (memfs.warm_write), so a failed input's line stays where it was among the others."""
     import json
 
-    out: list[str] = []
-    err: list[str] = []
+    lines: list[tuple[bool, str]] = []
     if as_json:
-        out.append(json.dumps([r.model_dump() for r in results], ensure_ascii=False, indent=2))
-    else:
-        for r in results:
-            if r.status == "failed":
-                err.append(f"failed {r.name}: {r.error}")
-            elif r.status == "duplicate":
-                out.append(f"{r.name}: already memorized ({r.resource})")
-            elif r.status == "waiting":
-                out.append(f"{r.name}: not taken yet: {r.error}")
-            else:
-                export = f" from {r.conversations} conversations" if r.conversations else ""
-                replayed = f", {r.replayed} messages already memorized" if r.replayed else ""
-                out.append(f"{r.name}: {counts(r)}{export}{replayed} → {', '.join(r.files) or 'no items'}")
-                if llm_line(r):
-                    out.append(f"  {llm_line(r)}")
-                for note in r.notes:
-                    out.append(f"  note: {note}")
-                for w in r.warnings:
-                    err.append(f"warning: {w}")
-    code = 1 if any(r.status == "failed" for r in results) else 0
-    return "".join(line + "\n" for line in out), "".join(line + "\n" for line in err), code
+        lines.append((False, json.dumps([r.model_dump() for r in results], ensure_ascii=False, indent=2)))
+    for r in results if not as_json else ():
+        if r.status == "failed":
+            lines.append((True, f"failed {r.name}: {r.error}"))
+        elif r.status == "duplicate":
+            lines.append((False, f"{r.name}: already memorized ({r.resource})"))
+        elif r.status == "waiting":
+            lines.append((False, f"{r.name}: not taken yet: {r.error}"))
+        else:
+            export = f" from {r.conversations} conversations" if r.conversations else ""
+            replayed = f", {r.replayed} messages already memorized" if r.replayed else ""
+            lines.append((False, f"{r.name}: {counts(r)}{export}{replayed} → {', '.join(r.files) or 'no items'}"))
+            if llm_line(r):
+                lines.append((False, f"  {llm_line(r)}"))
+            for note in r.notes:
+                lines.append((False, f"  note: {note}"))
+        for w in r.warnings:  # (any result's: the last one carries the root files' own)
+            lines.append((True, f"warning: {w}"))
+    return lines, 1 if any(r.status == "failed" for r in results) else 0

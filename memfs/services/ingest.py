@@ -143,14 +143,17 @@ def ingest_file(rt: Runtime, path: Path, lock_timeout: float = 60.0, allow_relea
 
 
 def ingest(rt: Runtime, paths: list[Path], progress: IngestProgress | None = None,
-           allow_relearn: bool = False) -> list["IngestResult"]:
+           allow_relearn: bool = False, stop: Callable[[], bool] | None = None) -> list["IngestResult"]:
     """Each path in turn; `progress(done, total, items_added)` after each. The root files
-    are refreshed after the last input, not after each (ViewDebt)."""
+    are refreshed after the last input, not after each (ViewDebt). `stop()` true before an
+    input: end there (a daemon stopping); the results are those of the inputs taken."""
     results: list[IngestResult] = []
     added = 0
     debt = ViewDebt(rt)
     try:
         for n, path in enumerate(paths):
+            if stop is not None and stop():
+                break
             results.append(ingest_file(rt, Path(path), allow_relearn=allow_relearn,
                                        defer_views=debt.defer(n + 1 < len(paths))))
             if debt.due():
