@@ -160,3 +160,26 @@ def test_me_before_a_clause_of_the_speaker_gets_that() -> None:
         == "They keep telling Priya that Priya is doing fine."
     assert attribute("For me I just sit and read.", "Priya", "Tom") == "For Priya they just sit and read."
     assert attribute("Let me know how it goes.", "Priya", "Tom") == "Let Priya know how it goes."
+
+
+# --- session 13: addressed forms and agreement ------------------------------------------------
+
+
+
+def test_a_second_verb_after_and_agrees_with_the_named_speaker() -> None:
+    assert attribute("I love painting and find it relaxing.", "Priya", "Tom") \
+        == "Priya loves painting and finds it relaxing."
+    assert attribute("I was tired and am going home.", "Priya", "Tom") == "Priya was tired and is going home."
+    assert attribute("I'm sore and need a rest day.", "Priya", "Tom") == "Priya is sore and needs a rest day."
+    assert attribute("I went to the clinic and have a cast now.", "Priya", "Tom") \
+        == "Priya went to the clinic and has a cast now."
+    # "and" joins nouns, an infinitive, a modal's verb or a bare verb: left as they are.
+    for said, line in (("I love tea and coffee in the morning.", "Priya loves tea and coffee in the morning."),
+                       ("I love to paint and draw birds.", "Priya loves to paint and draw birds."),
+                       ("I can swim and run a mile.", "Priya can swim and run a mile."),
+                       ("I help them clean and cook the dinner.", "Priya helps them clean and cook the dinner."),
+                       ("I love my family and work so much.", "Priya loves their family and work so much.")):
+        assert attribute(said, "Priya", "Tom") == line, said
+    # After a comma "and" may open an order: "look" is said to the listener.
+    assert attribute("I've worked hard lately, and look at my garden now.", "Priya", "Tom") \
+        == "Priya has worked hard lately, and look at their garden now."

@@ -35,6 +35,8 @@ from memfs.extract.lexicon import (
     STOPWORDS,
     is_past_form,
 )
+from memfs.extract.agree import AGREE as _AGREE, NON_VERBS as _NON_VERBS, agree_after_and, is_present_singular
+from memfs.extract.agree import looks_like_base_verb as _looks_like_base_verb, third_person  # noqa: F401 (public here)
 from memfs.extract.groups import all_of_us, group_name, one_each, owned_group  # noqa: F401 (group_name public)
 from memfs.extract.later import nobody_since, speaker_last_named, they_before
 from memfs.extract.listener import is_generic_you, is_impersonal_you, is_plural_you  # noqa: F401
@@ -51,12 +53,6 @@ GENERIC_AUTHOR = "the author"
 
 _TOKEN_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*|\s+|.", re.UNICODE | re.DOTALL)
 
-_NON_VERBS = frozenset("""
-and or nor but the a an to too also as at in on of for with from by that this these those
-it its my your his her their our me you him them us if so then than when where who what
-which whose not alone myself both all either only even here there now just very much
-more most less least own one ones self personally first last again once no longer
-""".split())
 
 _PERSONS = frozenset({"he", "she", "they", "you", "him", "her", "them", "we"})
 # Words after which "you" is an object ("made you feel", "tell you"), not a subject.
@@ -77,9 +73,6 @@ our ours ourselves let's lets you you're you've you'll you'd your yours yourself
 _PLURAL_FIRST = frozenset({"we", "we're", "we've", "we'll", "we'd", "us", "our", "ours",
                            "ourselves", "let's", "lets"})
 
-_AGREE = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does",
-          "don't": "doesn't", "haven't": "hasn't", "aren't": "isn't", "weren't": "wasn't",
-          "ain't": "isn't", "dont": "doesn't", "havent": "hasn't"}
 _LATER_MENTION = {"i": "they", "i'm": "they are", "im": "they are", "i've": "they have",
                   "ive": "they have", "i'll": "they will", "i'd": "they", "me": "them", "my": "their",
                   "mine": "theirs"}
@@ -99,12 +92,12 @@ _TELLS = frozenset("tell tells told telling remind reminds reminded reminding sh
 _GROUP_LATER = {"we": "they", "we're": "they are", "we've": "they have", "we'll": "they will",
                 "we'd": "they would", "us": "them", "our": "their", "ours": "theirs"}
 _YOU_RE = re.compile(r"\b(?:you|your|you're|you've|you'll|you'd|yours|yourself)\b", re.IGNORECASE)
-_IRREGULAR_3RD = {"be": "is", "have": "has", "do": "does", "go": "goes", "undergo": "undergoes"}
 
 _PAST_CUE_RE = re.compile(r"\b(?:yesterday|ago|last|was|were|went|did|had|could|earlier|in (?:january|february|"
                           r"march|april|may|june|july|august|september|october|november|december|"
                           r"(?:19|20)\d\d))\b", re.IGNORECASE)
 # "I quit my job", "I hurt my knee": news, so past -- unless the line says it recurs.
+_PAST_AUX = frozenset("was wasn't were weren't had hadn't did didn't".split())
 _EVENT_PAST = frozenset("quit hurt split upset burst".split())
 _RECURS_RE = re.compile(r"\b(?:always|usually|often|never|sometimes|every|each|whenever|tends?|regularly|"
                         r"daily|weekly|keeps?)\b", re.IGNORECASE)
@@ -122,38 +115,8 @@ _SHARED_NOUNS = frozenset({"friendship", "chat", "chats", "talk", "talks", "conv
                            "conversations", "meeting", "call", "catch-up"})
 
 
-def third_person(verb: str) -> str:
-    """Present tense, third person singular of a base-form verb ("try" -> "tries")."""
-    low = verb.lower()
-    if low in _IRREGULAR_3RD:
-        out = _IRREGULAR_3RD[low]
-    elif low.endswith(("s", "sh", "ch", "x", "z", "o")):
-        out = low + "es"
-    elif len(low) > 1 and low.endswith("y") and low[-2] not in "aeiou":
-        out = low[:-1] + "ies"
-    else:
-        out = low + "s"
-    if verb[:1].isupper():
-        out = out[:1].upper() + out[1:]
-    return out
-
-
 def possessive(name: str) -> str:
     return name + "'s"
-
-
-def _looks_like_base_verb(word: str) -> bool:
-    low = word.lower()
-    if not word.islower() or not low.isalpha() or len(low) < 2:
-        return False
-    if low in _NON_VERBS or low in MODALS or low in ADVERBS or is_past_form(low) \
-            or low in ("is", "was", "has", "does"):  # already agrees: never "ises"
-        return False
-    if low.endswith(("ed", "ing", "ly")) and len(low) > 4:
-        return False
-    if low.endswith("s") and not low.endswith(("ss", "us", "is")):
-        return False  # already third person ("makes") or a plural noun
-    return True
 
 
 class _Rewriter:
@@ -240,11 +203,11 @@ class _Rewriter:
         if low in _AGREE:
             out = _AGREE[low]
             self.tokens[j] = out[:1].upper() + out[1:] if verb[:1].isupper() else out
-            return
-        if low in AMBIGUOUS_PAST and (self.past_context or (low in _EVENT_PAST and not self.recurs)):
-            return
-        if _looks_like_base_verb(verb):
+        elif not (low in AMBIGUOUS_PAST and (self.past_context or (low in _EVENT_PAST and not self.recurs))) \
+                and _looks_like_base_verb(verb):
             self.tokens[j] = third_person(verb)
+        if low not in MODALS or low in _PAST_AUX:  # "can paint and draw" keeps "draw"
+            agree_after_and(self.tokens, j, is_present_singular(self.tokens[j]))
 
     def _agree_plural(self, i: int) -> None:
         """After "they" (the speaker, named earlier in the line): am -> are, was -> were."""
@@ -290,10 +253,10 @@ class _Rewriter:
                 toks[i] = name
                 if not coordinated:
                     self._agree(i)
-            elif low in ("i'm", "im") and tok in ("I'm", "i'm", "Im", "im", "I'M"):
-                toks[i] = name + " is"
-            elif low in ("i've", "ive") and tok in ("I've", "i've", "Ive", "ive", "I'VE"):
-                toks[i] = name + " has"
+            elif low in ("i'm", "im", "i've", "ive") and tok in ("I'm", "i'm", "Im", "im", "I'M",
+                                                             "I've", "i've", "Ive", "ive", "I'VE"):
+                toks[i] = name + (" is" if "m" in low else " has")
+                agree_after_and(toks, i, True)  # "Jon is tired and needs rest"
             elif low == "i'll":
                 toks[i] = name + " will"
             elif low == "i'd":
