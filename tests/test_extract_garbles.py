@@ -62,7 +62,8 @@ def test_our_with_a_noun_each_person_has_one_of_is_singular_for_one_owner() -> N
 def test_wish_you_all_the_best_is_the_one_listener() -> None:
     assert attribute("I wish you all the best on your driving test!", "Tom", "Priya") \
         == "Tom wishes Priya all the best on their driving test!"
-    assert "you all" in attribute("I hope you all enjoyed your picnic!", "Tom", "Priya")
+    assert attribute("I hope you all enjoyed your picnic!", "Tom", "Priya") \
+        == "Tom hopes Priya and others enjoyed their picnic!"  # a group: the listener and others
 
 
 def test_thanks_for_names_who_thanks_whom() -> None:
@@ -164,6 +165,30 @@ def test_me_before_a_clause_of_the_speaker_gets_that() -> None:
 
 # --- session 13: addressed forms and agreement ------------------------------------------------
 
+def test_you_guys_and_you_two_are_the_listener_and_others_never_name_plus_guys() -> None:
+    assert attribute("I loved meeting you guys at the lake last summer.", "Priya", "Tom") \
+        == "Priya loved meeting Tom and others at the lake last summer."
+    assert attribute("I saw your photo of you two dancing at the wedding.", "Priya", "Tom") \
+        == "Priya saw Tom's photo of Tom and another person dancing at the wedding."
+    assert attribute("You guys said you would bring your dog.", "Priya", "Tom") \
+        == "Tom and others said they would bring their dog."
+    assert attribute("I can picture you girls laughing on the pier.", "Priya", "Tom") \
+        == "Priya can picture Tom and others laughing on the pier."
+    # One listener: a count of what "you" gets, a wish, "all right".
+    assert attribute("I'll give you two tickets for the show.", "Priya", "Tom") \
+        == "Priya will give Tom two tickets for the show."
+    assert attribute("I wish you all the best with your move.", "Priya", "Tom") \
+        == "Priya wishes Tom all the best with their move."
+    assert attribute("I love your garden.", "Priya", "Tom") == "Priya loves Tom's garden."
+
+
+def test_you_guys_with_no_one_listener_is_not_stored() -> None:
+    meeting = parsed_conversation((("Tom", "Hi all."), ("Priya", "I loved meeting you guys at the lake last summer."),
+                                   ("Ana", "I started a new job at the bakery in Leeds.")),
+                                  when=REF, participants=("Tom", "Priya", "Ana"))
+    got = [f.text for f in extract_offline(meeting)]
+    assert not any("guys" in t or "Tom and others" in t for t in got), got
+    assert "Ana started a new job at the bakery in Leeds." in got, got
 
 
 def test_a_second_verb_after_and_agrees_with_the_named_speaker() -> None:

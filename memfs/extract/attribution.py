@@ -14,8 +14,9 @@ Rules (conservative; a wrong name is worse than a clumsy sentence):
   "Caroline and Melanie should". Documents keep their "we" (it is the team).
 - Second person becomes the addressee only in a conversation between exactly two named
   people ("you"/"your" -> the other participant, with agreement): between two people
-  nearly every "you" is the listener. Plural or set phrases ("you guys", "you all",
-  "you never know") are left alone, "thank you" too, and a filler "you know" is cut.
+  nearly every "you" is the listener. "you guys" / "you all" / "you two" is the listener
+  and others, kept plural ("Tim and others", ``address``); a set phrase ("you never know")
+  is left alone, "thank you" too, and a filler "you know" is cut.
 - Speaker None or a generic role ("user", "human") -> "the user" ("The user" at the
   start of a sentence). Assistant/system/tool turns are skipped by ``offline``.
 - Subject-less chat sentences get their "I" back first (``subject.restore_subject``):
@@ -35,6 +36,7 @@ from memfs.extract.lexicon import (
     STOPWORDS,
     is_past_form,
 )
+from memfs.extract.address import plural_you
 from memfs.extract.agree import AGREE as _AGREE, NON_VERBS as _NON_VERBS, agree_after_and, is_present_singular
 from memfs.extract.agree import looks_like_base_verb as _looks_like_base_verb, third_person  # noqa: F401 (public here)
 from memfs.extract.groups import all_of_us, group_name, one_each, owned_group  # noqa: F401 (group_name public)
@@ -354,6 +356,8 @@ def attribute(sentence: str, name: str, addressee: str | None = None, *,
                        addressee) if needs_group \
         else name + " and others"
     sentence = all_of_us(sentence, group) if plural else sentence  # "us all" -> "everyone"
+    if addressee is not None and plural:  # "you guys" -> "Tim and others"
+        sentence = plural_you(sentence, addressee)
     second = addressee is not None and not is_plural_you(sentence) and not is_impersonal_you(sentence)
     if second and "you know" in low:
         sentence = _YOU_KNOW_RE.sub("", sentence)
