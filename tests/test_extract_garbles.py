@@ -208,3 +208,14 @@ def test_a_second_verb_after_and_agrees_with_the_named_speaker() -> None:
     # After a comma "and" may open an order: "look" is said to the listener.
     assert attribute("I've worked hard lately, and look at my garden now.", "Priya", "Tom") \
         == "Priya has worked hard lately, and look at their garden now."
+
+
+def test_our_for_what_is_between_people_is_the_groups_not_one_owner() -> None:
+    assert attribute("So glad you bonded over our love of jazz.", "Priya", "Tom") \
+        == "So glad Tom bonded over Priya and Tom's love of jazz."
+    turn = "My kids are my world. I'm lucky to have our love."
+    assert attribute("I'm lucky to have our love.", "Priya", "Tom", context=turn) \
+        == "Priya is lucky to have Priya and family's love."
+    # What one person owns stays theirs; a shared chat stays the two's.
+    assert attribute("Our kids love the beach.", "Priya", "Tom") == "Priya's kids love the beach."
+    assert attribute("Our friendship means a lot.", "Priya", "Tom") == "Priya and Tom's friendship means a lot."

@@ -10,7 +10,8 @@ Rules (conservative; a wrong name is worse than a clumsy sentence):
   "Caroline and Melanie" when the sentence is about the two of them talking or meeting
   ("since we last chatted"), "Caroline and family" when the turn mentions family (kids,
   husband, ...), otherwise "Caroline and others"; "our" -> "Caroline's" ("Caroline and
-  Melanie's" for "our last chat", "our friendship"); "Let's" ->
+  Melanie's" for "our last chat", "our friendship"; the group's for what is between people,
+  "our love", when the turn says who "we" is: "Melanie and family's love"); "Let's" ->
   "Caroline and Melanie should". Documents keep their "we" (it is the team).
 - Second person becomes the addressee only in a conversation between exactly two named
   people ("you"/"your" -> the other participant, with agreement): between two people
@@ -39,7 +40,8 @@ from memfs.extract.lexicon import (
 from memfs.extract.address import plural_you
 from memfs.extract.agree import AGREE as _AGREE, NON_VERBS as _NON_VERBS, agree_after_and, is_present_singular
 from memfs.extract.agree import looks_like_base_verb as _looks_like_base_verb, third_person  # noqa: F401 (public here)
-from memfs.extract.groups import all_of_us, group_name, one_each, owned_group  # noqa: F401 (group_name public)
+from memfs.extract.groups import (all_of_us, between_us, group_name, group_possessive,  # noqa: F401 (group_name public)
+                                   one_each, owned_group, shared_owner)
 from memfs.extract.later import nobody_since, speaker_last_named, they_before
 from memfs.extract.listener import is_generic_you, is_impersonal_you, is_plural_you  # noqa: F401
 from memfs.extract.subject import normalize_slang, restore_subject  # noqa: F401 (public here)
@@ -123,8 +125,9 @@ def possessive(name: str) -> str:
 
 class _Rewriter:
     def __init__(self, sentence: str, name: str, addressee: str | None, group: str,
-                 plural: bool = True, named: bool = False):
+                 plural: bool = True, named: bool = False, shared: str | None = None):
         self.tokens: list[str] = _TOKEN_RE.findall(sentence)
+        self.shared = shared  # who "our love" belongs to, when the turn says (``groups.shared_owner``)
         self.plural = plural
         self.name = name
         self.addressee = addressee
@@ -292,7 +295,9 @@ class _Rewriter:
                     nxt = self._next_word(nxt)
                 pair = self.addressee is not None and nxt is not None and \
                     toks[nxt].lower() in _SHARED_NOUNS
-                toks[i] = possessive(f"{name} and {self.addressee}" if pair else name)
+                shared = self.shared if nxt is not None and between_us(toks[nxt]) else None  # "our love"
+                toks[i] = group_possessive(shared) if shared and not pair else \
+                    possessive(f"{name} and {self.addressee}" if pair else name)
                 if not pair and nxt is not None and one_each(toks[nxt]):
                     toks[nxt] = one_each(toks[nxt]) or toks[nxt]  # "our lives" -> "Maria's life"
             elif low == "ourselves":
@@ -351,7 +356,8 @@ def attribute(sentence: str, name: str, addressee: str | None = None, *,
     person reads as singular "they" throughout (when nobody else could be meant).
     """
     low = sentence.lower()
-    needs_group = ("we" in low or "us" in low) and _WE_RE.search(low) is not None
+    needs_group = ("we" in low or "us" in low or "our" in low) \
+        and _WE_RE.search(re.sub(r"\bour\b", "us", low)) is not None  # "our love" needs to know who "we" is
     group = group_name(name, context if context is not None else sentence, sentence,
                        addressee) if needs_group \
         else name + " and others"
@@ -361,7 +367,9 @@ def attribute(sentence: str, name: str, addressee: str | None = None, *,
     second = addressee is not None and not is_plural_you(sentence) and not is_impersonal_you(sentence)
     if second and "you know" in low:
         sentence = _YOU_KNOW_RE.sub("", sentence)
-    out = _Rewriter(sentence, name, addressee, group, plural, named).run(second_person=second)
+    shared = shared_owner(group, name, addressee, context if context is not None else sentence, sentence) \
+        if plural and needs_group else None
+    out = _Rewriter(sentence, name, addressee, group, plural, named, shared).run(second_person=second)
     if out and out[0].islower():
         out = out[0].upper() + out[1:]
     return out
