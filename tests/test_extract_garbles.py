@@ -219,3 +219,18 @@ def test_our_for_what_is_between_people_is_the_groups_not_one_owner() -> None:
     # What one person owns stays theirs; a shared chat stays the two's.
     assert attribute("Our kids love the beach.", "Priya", "Tom") == "Priya's kids love the beach."
     assert attribute("Our friendship means a lot.", "Priya", "Tom") == "Priya and Tom's friendship means a lot."
+
+
+def test_a_leftover_form_of_address_is_cut_from_the_line() -> None:
+    got = lines(("Tom", "I lost my job last week."),
+                ("Priya", "Sorry about your job Tom, I know the bakery meant a lot to you."))
+    assert "Sorry about Tom's job, Priya knows the bakery meant a lot to Tom." in got, got
+    assert attribute("I love the thought Tom!", "Priya", "Tom") == "Priya loves the thought!"
+    assert attribute("Tom I finally finished the quilt.", "Priya", "Tom") == "Priya finally finished the quilt."
+    assert attribute("You did great Tom, I am so proud of the bakery.", "Priya", "Tom") \
+        == "Tom did great, Priya is so proud of the bakery."
+    # A name that is an object or follows a title is no address; nor a longer name.
+    for said, line in (("I had lunch with Tom.", "Priya had lunch with Tom."),
+                       ("I told my brother Tom about the bakery.", "Priya told their brother Tom about the bakery."),
+                       ("I met Tommy at the fair.", "Priya met Tommy at the fair.")):
+        assert attribute(said, "Priya", "Tom") == line, said

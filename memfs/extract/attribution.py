@@ -17,7 +17,8 @@ Rules (conservative; a wrong name is worse than a clumsy sentence):
   people ("you"/"your" -> the other participant, with agreement): between two people
   nearly every "you" is the listener. "you guys" / "you all" / "you two" is the listener
   and others, kept plural ("Tim and others", ``address``); a set phrase ("you never know")
-  is left alone, "thank you" too, and a filler "you know" is cut.
+  is left alone, "thank you" too, and a filler "you know" is cut, as is the listener's name
+  used to address them ("Sorry about your job Tim, ...", ``vocative``).
 - Speaker None or a generic role ("user", "human") -> "the user" ("The user" at the
   start of a sentence). Assistant/system/tool turns are skipped by ``offline``.
 - Subject-less chat sentences get their "I" back first (``subject.restore_subject``):
@@ -44,6 +45,7 @@ from memfs.extract.groups import (all_of_us, between_us, group_name, group_posse
                                    one_each, owned_group, shared_owner)
 from memfs.extract.later import nobody_since, speaker_last_named, they_before
 from memfs.extract.listener import is_generic_you, is_impersonal_you, is_plural_you  # noqa: F401
+from memfs.extract.vocative import drop_vocative
 from memfs.extract.subject import normalize_slang, restore_subject  # noqa: F401 (public here)
 
 USER_ROLES = frozenset({"user", "human", "me", "customer", "client", "person", "speaker",
@@ -362,8 +364,8 @@ def attribute(sentence: str, name: str, addressee: str | None = None, *,
                        addressee) if needs_group \
         else name + " and others"
     sentence = all_of_us(sentence, group) if plural else sentence  # "us all" -> "everyone"
-    if addressee is not None and plural:  # "you guys" -> "Tim and others"
-        sentence = plural_you(sentence, addressee)
+    if addressee is not None and plural:  # "Sorry about your job Tim": "... your job"; "you guys": "Tim and others"
+        sentence = plural_you(drop_vocative(sentence, addressee), addressee)
     second = addressee is not None and not is_plural_you(sentence) and not is_impersonal_you(sentence)
     if second and "you know" in low:
         sentence = _YOU_KNOW_RE.sub("", sentence)
