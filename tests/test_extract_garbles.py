@@ -234,3 +234,19 @@ def test_a_leftover_form_of_address_is_cut_from_the_line() -> None:
                        ("I told my brother Tom about the bakery.", "Priya told their brother Tom about the bakery."),
                        ("I met Tommy at the fair.", "Priya met Tommy at the fair.")):
         assert attribute(said, "Priya", "Tom") == line, said
+
+
+def test_a_quote_for_he_or_she_holds_someone_they_can_be() -> None:
+    got = lines(("Tom", "It's inspiring to see people who use their fame for good causes."),
+                ("Priya", "Her work for girls' schools is a huge inspiration to me."))
+    assert not any("Her work" in t for t in got), got  # "people" is no "her"
+    got = lines(("Tom", "Wow!"), ("Priya", "She was so brave during the storm. Priya shares a photo of a red barn in a field."))
+    assert not any("She was so brave" in t for t in got), got  # a barn is no "she"
+    # A person, a pet, or the same "he" said again is context.
+    got = lines(("Tom", "I keep thinking about my grandfather and his old workshop."),
+                ("Priya", "He sounds like he was a really skilled carpenter."))
+    assert any(t.startswith('Priya, after Tom said "I keep thinking about my grandfather') for t in got), got
+    got = lines(("Tom", "Wow!"), ("Priya", "She was so brave during the storm. Priya shares a photo of a dog in a field."))
+    assert "Priya, sharing a photo of a dog in a field: She was so brave during the storm." in got, got
+    got = lines(("Tom", "Let's remember the lessons he taught us."), ("Priya", "He really taught me the value of patience."))
+    assert any(t.endswith("He really taught Priya the value of patience.") for t in got), got
