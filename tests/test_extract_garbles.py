@@ -211,14 +211,19 @@ def test_a_second_verb_after_and_agrees_with_the_named_speaker() -> None:
 
 
 def test_our_for_what_is_between_people_is_the_groups_not_one_owner() -> None:
-    assert attribute("So glad you bonded over our love of jazz.", "Priya", "Tom") \
-        == "So glad Tom bonded over Priya and Tom's love of jazz."
+    assert attribute("Our love of jazz started when we met.", "Priya", "Tom") \
+        == "Priya and Tom's love of jazz started when they met."
     turn = "My kids are my world. I'm lucky to have our love."
     assert attribute("I'm lucky to have our love.", "Priya", "Tom", context=turn) \
         == "Priya is lucky to have Priya and family's love."
     # What one person owns stays theirs; a shared chat stays the two's.
     assert attribute("Our kids love the beach.", "Priya", "Tom") == "Priya's kids love the beach."
     assert attribute("Our friendship means a lot.", "Priya", "Tom") == "Priya and Tom's friendship means a lot."
+    # Said to the listener, or with no one named as "we": the speaker's form; "we bond" is no pair.
+    assert attribute("So glad you bonded over our love of jazz.", "Priya", "Tom") \
+        == "So glad Tom bonded over Priya's love of jazz."
+    assert attribute("We bond over stories and campfires.", "Priya", "Tom") \
+        == "Priya and others bond over stories and campfires."
 
 
 def test_a_leftover_form_of_address_is_cut_from_the_line() -> None:

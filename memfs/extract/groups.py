@@ -16,8 +16,7 @@ _FAMILY_RE = re.compile(r"\b(?:" + "|".join(sorted(FAMILY_WORDS, key=len, revers
                         + r")\b", re.IGNORECASE)
 _MUTUAL_RE = re.compile(r"\b(?:chat|chats|chatted|chatting|talk|talks|talked|talking|spoke|"
                         r"speak|spoken|met|meet|caught up|catch up|hung out|hang out|each other|"
-                        r"last time|texted|messaged|friendship|conversation|conversations|bond|bonds|bonded|"
-                        r"bonding)\b",
+                        r"last time|texted|messaged|friendship|conversation|conversations)\b",
                         re.IGNORECASE)
 
 
@@ -38,8 +37,8 @@ _BOTH_RE = re.compile(r"\b(?:we|we're|we've|we'd|we'll|us)\s+both\b|\bboth\s+of\
 _TEAM_RE = re.compile(r"\b(?:my|our)\s+(?:\w+\s+)?(?:team|teammates|squad)\b", re.IGNORECASE)
 
 
-# Said of any group: "we bonded" is the two talking only when the turn names no other group.
-_ONLY_MUTUAL = frozenset({"each other", "one another", "bond", "bonds", "bonded", "bonding"})
+# Said of any group: "we ... each other" is the two talking only when the turn names no other group.
+_ONLY_MUTUAL = frozenset({"each other", "one another"})
 # What is between the people "we" is, not owned by one: "have our love", "our bond".
 _BETWEEN = frozenset({"love", "bond", "bonds", "connection", "memories"})
 
