@@ -36,7 +36,6 @@ from memfs.extract.lexicon import (
     MODALS,
     RELATION_WORDS,
     STOPWORDS,
-    is_past_form,
 )
 from memfs.extract.address import plural_you
 from memfs.extract.agree import AGREE as _AGREE, NON_VERBS as _NON_VERBS, agree_after_and, is_present_singular
