@@ -10,12 +10,15 @@ Rules (conservative; a wrong name is worse than a clumsy sentence):
   "Caroline and Melanie" when the sentence is about the two of them talking or meeting
   ("since we last chatted"), "Caroline and family" when the turn mentions family (kids,
   husband, ...), otherwise "Caroline and others"; "our" -> "Caroline's" ("Caroline and
-  Melanie's" for "our last chat", "our friendship"); "Let's" ->
+  Melanie's" for "our last chat", "our friendship"; the group's for what is between people,
+  "our love", when the turn says who "we" is: "Melanie and family's love"); "Let's" ->
   "Caroline and Melanie should". Documents keep their "we" (it is the team).
 - Second person becomes the addressee only in a conversation between exactly two named
   people ("you"/"your" -> the other participant, with agreement): between two people
-  nearly every "you" is the listener. Plural or set phrases ("you guys", "you all",
-  "you never know") are left alone, "thank you" too, and a filler "you know" is cut.
+  nearly every "you" is the listener. "you guys" / "you all" / "you two" is the listener
+  and others, kept plural ("Tim and others", ``address``); a set phrase ("you never know")
+  is left alone, "thank you" too, and a filler "you know" is cut, as is the listener's name
+  used to address them ("Sorry about your job Tim, ...", ``vocative``).
 - Speaker None or a generic role ("user", "human") -> "the user" ("The user" at the
   start of a sentence). Assistant/system/tool turns are skipped by ``offline``.
 - Subject-less chat sentences get their "I" back first (``subject.restore_subject``):
@@ -33,11 +36,15 @@ from memfs.extract.lexicon import (
     MODALS,
     RELATION_WORDS,
     STOPWORDS,
-    is_past_form,
 )
-from memfs.extract.groups import all_of_us, group_name, one_each, owned_group  # noqa: F401 (group_name public)
+from memfs.extract.address import plural_you
+from memfs.extract.agree import AGREE as _AGREE, NON_VERBS as _NON_VERBS, agree_after_and, is_present_singular
+from memfs.extract.agree import looks_like_base_verb as _looks_like_base_verb, third_person  # noqa: F401 (public here)
+from memfs.extract.groups import (all_of_us, between_us, group_name, group_possessive,  # noqa: F401 (group_name public)
+                                   one_each, owned_group, shared_owner)
 from memfs.extract.later import nobody_since, speaker_last_named, they_before
 from memfs.extract.listener import is_generic_you, is_impersonal_you, is_plural_you  # noqa: F401
+from memfs.extract.vocative import drop_vocative
 from memfs.extract.subject import normalize_slang, restore_subject  # noqa: F401 (public here)
 
 USER_ROLES = frozenset({"user", "human", "me", "customer", "client", "person", "speaker",
@@ -51,12 +58,6 @@ GENERIC_AUTHOR = "the author"
 
 _TOKEN_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*|\s+|.", re.UNICODE | re.DOTALL)
 
-_NON_VERBS = frozenset("""
-and or nor but the a an to too also as at in on of for with from by that this these those
-it its my your his her their our me you him them us if so then than when where who what
-which whose not alone myself both all either only even here there now just very much
-more most less least own one ones self personally first last again once no longer
-""".split())
 
 _PERSONS = frozenset({"he", "she", "they", "you", "him", "her", "them", "we"})
 # Words after which "you" is an object ("made you feel", "tell you"), not a subject.
@@ -77,9 +78,6 @@ our ours ourselves let's lets you you're you've you'll you'd your yours yourself
 _PLURAL_FIRST = frozenset({"we", "we're", "we've", "we'll", "we'd", "us", "our", "ours",
                            "ourselves", "let's", "lets"})
 
-_AGREE = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does",
-          "don't": "doesn't", "haven't": "hasn't", "aren't": "isn't", "weren't": "wasn't",
-          "ain't": "isn't", "dont": "doesn't", "havent": "hasn't"}
 _LATER_MENTION = {"i": "they", "i'm": "they are", "im": "they are", "i've": "they have",
                   "ive": "they have", "i'll": "they will", "i'd": "they", "me": "them", "my": "their",
                   "mine": "theirs"}
@@ -99,12 +97,12 @@ _TELLS = frozenset("tell tells told telling remind reminds reminded reminding sh
 _GROUP_LATER = {"we": "they", "we're": "they are", "we've": "they have", "we'll": "they will",
                 "we'd": "they would", "us": "them", "our": "their", "ours": "theirs"}
 _YOU_RE = re.compile(r"\b(?:you|your|you're|you've|you'll|you'd|yours|yourself)\b", re.IGNORECASE)
-_IRREGULAR_3RD = {"be": "is", "have": "has", "do": "does", "go": "goes", "undergo": "undergoes"}
 
 _PAST_CUE_RE = re.compile(r"\b(?:yesterday|ago|last|was|were|went|did|had|could|earlier|in (?:january|february|"
                           r"march|april|may|june|july|august|september|october|november|december|"
                           r"(?:19|20)\d\d))\b", re.IGNORECASE)
 # "I quit my job", "I hurt my knee": news, so past -- unless the line says it recurs.
+_PAST_AUX = frozenset("was wasn't were weren't had hadn't did didn't".split())
 _EVENT_PAST = frozenset("quit hurt split upset burst".split())
 _RECURS_RE = re.compile(r"\b(?:always|usually|often|never|sometimes|every|each|whenever|tends?|regularly|"
                         r"daily|weekly|keeps?)\b", re.IGNORECASE)
@@ -122,44 +120,15 @@ _SHARED_NOUNS = frozenset({"friendship", "chat", "chats", "talk", "talks", "conv
                            "conversations", "meeting", "call", "catch-up"})
 
 
-def third_person(verb: str) -> str:
-    """Present tense, third person singular of a base-form verb ("try" -> "tries")."""
-    low = verb.lower()
-    if low in _IRREGULAR_3RD:
-        out = _IRREGULAR_3RD[low]
-    elif low.endswith(("s", "sh", "ch", "x", "z", "o")):
-        out = low + "es"
-    elif len(low) > 1 and low.endswith("y") and low[-2] not in "aeiou":
-        out = low[:-1] + "ies"
-    else:
-        out = low + "s"
-    if verb[:1].isupper():
-        out = out[:1].upper() + out[1:]
-    return out
-
-
 def possessive(name: str) -> str:
     return name + "'s"
 
 
-def _looks_like_base_verb(word: str) -> bool:
-    low = word.lower()
-    if not word.islower() or not low.isalpha() or len(low) < 2:
-        return False
-    if low in _NON_VERBS or low in MODALS or low in ADVERBS or is_past_form(low) \
-            or low in ("is", "was", "has", "does"):  # already agrees: never "ises"
-        return False
-    if low.endswith(("ed", "ing", "ly")) and len(low) > 4:
-        return False
-    if low.endswith("s") and not low.endswith(("ss", "us", "is")):
-        return False  # already third person ("makes") or a plural noun
-    return True
-
-
 class _Rewriter:
     def __init__(self, sentence: str, name: str, addressee: str | None, group: str,
-                 plural: bool = True, named: bool = False):
+                 plural: bool = True, named: bool = False, shared: str | None = None):
         self.tokens: list[str] = _TOKEN_RE.findall(sentence)
+        self.shared = shared  # who "our love" belongs to, when the turn says (``groups.shared_owner``)
         self.plural = plural
         self.name = name
         self.addressee = addressee
@@ -240,11 +209,11 @@ class _Rewriter:
         if low in _AGREE:
             out = _AGREE[low]
             self.tokens[j] = out[:1].upper() + out[1:] if verb[:1].isupper() else out
-            return
-        if low in AMBIGUOUS_PAST and (self.past_context or (low in _EVENT_PAST and not self.recurs)):
-            return
-        if _looks_like_base_verb(verb):
+        elif not (low in AMBIGUOUS_PAST and (self.past_context or (low in _EVENT_PAST and not self.recurs))) \
+                and _looks_like_base_verb(verb):
             self.tokens[j] = third_person(verb)
+        if low not in MODALS or low in _PAST_AUX:  # "can paint and draw" keeps "draw"
+            agree_after_and(self.tokens, j, is_present_singular(self.tokens[j]))
 
     def _agree_plural(self, i: int) -> None:
         """After "they" (the speaker, named earlier in the line): am -> are, was -> were."""
@@ -290,10 +259,10 @@ class _Rewriter:
                 toks[i] = name
                 if not coordinated:
                     self._agree(i)
-            elif low in ("i'm", "im") and tok in ("I'm", "i'm", "Im", "im", "I'M"):
-                toks[i] = name + " is"
-            elif low in ("i've", "ive") and tok in ("I've", "i've", "Ive", "ive", "I'VE"):
-                toks[i] = name + " has"
+            elif low in ("i'm", "im", "i've", "ive") and tok in ("I'm", "i'm", "Im", "im", "I'M",
+                                                             "I've", "i've", "Ive", "ive", "I'VE"):
+                toks[i] = name + (" is" if "m" in low else " has")
+                agree_after_and(toks, i, True)  # "Jon is tired and needs rest"
             elif low == "i'll":
                 toks[i] = name + " will"
             elif low == "i'd":
@@ -327,7 +296,9 @@ class _Rewriter:
                     nxt = self._next_word(nxt)
                 pair = self.addressee is not None and nxt is not None and \
                     toks[nxt].lower() in _SHARED_NOUNS
-                toks[i] = possessive(f"{name} and {self.addressee}" if pair else name)
+                shared = self.shared if nxt is not None and between_us(toks[nxt]) else None  # "our love"
+                toks[i] = group_possessive(shared) if shared and not pair else \
+                    possessive(f"{name} and {self.addressee}" if pair else name)
                 if not pair and nxt is not None and one_each(toks[nxt]):
                     toks[nxt] = one_each(toks[nxt]) or toks[nxt]  # "our lives" -> "Maria's life"
             elif low == "ourselves":
@@ -386,15 +357,20 @@ def attribute(sentence: str, name: str, addressee: str | None = None, *,
     person reads as singular "they" throughout (when nobody else could be meant).
     """
     low = sentence.lower()
-    needs_group = ("we" in low or "us" in low) and _WE_RE.search(low) is not None
+    needs_group = ("we" in low or "us" in low or "our" in low) \
+        and _WE_RE.search(re.sub(r"\bour\b", "us", low)) is not None  # "our love" needs to know who "we" is
     group = group_name(name, context if context is not None else sentence, sentence,
                        addressee) if needs_group \
         else name + " and others"
     sentence = all_of_us(sentence, group) if plural else sentence  # "us all" -> "everyone"
+    if addressee is not None and plural:  # "Sorry about your job Tim": "... your job"; "you guys": "Tim and others"
+        sentence = plural_you(drop_vocative(sentence, addressee), addressee)
     second = addressee is not None and not is_plural_you(sentence) and not is_impersonal_you(sentence)
     if second and "you know" in low:
         sentence = _YOU_KNOW_RE.sub("", sentence)
-    out = _Rewriter(sentence, name, addressee, group, plural, named).run(second_person=second)
+    shared = shared_owner(group, name, addressee, context if context is not None else sentence, sentence) \
+        if plural and needs_group else None
+    out = _Rewriter(sentence, name, addressee, group, plural, named, shared).run(second_person=second)
     if out and out[0].islower():
         out = out[0].upper() + out[1:]
     return out

@@ -37,6 +37,39 @@ _BOTH_RE = re.compile(r"\b(?:we|we're|we've|we'd|we'll|us)\s+both\b|\bboth\s+of\
 _TEAM_RE = re.compile(r"\b(?:my|our)\s+(?:\w+\s+)?(?:team|teammates|squad)\b", re.IGNORECASE)
 
 
+# Said of any group: "we ... each other" is the two talking only when the turn names no other group.
+_ONLY_MUTUAL = frozenset({"each other", "one another"})
+# What is between the people "we" is, not owned by one: "have our love", "our bond".
+_BETWEEN = frozenset({"love", "bond", "bonds", "connection", "memories"})
+
+
+def between_us(noun: str) -> bool:
+    """ "our love" is the whole group's: one owner ("Melanie's love") would be a different fact."""
+    return noun.lower() in _BETWEEN
+
+
+_YOU_RE = re.compile(r"\b(?:you|your|you're|you've|you'll|you'd)\b", re.IGNORECASE)
+
+
+def shared_owner(group: str, name: str, addressee: str | None, context: str, sentence: str) -> str | None:
+    """Whose "our love" / "our bond" it is when the turn's own words say: the two talking, or
+    the family or team the speaker names (not a photo's). None: the speaker's form stays."""
+    if addressee and group == f"{name} and {addressee}":
+        return group
+    if _YOU_RE.search(sentence):
+        return None  # "you'll always have our love": given to the listener, or unclear who
+    said = _SHOWN_RE.sub("", context)
+    if group.endswith(" and family") and _FAMILY_RE.search(_LIKE_FAMILY_RE.sub("", said)) \
+            or group.endswith(" and the team"):
+        return group
+    return None
+
+
+def group_possessive(group: str) -> str:
+    """ "Caroline and Melanie's", "Tim and others'"."""
+    return group + ("'" if group.endswith("s") else "'s")
+
+
 def group_name(name: str, context: str, sentence: str = "", addressee: str | None = None) -> str:
     """What "we" becomes: plural, so the verb after it needs no change.
 
@@ -47,7 +80,7 @@ def group_name(name: str, context: str, sentence: str = "", addressee: str | Non
     # "each other"/"one another" says the group is mutual, not that it is the two talking:
     # "We push each other to be our best" is John's team, said to Tim.
     found = [m.lower() for m in _MUTUAL_RE.findall(sentence)]
-    mutual = any(m not in ("each other", "one another") for m in found) or (
+    mutual = any(m not in _ONLY_MUTUAL for m in found) or (
         bool(found) and not _GROUP_RE.search(_SHOWN_RE.sub("", context)) and not _FAMILY_RE.search(context))
     if addressee and (mutual or _BOTH_RE.search(sentence) or (
             _TOGETHER_RE.search(sentence) and not _FAMILY_RE.search(sentence))):

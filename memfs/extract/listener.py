@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from memfs.extract.address import has_plural_you
 from memfs.extract.lexicon import is_past_form
 from memfs.extract.sentences import content_words
 
@@ -31,13 +32,13 @@ def is_generic_you(sentence: str) -> bool:
     return "you" in sentence.lower() and bool(_GENERIC_YOU_RE.search(sentence))
 
 
-_WISH_ALL_RE = re.compile(r"\bwish(?:es|ed|ing)?\s+you\s+all\s+the\s+(?:best|luck)\b", re.IGNORECASE)
+_NEVER_KNOW_RE = re.compile(r"\byou never know\b", re.IGNORECASE)
 
 
 def is_plural_you(sentence: str) -> bool:
-    """ ``is_generic_you``, except "I wish you all the best": one listener wished everything,
-    so "your exams" there are the listener's."""
-    return is_generic_you(_WISH_ALL_RE.sub("wish them the best", sentence))
+    """A "you" that is not the one listener: a group (``address``) or a set phrase. Not "I
+    wish you all the best" nor "I'll give you two tickets": one listener there."""
+    return has_plural_you(sentence) or _NEVER_KNOW_RE.search(sentence) is not None
 
 
 def specific(s: str, names: list[str]) -> bool:

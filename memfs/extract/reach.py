@@ -19,6 +19,9 @@ is dropped when nothing in reach does:
    answers is a guess);
 3. else what the chat showed with the turn: ``Caroline, sharing a photo of a stained glass
    window: It was made for a local church.``, the speaker's own attachment first;
+   A line opening on he/she/his/her takes only a sentence or photo holding someone it can
+   be: a name, a person or a pet, or the same "he" said again ("people who use their
+   platform" is no "her");
 4. else the line is not stored; nor is a reaction to what the other said ("That's a great
    lesson to pass on.", "That's what Nate likes to hear."), which holds no fact.
 
@@ -155,7 +158,8 @@ def quoted(text: str, name: str, people: tuple[str, ...], before: str | None, pr
     if before is None or _REACTION_RE.match(body) or _acknowledges(body, before, own_turn):
         return None  # not where it was said, or a reaction to what the other said: no fact
     opener = body.split(None, 1)[0].lower().strip("\"'\u201c*_,.!") if body.split() else ""
-    found = _context_of(name, people, before, previous, previous_speaker, own_turn, opener in _PLURAL_POINTERS)
+    found = _context_of(name, people, before, previous, previous_speaker, own_turn, opener in _PLURAL_POINTERS,
+                        opener in _PERSON_POINTERS)
     if found is None:
         return None
     lead, words, quote = found
@@ -175,24 +179,26 @@ def _acknowledges(body: str, before: str, own_turn: str) -> bool:
 
 
 def _context_of(name: str, people: tuple[str, ...], before: str, previous: str, previous_speaker: str,
-                own_turn: str, plural: bool = False) -> tuple[str, str, bool] | None:
+                own_turn: str, plural: bool = False, person: bool = False) -> tuple[str, str, bool] | None:
     """(lead, words, whether they are a quote) of the nearest context: ("Maria, after John
     said", "We went to ...", True), ("Maria, sharing", "a photo of a dog", False).
-    A photo of one thing is no context for a line opening on a plural pointer (`plural`)."""
-    q = _nearest(_sentences(before), people, plural)
+    A photo of one thing is no context for a line opening on a plural pointer (`plural`),
+    nor a photo of no one for a line opening on he/she (`person`)."""
+    q = _nearest(_sentences(before), people, plural, person)
     if q is not None:
         return f"{name}, after saying", q, True
     other = bool(previous_speaker) and previous_speaker != name
     if other:
         said = _sentences(previous)
         # Two questions asked at once: which one the line answers is a guess.
-        q = _nearest(said, people, plural) if sum(x.endswith("?") for x in said) < 2 else None
+        q = _nearest(said, people, plural, person) if sum(x.endswith("?") for x in said) < 2 else None
         if q is not None:
             return (f"{name}, in reply to {previous_speaker}'s" if q.endswith("?")
                     else f"{name}, after {previous_speaker} said"), q, True
     for turn, who in ((own_turn, name), (previous if other else "", previous_speaker)):
         shown = _caption(turn, who)
-        if shown is not None and not (plural and _one_thing(shown)):
+        if shown is not None and not (plural and _one_thing(shown)) \
+                and not (person and not _SOMEONE_RE.search(shown)):
             return f"{name}, {'sharing' if who == name else f'after {who} shared'}", shown, False
     return None
 
@@ -206,9 +212,11 @@ def _sentences(turn: str) -> list[str]:
     return out
 
 
-def _nearest(sentences: list[str], people: tuple[str, ...], plural: bool = False) -> str | None:
+def _nearest(sentences: list[str], people: tuple[str, ...], plural: bool = False,
+             person: bool = False) -> str | None:
     """The last of `sentences` that names something and is no filler, within ``MAX_BACK``;
-    for a line opening on a plural pointer (`plural`), something that can be more than one."""
+    for a line opening on a plural pointer (`plural`), something that can be more than one;
+    on he/she (`person`), someone who can be "he" or "she"."""
     names = {n for p in people for n in p.split()}
     for s in reversed(sentences[-MAX_BACK:]):
         core = strip_edges(s, people) or s
@@ -224,6 +232,9 @@ def _nearest(sentences: list[str], people: tuple[str, ...], plural: bool = False
             continue  # "What inspired it?"
         if plural and not any(m.group(0) not in names for m in _MANY_WORDS_RE.finditer(core)):
             continue  # "They make me think of strength" after "Keep pushing yourself with your writing."
+        if person and not _SOMEONE_RE.search(core) \
+                and not any(m.group(0) not in names for m in _NAME_RE.finditer(core)):
+            continue  # "Her advocacy inspires Tim" after "people who use their platform ..."
         return s.replace('"', "'")
     return None
 
@@ -250,8 +261,21 @@ _ONE_SHOWN_RE = re.compile(rf"^(?:a|an|the|some)\s+(?:[\w-]+\s+){{0,2}}?{_MEDIA}
 _MANY_RE = re.compile(r"\b(?:group|couple|pair|bunch|crowd|team|family|set|pile|stack|collection|lot|few|"
                       r"dozen|row|herd|flock|pack|litter)\b", re.IGNORECASE)
 # Singular "they" can be a person shown: "a photo of a woman" / "They're doing great".
-_PERSON_RE = re.compile(r"\b(?:person|man|woman|boy|girl|child|kid|baby|guy|lady|student|teacher|player|"
-                        r"friend|dancer|artist|teen|toddler)\b", re.IGNORECASE)
+_PERSON_WORDS = ("person|man|woman|boy|girl|child|kid|baby|guy|lady|student|teacher|player|friend|dancer|artist|"
+                 "teen|toddler")
+_PERSON_RE = re.compile(rf"\b(?:{_PERSON_WORDS})\b", re.IGNORECASE)
+
+
+# Pointers at one person (or pet); the quote must hold someone they can be.
+_PERSON_POINTERS = frozenset({"he", "he's", "he'd", "he'll", "she", "she's", "she'd", "she'll", "him", "his",
+                              "her", "hers"})
+# Someone "he"/"she" can be: a person or a pet, or the same he/she said again (not a participant).
+_SOMEONE_RE = re.compile(r"\b(?:he|she|him|his|her|hers|himself|herself|little one|" + _PERSON_WORDS + r"|"
+                         r"son|daughter|mom|mum|mother|dad|father|brother|sister|husband|wife|boyfriend|girlfriend|"
+                         r"partner|uncle|aunt|cousin|nephew|niece|grandma|grandpa|grandmother|grandfather|neighbou?r|"
+                         r"boss|coach|doctor|author|singer|actor|actress|hero|dog|cat|puppy|kitten|pet|horse|"
+                         r"turtle|bird|bunny|rabbit|hamster)s?\b", re.IGNORECASE)
+_NAME_RE = re.compile(r"(?<=[\w,] )(?!I\b)[A-Z][\w-]+")  # a capitalised word inside the sentence
 
 
 def _one_thing(shown: str) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from memfs.extract.address import has_plural_you
 from memfs.extract.attribution import GENERIC_AUTHOR, GENERIC_USER
 from memfs.extract.rewrite import general_belief
 
@@ -36,7 +37,11 @@ def attributed(text: str, name: str, people: tuple[str, ...], kind: str, dated: 
     no longer reads on its own (nor as the speaker's view of the listener). A short one with
     no date and no name in it is a reaction ("That pic is cool.", "Being a mom is
     awesome.") and not worth a line: None."""
-    if kind != "conversation" or name in (GENERIC_USER, GENERIC_AUTHOR):
+    if kind != "conversation":
+        return text
+    if not listener and has_plural_you(text):
+        return None  # "you guys" with no one listener: names no one
+    if name in (GENERIC_USER, GENERIC_AUTHOR):
         return text
     if _names(name, text):
         return text
