@@ -16,7 +16,7 @@ from memfs.entry import heapfreeze
 from memfs.entry.facetcache import FacetCache
 from memfs.entry.incremental import NewestDay, People, file_stats
 from memfs.entry.keywords import Keywords
-from memfs.entry.indexfile import CategoryRow, render_index, resource_stats
+from memfs.entry.indexfile import CategoryRow, file_words, render_index, resource_stats
 from memfs.entry.memoryfile import render_memory, render_skill
 from memfs.entry.pages import render_and_write
 from memfs.entry.peoplecache import PeopleCache
@@ -156,7 +156,7 @@ def regenerate_root_files(ws: Workspace, db: IndexDB, config: Config, today: dat
     half_life = config.recall.recency_half_life_days
     budget = config.memory.token_budget
     texts: dict[str, str] = {}  # each page's text, read once this regeneration
-    found = state.people.find(pool, read_pages(ws, texts))
+    found = state.people.find(pool, read_pages(ws, texts), lambda path: file_words(pool, path))
     state.facets.keep_only(found.people)
     llm = summarize is not None
     bodies = {

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memfs.entry.incremental import People, people_in
+from memfs.entry.indexfile import file_words
 from memfs.entry.people import read_pages
 from memfs.entry.poolcache import pool_for
 from memfs.views import forget_state, state_for
@@ -30,7 +31,8 @@ def _check(mem) -> None:  # type: ignore[no-untyped-def]
     pool = pool_for(mem.ws)
     state = state_for(mem.ws)
     pages = read_pages(mem.ws)
-    cached, plain = state.people.find(pool, pages), people_in(pool, pages)
+    words = lambda path: file_words(pool, path)  # noqa: E731 - as the views hand it in
+    cached, plain = state.people.find(pool, pages, words), people_in(pool, pages, words)
     assert _people(cached) == _people(plain)
     assert cached.signature == plain.signature and cached.alias_of == plain.alias_of
     assert all(p.current_count == sum(1 for it in p.subject if it.current) for p in cached.people if p.current_count

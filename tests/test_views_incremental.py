@@ -28,7 +28,8 @@ FACTS = ("{n} lives in Leeds with her partner.", "{n} works as a nurse at the co
          "{n} prefers green tea over coffee.", "{n} is allergic to peanuts.", "{n} plans to visit Lisbon in May.",
          "{n} went to a jazz concert with Dana.", "{n} mentioned the quarterly budget review.",
          "Stack: the billing service runs on Postgres 16.", "Kubernetes rollouts use a canary stage first.",
-         "Deploy: run make release from the main branch.", "Backups are verified every Sunday night.")
+         "Deploy: run make release from the main branch.", "Backups are verified every Sunday night.",
+         "Painting helps {n} unwind after a long shift.", "{n} took up painting and hiking this spring.")
 CATEGORIES = (None, "memory/preferences", "memory/work", "index/knowledge", "skill/tools", "memory/events")
 SAID = ("I live in Leeds with my partner Tom.", "I work as a nurse at the county hospital.",
         "I prefer green tea over coffee.", "I am allergic to peanuts.", "I plan to visit Lisbon in May.",

@@ -67,6 +67,7 @@ _BY_CATEGORY = {"profile": "identity", "work": "work", "relationships": "people"
                 "preferences": "preferences", "hobbies": "preferences", "habits": "habits", "goals": "plans",
                 "events": "events", "education": "work"}
 
+_CONSTRAINT = dict(_RULES)["constraints"]
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _DANGLING = re.compile(r"^(that|this|it|these|those|there)\b", re.IGNORECASE)
 
@@ -115,9 +116,13 @@ def is_filler(text: str, facet: str, quoted: bool, names: tuple[str, ...] = ()) 
     """True for lines an agent should not spend tokens on at the start of a conversation:
     a reaction quoted from a meeting ("Dana: Great, that saves us a sprint."), a dangling
     "That saves Dana a sprint.", or a line with almost no content. A constraint is never
-    filler, however short ("Priya is vegan.")."""
+    filler, however short ("Priya is vegan."); a remark quoted from a chat that names no
+    constraint and is filed as one only by its file ("Joanna: The important thing is to stay
+    positive.", in health) is a remark like any other."""
     if facet == "constraints":
-        return False
+        if not quoted or _CONSTRAINT.search(text.lower()):
+            return False
+        facet = "other"
     body = text.split(": ", 1)[1] if quoted and ": " in text else text
     if len(body.split()) < 12 and content_words(body, names) < 2:
         return True

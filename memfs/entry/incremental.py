@@ -14,11 +14,11 @@ import heapq
 import math
 import operator
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
 
-from memfs.entry.people import PageFront, Person, assignments, lead_counts, ordered, people_of
+from memfs.entry.people import PageFront, Person, assignments, lead_counts, lowercase_uses, ordered, people_of
 from memfs.entry.pool import EntryItem, parse_day
 from memfs.entry.poolcache import Pool
 
@@ -49,16 +49,24 @@ class People:
             {name: n for name, (subj, _) in got.items() if (n := sum(1 for it in subj if it.current))}))
 
 
-def people_in(pool: Pool, pages: list[PageFront]) -> People:
+#: A file's keyword counts (indexfile.file_words), where people_of reads which words the
+#: store writes in lower case (people.common_word). Handed in: indexfile imports this module.
+WordsOf = Callable[[str], tuple[Mapping[str, int], Mapping[str, Mapping[str, int]]]]
+
+
+def people_in(pool: Pool, pages: list[PageFront], words_of: WordsOf | None = None) -> People:
     """people.find_people over the pool, per file."""
     counts: dict[str, int] = {}
     in_memory: set[str] = set()
+    lowered: Counter[str] | None = Counter() if words_of is not None else None
     for path in pool.files:
         c, m = pool.memo(path, ("lead",), lead_counts, _lead_delta)
         for name, n in c.items():
             counts[name] = counts.get(name, 0) + n
         in_memory.update(m)
-    people, alias_of = people_of(counts, in_memory, pages)
+        if words_of is not None and lowered is not None:
+            lowered.update(lowercase_uses(words_of(path)))
+    people, alias_of = people_of(counts, in_memory, pages, lowered)
     signature = hashlib.sha1(repr(sorted(alias_of.items())).encode()).hexdigest()
     sources: dict[str, list[tuple[str, int]]] = {}
     if people:

@@ -145,6 +145,12 @@ def _count_file(items: list[EntryItem]) -> tuple[Counter[str], dict[str, Counter
     return c, surface
 
 
+def file_words(pool: Pool, path: str) -> tuple[Counter[str], dict[str, Counter[str]]]:
+    """A file's keyword counts (its current items'), the memo index.md's keywords, the split
+    planner and the people (which words the store writes in lower case) share."""
+    return pool.memo(path, ("words",), lambda items: count_words([it for it in items if it.current]), words_delta)
+
+
 def words_delta(old: tuple[Counter[str], dict[str, Counter[str]]], removed: list[EntryItem],
                 added: list[EntryItem]) -> tuple[Counter[str], dict[str, Counter[str]]]:
     """count_words of a file from its previous counts and the items removed and added."""

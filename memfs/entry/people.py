@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -160,8 +161,9 @@ def _lead_names(text: str) -> list[str]:
     """The name a fact opens with, and the two-word form if the next word is a name too."""
     if text[:9].lower() in (GENERIC_USER + " ", GENERIC_USER + "'"):
         return [GENERIC_USER]
-    words = [m.group() for m in islice(_LEAD_WORDS.finditer(text.lstrip("\\")[:80]), 2)]  # (not all ~12)
-    if not words or not _is_name(words[0]):
+    found = list(islice(_LEAD_WORDS.finditer(text.lstrip("\\")[:80]), 2))  # (not all ~12 words)
+    words = [m.group() for m in found]
+    if not words or not _is_name(words[0]) or _opens_a_clause(text.lstrip("\\"), found):
         return []
     names = [words[0]]
     if len(words) > 1 and _is_name(words[1]) and not text.lstrip("\\")[len(words[0]):].startswith(("'", ":")):
@@ -169,10 +171,30 @@ def _lead_names(text: str) -> list[str]:
     return names
 
 
-def find_people(items: list[EntryItem], pages: list[PageFront]) -> list[Person]:
-    """The people, most central first (facts about them, weighted by reinforcement)."""
+#: Words after which the first word is a verb or an adverb, not someone: "Losing the job ...",
+#: "Searching for a studio ...", "Winning a title ...".
+_AFTER_NOT_A_NAME = frozenset("the a an my your his her its our their this that these those for of with".split())
+
+
+def _opens_a_clause(text: str, found: list[re.Match[str]]) -> bool:
+    """The first word is set off by a comma ("Unfortunately, Gina lost ...") or followed by
+    a determiner, "for/of/with" or someone's possessive ("Losing Jon's job ..."): an adverb
+    or a gerund opening the sentence, not a name."""
+    end = found[0].end()
+    if text[end:end + 1] == ",":
+        return True
+    if len(found) < 2:
+        return False
+    second = found[1]
+    return second.group().lower() in _AFTER_NOT_A_NAME or text[second.end():second.end() + 2] in ("'s", "’s")
+
+
+def find_people(items: list[EntryItem], pages: list[PageFront],
+                lowered: Mapping[str, int] | None = None) -> list[Person]:
+    """The people, most central first (facts about them, weighted by reinforcement).
+    `lowered`: how many items write each word in lower case (`lowercase_uses`)."""
     counts, in_memory = lead_counts(items)
-    people, alias_of = people_of(counts, set(in_memory), pages)
+    people, alias_of = people_of(counts, set(in_memory), pages, lowered)
     if not people:
         return []
     _assign(items, people, alias_of)
@@ -204,9 +226,24 @@ def _bump(counts: dict[str, int], key: str, sign: int) -> None:
         counts.pop(key, None)
 
 
-def people_of(counts: dict[str, int], in_memory: set[str],
-              pages: list[PageFront]) -> tuple[dict[str, Person], dict[str, str]]:
-    """The people (no facts assigned yet) and {name or alias: person}."""
+def lowercase_uses(words: tuple[Mapping[str, int], Mapping[str, Mapping[str, int]]]) -> dict[str, int]:
+    """{word: items that write it in lower case} of one file, from its keyword counts
+    (indexfile.count_words: each word's surface forms and in how many items each occurs)."""
+    return {w: n for w, forms in words[1].items() if (n := forms.get(w, 0))}
+
+
+def common_word(name: str, counts: dict[str, int], lowered: Mapping[str, int] | None) -> bool:
+    """A capitalised word that opens facts only as the first word of a sentence ("Nature",
+    "Writing", "Sometimes", and "Sometimes Nate"): the store writes its first word in lower
+    case in more items than a third of the facts it opens. A person's name is written
+    capitalised (a name that is also a common word, "Will", needs a person page to be someone)."""
+    return lowered is not None and 3 * lowered.get(name.split()[0].lower(), 0) > counts[name]
+
+
+def people_of(counts: dict[str, int], in_memory: set[str], pages: list[PageFront],
+              lowered: Mapping[str, int] | None = None) -> tuple[dict[str, Person], dict[str, str]]:
+    """The people (no facts assigned yet) and {name or alias: person}. With `lowered`
+    (lower-case uses of each word across the store), a common word is no one (`common_word`)."""
     people: dict[str, Person] = {}
     alias_of: dict[str, str] = {}
     for page in pages:
@@ -219,7 +256,7 @@ def people_of(counts: dict[str, int], in_memory: set[str],
     for name in sorted(counts, key=lambda n: (len(n.split()), n)):
         # A person opens at least two facts, one of them under memory/ ("Python" opening two
         # knowledge lines is not a person).
-        if counts[name] < MIN_FACTS or name not in in_memory or name in alias_of:
+        if counts[name] < MIN_FACTS or name not in in_memory or name in alias_of or common_word(name, counts, lowered):
             continue
         first = name.split()[0]
         if " " in name and first in alias_of:  # "Dana Whitfield" is Dana

@@ -23,8 +23,8 @@ from functools import reduce
 from itertools import chain
 from operator import add, attrgetter, itemgetter
 
-from memfs.entry.incremental import People, _assign_delta, _lead_delta
-from memfs.entry.people import PageFront, assignments, lead_counts, ordered, people_of
+from memfs.entry.incremental import People, WordsOf, _assign_delta, _lead_delta
+from memfs.entry.people import PageFront, assignments, lead_counts, lowercase_uses, ordered, people_of
 from memfs.entry.pool import EntryItem
 from memfs.entry.poolcache import Pool
 
@@ -71,10 +71,13 @@ class PeopleCache:
         self._signature: str | None = None
         self._files: dict[str, tuple[int, Got]] = {}  # path -> (file serial, assignment) last assembled
         self._people: dict[str, _Assembled] = {}
+        self._lower: dict[str, tuple[object, dict[str, int]]] = {}  # path -> (keyword counts, lower-case uses)
+        self._lowered: Counter[str] = Counter()  # their sum (zeros left in: only read with .get)
 
-    def find(self, pool: Pool, pages: list[PageFront]) -> People:
+    def find(self, pool: Pool, pages: list[PageFront], words_of: WordsOf | None = None) -> People:
         self._totals(pool)
-        people, alias_of = people_of(dict(self._counts), set(self._in_memory), pages)
+        lowered = self._lowercase(pool, words_of) if words_of is not None else None
+        people, alias_of = people_of(dict(self._counts), set(self._in_memory), pages, lowered)
         signature = hashlib.sha1(repr(sorted(alias_of.items())).encode()).hexdigest()
         if not people:
             self._signature, self._files, self._people = signature, {}, {}
@@ -166,6 +169,25 @@ class PeopleCache:
             self._leads[path] = got
         for path in set(self._leads) - seen:
             self._add(self._leads.pop(path), -1)  # type: ignore[arg-type]
+
+    def _lowercase(self, pool: Pool, words_of: WordsOf) -> Counter[str]:
+        """Lower-case uses of each word across the store (people.common_word), as a running
+        total changed by the files whose keyword counts changed (the same objects: C speed)."""
+        seen = set()
+        for path in pool.files:
+            words = words_of(path)
+            seen.add(path)
+            old = self._lower.get(path)
+            if old is not None and old[0] is words:
+                continue
+            if old is not None:
+                self._lowered.subtract(old[1])
+            new = lowercase_uses(words)
+            self._lowered.update(new)
+            self._lower[path] = (words, new)
+        for path in set(self._lower) - seen:
+            self._lowered.subtract(self._lower.pop(path)[1])
+        return self._lowered
 
     def _add(self, part: tuple[dict[str, int], dict[str, int]], sign: int) -> None:
         for into, counts in ((self._counts, part[0]), (self._in_memory, part[1])):

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from memfs.config import Config
 from memfs.core.categoryfile import CategoryDoc, Slot, parse_category
-from memfs.entry.indexfile import PART_SEP, count_words, words_delta
+from memfs.entry.indexfile import PART_SEP, count_words, file_words
 from memfs.entry.incremental import People, people_in
 from memfs.entry.people import assignments, read_pages
 from memfs.entry.pool import EntryItem
@@ -142,7 +142,7 @@ def split_large(ws: Workspace, db: IndexDB, config: Config, pool: Pool) -> list[
     found: People | None = None
     for rel in big:
         if found is None and rel.startswith("memory/"):
-            found = people_in(pool, read_pages(ws))
+            found = people_in(pool, read_pages(ws), lambda path: file_words(pool, path))
         plan = _plan_of(pool, found, rel, limit)
         if plan:
             touched += _move(ws, store, rel, plan)
@@ -191,8 +191,7 @@ def _plan_of(pool: Pool, found: People | None, rel: str, limit: int = 0) -> dict
     if not memory and limit > 0:  # the keyword fallback: are the items no topic takes still too many?
         left = n - (sum(k for k in by_topic.values() if k >= MIN_PART) if _could_split(by_topic, n) else 0)
         if left > limit:  # the words of current items (index.md's own counts, kept per file)
-            counts = pool.memo(rel, ("words",), lambda items: count_words([it for it in items if it.current]),
-                               words_delta)[0]
+            counts = file_words(pool, rel)[0]
             by_words = any(MIN_PART <= k <= left // 2 for k in counts.values())
     if not (by_words or _could_split(by_topic, n) or (memory and _could_split(by_year, n))):
         return {}
