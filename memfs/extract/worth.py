@@ -1,0 +1,69 @@
+"""Lines that hold no fact an agent needs, though they read as statements (issue #19).
+
+Each rule is one class of chat talk that survives the earlier filters because it is long
+enough, or names the listener, to look like a fact once its speaker is put in front:
+
+- well-wishing: congratulations, wishes, luck, sympathy ("Jon: Congrats on the new piece.",
+  "Maria: Sorry that happened to John."): the news is the listener's, told in their turn;
+- cheering: an imperative that only encourages ("Gina: Don't quit.", "Tim: Cherish those
+  moments."); advice with a subject ("Make sure you back up the photos") is kept;
+- a look at what was pointed at: "Nate: That ice cream looks yum." says how the speaker
+  found something shown, not what it is; with a date or number it is kept;
+- a feeling with no object: "Caroline is thankful.", "Jon is excited for the future."
+
+Lines are judged in their stored form: "Speaker: ..." for a line that names no one but
+the speaker's listener, "Speaker is ..." for one about the speaker.
+"""
+
+from __future__ import annotations
+
+import re
+
+_OPENER = r"(?:(?:wow|oh|aw+|whoa|ooh|yeah|yay|haha|ha ha|omg|so|and|hey),?\s+)?"
+# Congratulations, wishes, luck and sympathy: set phrases said to the listener.
+_WELL_WISHING_RE = re.compile(
+    _OPENER + r"(?:congrats|congratulations|kudos|well done|way to go|hats off|props|"
+    r"(?:best of|good) luck|wishing\b|here's to\b|thank goodness|cheers for|"
+    r"sorry (?:about|that|to hear|for your|for the)\b)", re.IGNORECASE)
+# Encouragement as an imperative: what the listener should keep feeling or doing, no plan.
+_CHEER_RE = re.compile(
+    _OPENER + r"(?:just\s+)?(?:remember,?\s+(?:just\s+)?)?(?:"
+    r"cherish\b|don't (?:quit|give up|stop|let\b)|never give up|push through\b|take it easy\b|"
+    r"give it a (?:shot|go|try)\b|keep (?:going|at it|pushing|shining|believing|it up|fighting)\b|"
+    r"believe in (?:yourself|themself|themselves|himself|herself)\b|just do it\b)", re.IGNORECASE)
+# "That ice cream looks yum", "Those bowls are amazing": the thing pointed at, judged.
+_POINTED_RE = re.compile(
+    _OPENER + r"(?:that|this|those|these)\s+(?!(?:is|was|'s|are|were)\b)[\w\s'-]{1,40}?\b"
+    r"(?:looks?|sounds?|seems?|is|are|was|were)\b", re.IGNORECASE)
+_FEELING = (r"(?:excited|thankful|grateful|happy|glad|lucky|blessed|stoked|thrilled|pumped|"
+            r"proud|nervous|relieved)")
+# A feeling that names nothing felt about: "Caroline is so excited and thankful."
+_BARE_FEELING_RE = re.compile(
+    rf"is\s+(?:so\s+|really\s+|super\s+|very\s+|just\s+|truly\s+)?{_FEELING}"
+    rf"(?:,?\s+and\s+(?:so\s+|really\s+)?{_FEELING})?"
+    r"(?:\s+for\s+(?:the future|this new chapter|what's (?:next|to come)|what's ahead))?\s*[.!]*$",
+    re.IGNORECASE)
+# The same wish with its speaker restored: "Ravi is wishing Lena's grandmother a quick recovery".
+_WISHING_RE = re.compile(r"is wishing\b|wishes (?:them|him|her|[A-Z][\w'-]+) (?:luck|the best|well)\b")
+_NUMBER_RE = re.compile(r"\d")
+
+
+def no_fact(line: str, speaker: str) -> bool:
+    """True when the stored ``line`` of ``speaker`` is well-wishing, cheering, a look at
+    what was pointed at, or a feeling about nothing: no fact about anyone."""
+    if not speaker:
+        return False
+    said = _after(line, f"{speaker}: ")
+    if said is not None:
+        if _WELL_WISHING_RE.match(said) and ", but " not in said:
+            return True
+        if _CHEER_RE.match(said):
+            return True
+        return _POINTED_RE.match(said) is not None and not _NUMBER_RE.search(said)
+    about = _after(line, f"{speaker} ")
+    return about is not None and (_BARE_FEELING_RE.match(about) is not None
+                                  or _WISHING_RE.match(about) is not None)
+
+
+def _after(line: str, head: str) -> str | None:
+    return line[len(head):] if line.startswith(head) else None
