@@ -52,7 +52,7 @@ def test_advice_with_a_subject_is_kept() -> None:
 
 def test_a_look_at_what_was_shown_is_not_stored() -> None:
     got = lines(("Lena", "I baked a lemon tart for the party."),
-                ("Ravi", "That tart with the candied peel looks so good, I can almost taste it."))
+                ("Ravi", "That tart looks so good, I can almost taste it."))
     assert not any(line.startswith("Ravi") for line in got), got
 
 
@@ -60,6 +60,7 @@ def test_a_pointed_line_with_a_number_is_kept() -> None:
     assert not no_fact("Ravi: That marathon took 4 hours and 12 minutes.", "Ravi")
     assert no_fact("Ravi: Those bowls are amazing.", "Ravi")
     assert not no_fact("Ravi: This is the cafe where Lena works.", "Ravi")
+    assert not no_fact("Ravi: That hike to the glacier was brutal.", "Ravi")  # his own news
 
 
 def test_a_feeling_about_nothing_is_not_stored() -> None:
@@ -74,3 +75,33 @@ def test_a_feeling_with_an_object_is_kept() -> None:
     assert not no_fact("Lena is grateful for the scholarship from her college.", "Lena")
     assert not no_fact("Lena is proud of her son's robotics team.", "Lena")
     assert not no_fact("Ravi: Congrats on the bakery.", "")
+
+
+def test_a_plan_on_a_pointer_is_not_stored() -> None:
+    got = lines(("Lena", "You should watch the documentary about the Antarctic base."),
+                ("Ravi", "I'll check it out!"),
+                ("Ravi", "I'll check out the Antarctic documentary on Friday."))
+    assert "Ravi will check it out." not in got, got
+    assert any("Antarctic documentary" in line for line in got), got
+
+
+def test_a_resolve_on_nothing_is_not_stored() -> None:
+    assert no_fact("Lena won't give up, no matter what.", "Lena")
+    assert no_fact("Lena will keep pushing forward.", "Lena")
+    got = lines(("Lena", "I won't give up!"), ("Lena", "I won't give up on the bakery, whatever the bank says."))
+    assert "Lena won't give up." not in got, got
+    assert any("bakery" in line for line in got), got
+
+
+def test_empathy_is_not_stored_but_knowing_a_subject_is() -> None:
+    assert no_fact("Ravi understands how Lena feels.", "Ravi")
+    assert no_fact("Ravi understands.", "Ravi")
+    assert not no_fact("Ravi understands Spanish and a little Portuguese.", "Ravi")
+    got = lines(("Lena", "The audition went badly."), ("Ravi", "I understand how frustrating that can be."))
+    assert not any(line.startswith("Ravi") for line in got), got
+
+
+def test_a_promise_to_keep_the_listener_posted_is_not_stored() -> None:
+    got = lines(("Lena", "How is the house hunt going?"),
+                ("Ravi", "I will make sure to keep you updated."))
+    assert got == [], got

@@ -90,7 +90,7 @@ def courtesy(text: str, speaker: str, listener: str, names: list[str]) -> bool:
         return False
     lis, spk = re.escape(listener), re.escape(speaker)
     return bool(re.search(rf"\b{lis}(?:'s(?: [\w-]+){{0,3}})? (?:will|won't|is going to|are going to)\b", text)
-                or re.search(rf"^{spk} will (?:\w+ )?(?:let|keep|tell|send|show|give|update|text|call|shout|"
+                or re.search(rf"^{spk} will (?:make sure to |be sure to )?(?:\w+ )?(?:let|keep|tell|send|show|give|update|text|call|shout|"
                              rf"get back)\b.*\b{lis}\b", text)
                 or _EAGER_RE.search(text))
 

@@ -8,8 +8,14 @@ enough, or names the listener, to look like a fact once its speaker is put in fr
 - cheering: an imperative that only encourages ("Gina: Don't quit.", "Tim: Cherish those
   moments."); advice with a subject ("Make sure you back up the photos") is kept;
 - a look at what was pointed at: "Nate: That ice cream looks yum." says how the speaker
-  found something shown, not what it is; with a date or number it is kept;
-- a feeling with no object: "Caroline is thankful.", "Jon is excited for the future."
+  found something shown, not what it is; with a date, a number or a qualifier ("That hike
+  to the glacier was brutal": the speaker's own news) it is kept;
+- a feeling with no object: "Caroline is thankful.", "Jon is excited for the future.";
+- a plan whose only object is a pointer: "Nate will check it out.", "Joanna would love to
+  try it." -- what "it" is lives in the other turn, and the line cannot name it;
+- a resolve with nothing resolved on: "Jon won't give up.", "John will keep pushing
+  forward."; with a goal ("won't give up on the bakery") it is kept;
+- empathy: "Maria understands how John feels.", "Nate understands."
 
 Lines are judged in their stored form: "Speaker: ..." for a line that names no one but
 the speaker's listener, "Speaker is ..." for one about the speaker.
@@ -31,9 +37,12 @@ _CHEER_RE = re.compile(
     r"cherish\b|don't (?:quit|give up|stop|let\b)|never give up|push through\b|take it easy\b|"
     r"give it a (?:shot|go|try)\b|keep (?:going|at it|pushing|shining|believing|it up|fighting)\b|"
     r"believe in (?:yourself|themself|themselves|himself|herself)\b|just do it\b)", re.IGNORECASE)
-# "That ice cream looks yum", "Those bowls are amazing": the thing pointed at, judged.
+# "That ice cream looks yum", "Those bowls are amazing": the thing pointed at, judged. The
+# thing is named by the pointer alone (at most three words, no "to the canyon", "of 2019"):
+# a qualified one is the speaker's own news ("That roadtrip to the canyon was insane").
 _POINTED_RE = re.compile(
-    _OPENER + r"(?:that|this|those|these)\s+(?!(?:is|was|'s|are|were)\b)[\w\s'-]{1,40}?\b"
+    _OPENER + r"(?:that|this|those|these)\s+(?!(?:is|was|'s|are|were)\b)"
+    r"(?:(?!(?:to|in|at|on|of|from|with|for|by|about|near|during|last|we|i|you)\b)[\w'-]+\s+){1,3}?"
     r"(?:looks?|sounds?|seems?|is|are|was|were)\b", re.IGNORECASE)
 _FEELING = (r"(?:excited|thankful|grateful|happy|glad|lucky|blessed|stoked|thrilled|pumped|"
             r"proud|nervous|relieved)")
@@ -45,6 +54,21 @@ _BARE_FEELING_RE = re.compile(
     re.IGNORECASE)
 # The same wish with its speaker restored: "Ravi is wishing Lena's grandmother a quick recovery".
 _WISHING_RE = re.compile(r"is wishing\b|wishes (?:them|him|her|[A-Z][\w'-]+) (?:luck|the best|well)\b")
+_POINTER_PLAN_RE = re.compile(
+    r"(?:will|is going to|is gonna|would (?:love|like) to|has to|might|wants to|should|can't wait to)\s+"
+    r"(?:(?:definitely|totally|really|also|probably|just|have to|give|try|check|look|read|watch|see|"
+    r"think about|get|look into|try out|try making|add)\s+){1,3}(?:it|that|that one|this|them|those|'em)"
+    r"(?:\s+(?:out|sometime|some time|soon|later|for themself|too|next time|a go|a try|a shot|again))*\s*[.!]*$",
+    re.IGNORECASE)
+_RESOLVE_RE = re.compile(
+    r"(?:will|won't|is going to|isn't going to|is gonna)\s+(?:(?:definitely|totally|really|also|always|just)\s+)?"
+    r"(?:keep (?:going|trying|pushing(?: forward| through| on)?|working hard|doing (?:their|his|her) best|at it|"
+    r"fighting|moving forward)|give up|quit|stop|do (?:their|his|her) best|let (?:this|it|that) (?:bring|get) "
+    r"(?:them|him|her) down)(?:,?\s+(?:no matter what|they promise|whatever comes (?:their|his|her) way))?\s*[.!]*$",
+    re.IGNORECASE)
+# Understanding of the listener, not of a subject: "understands Spanish" is kept.
+_EMPATHY_RE = re.compile(r"(?:understands(?:\s*[.!]*$|\s+how\s+(?:[A-Z][\w'-]+\s+feels|(?:frustrating|hard|tough|"
+                         r"stressful|scary|difficult|overwhelming|painful)\b)|\s+why\b)|hears (?:that|them|him|her)\b)")
 _NUMBER_RE = re.compile(r"\d")
 
 
@@ -61,8 +85,8 @@ def no_fact(line: str, speaker: str) -> bool:
             return True
         return _POINTED_RE.match(said) is not None and not _NUMBER_RE.search(said)
     about = _after(line, f"{speaker} ")
-    return about is not None and (_BARE_FEELING_RE.match(about) is not None
-                                  or _WISHING_RE.match(about) is not None)
+    return about is not None and any(rule.match(about) is not None for rule in (
+        _BARE_FEELING_RE, _WISHING_RE, _POINTER_PLAN_RE, _RESOLVE_RE, _EMPATHY_RE))
 
 
 def _after(line: str, head: str) -> str | None:
