@@ -105,3 +105,19 @@ def test_a_promise_to_keep_the_listener_posted_is_not_stored() -> None:
     got = lines(("Lena", "How is the house hunt going?"),
                 ("Ravi", "I will make sure to keep you updated."))
     assert got == [], got
+
+
+def test_awaiting_with_nothing_awaited_is_not_stored() -> None:
+    assert no_fact("Lena can't wait to see what happens next.", "Lena")
+    assert no_fact("Lena is excited to see where it takes her.", "Lena")
+    assert no_fact("Lena is hoping for the best.", "Lena")
+    assert not no_fact("Lena can't wait to see the northern lights in Tromso.", "Lena")
+    got = lines(("Lena", "I sent the manuscript to three publishers. Can't wait to see what happens next!"))
+    assert got and all("what happens next" not in line for line in got), got
+    assert any("manuscript" in line for line in got), got
+
+
+def test_sympathy_exclamations_are_not_stored() -> None:
+    assert no_fact("Ravi: Bummer about the setback.", "Ravi")
+    assert no_fact("Ravi: Always good to hear.", "Ravi")
+    assert not no_fact("Ravi: Good hearing protection matters at concerts.", "Ravi")

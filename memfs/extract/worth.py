@@ -15,7 +15,8 @@ enough, or names the listener, to look like a fact once its speaker is put in fr
   try it." -- what "it" is lives in the other turn, and the line cannot name it;
 - a resolve with nothing resolved on: "Jon won't give up.", "John will keep pushing
   forward."; with a goal ("won't give up on the bakery") it is kept;
-- empathy: "Maria understands how John feels.", "Nate understands."
+- empathy: "Maria understands how John feels.", "Nate understands.";
+- awaiting with nothing awaited: "Joanna can't wait to see what happens next."
 
 Lines are judged in their stored form: "Speaker: ..." for a line that names no one but
 the speaker's listener, "Speaker is ..." for one about the speaker.
@@ -30,7 +31,7 @@ _OPENER = r"(?:(?:wow|oh|aw+|whoa|ooh|yeah|yay|haha|ha ha|omg|so|and|hey),?\s+)?
 _WELL_WISHING_RE = re.compile(
     _OPENER + r"(?:congrats|congratulations|kudos|well done|way to go|hats off|props|"
     r"(?:best of|good) luck|wishing\b|here's to\b|thank goodness|cheers for|"
-    r"sorry (?:about|that|to hear|for your|for the)\b)", re.IGNORECASE)
+    r"sorry (?:about|that|to hear|for your|for the)\b|bummer about\b|(?:always |so )?good to hear\b)", re.IGNORECASE)
 # Encouragement as an imperative: what the listener should keep feeling or doing, no plan.
 _CHEER_RE = re.compile(
     _OPENER + r"(?:just\s+)?(?:remember,?\s+(?:just\s+)?)?(?:"
@@ -69,6 +70,14 @@ _RESOLVE_RE = re.compile(
 # Understanding of the listener, not of a subject: "understands Spanish" is kept.
 _EMPATHY_RE = re.compile(r"(?:understands(?:\s*[.!]*$|\s+how\s+(?:[A-Z][\w'-]+\s+feels|(?:frustrating|hard|tough|"
                          r"stressful|scary|difficult|overwhelming|painful)\b)|\s+why\b)|hears (?:that|them|him|her)\b)")
+# Looking forward to what is to come, with nothing named: "Joanna can't wait to see what
+# happens next", "Gina is excited to see where it takes them", "Nate is hoping for the best".
+_AWAITING_RE = re.compile(
+    r"(?:(?:can't wait|is (?:so |really |super )?(?:excited|curious|eager|stoked)) to see (?:it all come together|"
+    r"how (?:it|this|things) (?:all )?(?:plays|play|turns|turn|works|work) out|what(?:'s| is| happens| comes)(?: \w+)? next|"
+    r"what the future (?:holds|brings)|where (?:[\w'-]+\s+){1,3}(?:takes|leads|goes)(?: them| him| her| it)?)|"
+    r"is (?:so |really )?(?:excited|hopeful|optimistic) (?:for|about) what the future (?:holds|brings)|"
+    r"is (?:just )?hoping for the best)\s*[.!]*$", re.IGNORECASE)
 _NUMBER_RE = re.compile(r"\d")
 
 
@@ -86,7 +95,7 @@ def no_fact(line: str, speaker: str) -> bool:
         return _POINTED_RE.match(said) is not None and not _NUMBER_RE.search(said)
     about = _after(line, f"{speaker} ")
     return about is not None and any(rule.match(about) is not None for rule in (
-        _BARE_FEELING_RE, _WISHING_RE, _POINTER_PLAN_RE, _RESOLVE_RE, _EMPATHY_RE))
+        _BARE_FEELING_RE, _WISHING_RE, _POINTER_PLAN_RE, _RESOLVE_RE, _EMPATHY_RE, _AWAITING_RE))
 
 
 def _after(line: str, head: str) -> str | None:
