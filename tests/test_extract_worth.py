@@ -121,3 +121,12 @@ def test_sympathy_exclamations_are_not_stored() -> None:
     assert no_fact("Ravi: Bummer about the setback.", "Ravi")
     assert no_fact("Ravi: Always good to hear.", "Ravi")
     assert not no_fact("Ravi: Good hearing protection matters at concerts.", "Ravi")
+
+
+def test_praise_of_a_virtue_is_not_stored() -> None:
+    got = lines(("Lena", "I finished my first half marathon despite the knee injury."),
+                ("Ravi", "Your determination is inspiring!"))
+    assert not any(line.startswith("Ravi") for line in got), got
+    assert no_fact("Ravi thinks Lena is an inspiration to everyone.", "Ravi", "Lena")
+    assert not no_fact("Ravi thinks Lena is a gifted violinist and teacher.", "Ravi", "Lena")
+    assert not no_fact("Ravi thinks Dune is great.", "Ravi", "Lena")  # a view of a book, not praise of Lena

@@ -84,7 +84,7 @@ def courtesy(text: str, speaker: str, listener: str, names: list[str]) -> bool:
     can't wait to see Jon's studio done"). Undated and naming nothing but the two people:
     with a date, a place or a name it is a plan, and kept. Also any line ``worth`` finds holds
     no fact: well-wishing, cheering, a look at what was shown, a feeling about nothing."""
-    if no_fact(text, speaker):
+    if no_fact(text, speaker, listener):
         return True
     if not listener or listener not in text or specific(text, names):
         return False

@@ -16,7 +16,9 @@ enough, or names the listener, to look like a fact once its speaker is put in fr
 - a resolve with nothing resolved on: "Jon won't give up.", "John will keep pushing
   forward."; with a goal ("won't give up on the bakery") it is kept;
 - empathy: "Maria understands how John feels.", "Nate understands.";
-- awaiting with nothing awaited: "Joanna can't wait to see what happens next."
+- awaiting with nothing awaited: "Joanna can't wait to see what happens next.";
+- praise of a virtue: "Tim thinks John's resilience is inspiring."; praise that says what
+  the listener does ("thinks Jon is talented and passionate about dance") is kept.
 
 Lines are judged in their stored form: "Speaker: ..." for a line that names no one but
 the speaker's listener, "Speaker is ..." for one about the speaker.
@@ -78,12 +80,19 @@ _AWAITING_RE = re.compile(
     r"what the future (?:holds|brings)|where (?:[\w'-]+\s+){1,3}(?:takes|leads|goes)(?: them| him| her| it)?)|"
     r"is (?:so |really )?(?:excited|hopeful|optimistic) (?:for|about) what the future (?:holds|brings)|"
     r"is (?:just )?hoping for the best)\s*[.!]*$", re.IGNORECASE)
+_PRAISE = (r"(?:awesome|inspiring|amazing|incredible|great|cool|impressive|admirable|wonderful|fantastic|"
+           r"inspirational|an inspiration|remarkable|brave|courageous|strong|motivating)")
+# Praise of the listener, naming only a virtue: "Tim thinks John's resilience is inspiring",
+# "Caroline thinks Melanie is an inspiration to everyone". What they did is in their turn.
+_PRAISE_RE = re.compile(
+    r"(?:thinks|believes) (?P<whom>[A-Z][\w-]+)(?:'s(?: [\w-]+){1,5})? (?:is|are)(?: (?:so|really|truly|super|just|totally|"
+    rf"incredibly|such))? (?:an? )?{_PRAISE}(?: and (?:so )?{_PRAISE})?(?: too| as well| to (?:everyone|others))?\s*[.!]*$")
 _NUMBER_RE = re.compile(r"\d")
 
 
-def no_fact(line: str, speaker: str) -> bool:
-    """True when the stored ``line`` of ``speaker`` is well-wishing, cheering, a look at
-    what was pointed at, or a feeling about nothing: no fact about anyone."""
+def no_fact(line: str, speaker: str, listener: str = "") -> bool:
+    """True when the stored ``line`` of ``speaker`` (to ``listener``, if one) is talk of a
+    class above: no fact about anyone."""
     if not speaker:
         return False
     said = _after(line, f"{speaker}: ")
@@ -94,7 +103,12 @@ def no_fact(line: str, speaker: str) -> bool:
             return True
         return _POINTED_RE.match(said) is not None and not _NUMBER_RE.search(said)
     about = _after(line, f"{speaker} ")
-    return about is not None and any(rule.match(about) is not None for rule in (
+    if about is None:
+        return False
+    praise = _PRAISE_RE.match(about)
+    if praise is not None and praise.group("whom") == listener:
+        return True
+    return any(rule.match(about) is not None for rule in (
         _BARE_FEELING_RE, _WISHING_RE, _POINTER_PLAN_RE, _RESOLVE_RE, _EMPATHY_RE, _AWAITING_RE))
 
 
