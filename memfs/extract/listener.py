@@ -14,6 +14,7 @@ import re
 from memfs.extract.address import has_plural_you
 from memfs.extract.lexicon import is_past_form
 from memfs.extract.sentences import content_words
+from memfs.extract.worth import no_fact
 
 # A sentence that opens on the speaker is a fact of its own ("I love jazz."), never an add-on.
 OWN_SUBJECT_RE = re.compile(r"^(?:i|i'm|im|i've|i'd|i'll|my|me|we|we're|we've|our|"
@@ -81,12 +82,15 @@ def courtesy(text: str, speaker: str, listener: str, names: list[str]) -> bool:
     ("Caroline will be an awesome mom", "Jon's hard work will pay off"), a promise to keep
     them posted ("Tim will let John know how it goes"), or eagerness for their news ("Gina
     can't wait to see Jon's studio done"). Undated and naming nothing but the two people:
-    with a date, a place or a name it is a plan, and kept."""
+    with a date, a place or a name it is a plan, and kept. Also any line ``worth`` finds holds
+    no fact: well-wishing, cheering, a look at what was shown, a feeling about nothing."""
+    if no_fact(text, speaker, listener):
+        return True
     if not listener or listener not in text or specific(text, names):
         return False
     lis, spk = re.escape(listener), re.escape(speaker)
     return bool(re.search(rf"\b{lis}(?:'s(?: [\w-]+){{0,3}})? (?:will|won't|is going to|are going to)\b", text)
-                or re.search(rf"^{spk} will (?:\w+ )?(?:let|keep|tell|send|show|give|update|text|call|shout|"
+                or re.search(rf"^{spk} will (?:make sure to |be sure to )?(?:\w+ )?(?:let|keep|tell|send|show|give|update|text|call|shout|"
                              rf"get back)\b.*\b{lis}\b", text)
                 or _EAGER_RE.search(text))
 
