@@ -255,3 +255,18 @@ def test_a_quote_for_he_or_she_holds_someone_they_can_be() -> None:
     assert "Priya, sharing a photo of a dog in a field: She was so brave during the storm." in got, got
     got = lines(("Tom", "Let's remember the lessons he taught us."), ("Priya", "He really taught me the value of patience."))
     assert any(t.endswith("He really taught Priya the value of patience.") for t in got), got
+
+
+def test_a_verb_after_any_ly_adverb_agrees_with_the_name() -> None:
+    """"I completely encourage it" read "Tom completely encourage it": only listed adverbs
+    were stepped over. A -ly word of six letters or more is one; the -ply verbs are not."""
+    from memfs.extract.lexicon import is_adverb
+
+    assert lines(("Tom", "I completely encourage it, old photos are a blessing."),) == \
+        ["Tom completely encourages it, old photos are a blessing."]
+    assert lines(("Tom", "I genuinely enjoy baking bread on Sundays."),) == \
+        ["Tom genuinely enjoys baking bread on Sundays."]
+    assert is_adverb("completely") and is_adverb("really")
+    assert not is_adverb("apply") and not is_adverb("multiply") and not is_adverb("rely")
+    assert lines(("Tom", "I love cooking and family time on Sundays."),) == \
+        ["Tom loves cooking and family time on Sundays."]

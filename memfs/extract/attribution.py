@@ -30,12 +30,12 @@ from __future__ import annotations
 import re
 
 from memfs.extract.lexicon import (
-    ADVERBS,
     AMBIGUOUS_PAST,
     ED_ADJECTIVES,
     MODALS,
     RELATION_WORDS,
     STOPWORDS,
+    is_adverb,
 )
 from memfs.extract.address import plural_you
 from memfs.extract.agree import AGREE as _AGREE, NON_VERBS as _NON_VERBS, agree_after_and, is_present_singular
@@ -199,7 +199,7 @@ class _Rewriter:
         """Make the verb after the subject at token i third person singular."""
         j = self._next_word(i)
         steps = 0
-        while j is not None and self.tokens[j].lower() in ADVERBS and steps < 3:
+        while j is not None and is_adverb(self.tokens[j].lower()) and steps < 3:
             j = self._next_word(j)
             steps += 1
         if j is None:

@@ -55,6 +55,16 @@ frequently regularly sure ever hardly barely nearly almost once occasionally
 now currently mainly no longer
 """.split())
 
+
+
+def is_adverb(low: str) -> bool:
+    """An adverb right after a subject pronoun, before its verb: a listed one, or any word of
+    six letters or more in -ly ("I completely agree") but the -ply/-fly verbs ("I apply",
+    "I multiply"). (Not after "and": "cooking and family time" holds a noun in -ly.)"""
+    return low in ADVERBS or (len(low) >= 6 and low.endswith("ly") and low.isalpha()
+                              and not low.endswith(("ply", "fly")))
+
+
 MODALS: frozenset[str] = frozenset("""
 can could will would should might must may shall can't cannot couldn't won't wouldn't
 shouldn't mightn't mustn't did didn't had hadn't was wasn't were weren't used ought
