@@ -204,3 +204,17 @@ def test_a_fresh_process_reads_the_table_and_writes_the_same_entry_files(tmp_pat
         assert {p.name: p.read_bytes() for p in [root / "memory.md", *sorted((root / "people").glob("*.md"))]} \
             == before
         assert json.loads(db.get_meta("fact_classes_names") or "[]")
+
+
+def test_every_pattern_the_rules_read_is_in_the_digest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module-level pattern the classification reads by name (its code names it, not its
+    text) must be digested itself: changing it must serve no row computed with the old one."""
+    import re
+
+    before = classseed.rules_digest()
+    for name in ("_HEALTH", "_DANGLING", "_WORD"):
+        monkeypatch.setattr(facets, name, re.compile(getattr(facets, name).pattern + "|zz"))
+        classseed.rules_digest.cache_clear()
+        assert classseed.rules_digest() != before, name
+        monkeypatch.undo()
+    classseed.rules_digest.cache_clear()

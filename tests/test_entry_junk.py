@@ -79,3 +79,13 @@ def test_a_quoted_remark_filed_under_health_is_a_constraint_only_if_it_names_one
     assert is_filler("Nate: Already doing that, but thanks for the advice.", "constraints", True, names)
     assert not is_filler("Joanna: I can't eat dairy, so no ice cream for me.", "constraints", True, names)
     assert not is_filler("Joanna has asthma.", "constraints", False, names)  # short, not quoted: kept
+
+
+def test_a_line_filed_under_health_is_a_constraint_only_if_it_says_something_of_health() -> None:
+    from memfs.entry.facets import facets_of
+
+    assert facets_of("Caroline finds it empowering and cathartic.", "health", "profile", False) == ("other",)
+    assert facets_of("Nature really helps Melanie reset and recharge.", "health", "profile", False) == ("other",)
+    assert facets_of("Priya has asthma and carries an inhaler.", "health", "profile", False) == ("constraints",)
+    assert facets_of("Tom sees a physiotherapist for his knee.", "health", "profile", False) == ("constraints",)
+    assert facets_of("Priya is allergic to peanuts.", "health", "profile", False)[0] == "constraints"
