@@ -268,5 +268,8 @@ def test_a_verb_after_any_ly_adverb_agrees_with_the_name() -> None:
         ["Tom genuinely enjoys baking bread on Sundays."]
     assert is_adverb("completely") and is_adverb("really")
     assert not is_adverb("apply") and not is_adverb("multiply") and not is_adverb("rely")
+    assert is_adverb("simply") and is_adverb("deeply")  # (-ply adverbs: "I simply love it")
+    assert lines(("Tom", "I simply love the old library downtown."),) == \
+        ["Tom simply loves the old library downtown."]
     assert lines(("Tom", "I love cooking and family time on Sundays."),) == \
         ["Tom loves cooking and family time on Sundays."]

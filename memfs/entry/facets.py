@@ -68,15 +68,16 @@ _BY_CATEGORY = {"profile": "identity", "work": "work", "relationships": "people"
                 "events": "events", "education": "work"}
 
 _CONSTRAINT = dict(_RULES)["constraints"]
-#: What makes a line filed under health a constraint when no constraint word does (the
-#: file alone takes in feelings and wellbeing talk: "Nature really helps Melanie reset").
+#: Words of health: a remark quoted from a chat that holds one is kept however it reads
+#: ("Tom: I can't have sugar, doctor's orders.", "Tom: No alcohol for me, I'm pregnant.").
 _HEALTH = re.compile(
     r"\b(health\w*|doctors?|hospital\w*|clinic|surgery|surgeon|operation|sick|illness|ill|disease|"
-    r"diagnos\w*|therap\w*|medic\w*|pills?|prescri\w*|pain\w*|aches?|asthma|cancer|pregnan\w*|"
-    r"symptoms?|conditions?|blood|migraines?|anxiety|depress\w*|adhd|autis\w*|disorders?|"
-    r"recover\w*|physio\w*|fractur\w*|sprain\w*|broken (?:arm|leg|wrist|ankle|foot|hand)|flu|covid|"
-    r"virus|infection|fever|insomnia|chronic|checkups?|check-ups?|dentist|vaccin\w*|stroke|"
-    r"heart (?:attack|condition|disease)|hearing|eyesight|glasses)\b")
+    r"diagnos\w*|therap\w*|medic\w*|meds|pills?|prescri\w*|pain\w*|aches?|asthma|cancer|pregnan\w*|"
+    r"symptoms?|conditions?|blood|migraines?|anxiety|panic|depress\w*|antidepress\w*|adhd|ptsd|autis\w*|"
+    r"disorders?|recover\w*|physio\w*|fractur\w*|sprain\w*|broken|concussion|flu|covid|virus|infection|"
+    r"fever|insomnia|apnea|chronic|checkups?|check-ups?|dentist|vaccin\w*|stroke|heart|hearing|deaf\w*|"
+    r"blind\w*|eyesight|glasses|insulin|inhaler|epilep\w*|seizures?|arthritis|eczema|cholesterol|"
+    r"chemo\w*|cane|crutches|stairs|alcohol|sugar|dairy|nuts?|walk)\b")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _DANGLING = re.compile(r"^(that|this|it|these|those|there)\b", re.IGNORECASE)
 
@@ -100,10 +101,7 @@ def facets_of(text: str, category: str, type_: str, future: bool) -> tuple[str, 
         return tuple(found)
     if type_ == "event":
         return ("events",)
-    facet = _BY_CATEGORY.get(category, "other")
-    if facet == "constraints" and not _HEALTH.search(lowered):
-        return ("other",)  # filed under health, about a feeling: "Caroline finds it empowering"
-    return (facet,)
+    return (_BY_CATEGORY.get(category, "other"),)
 
 
 def facet_of(text: str, category: str, type_: str, future: bool) -> str:
@@ -132,7 +130,7 @@ def is_filler(text: str, facet: str, quoted: bool, names: tuple[str, ...] = ()) 
     constraint and is filed as one only by its file ("Joanna: The important thing is to stay
     positive.", in health) is a remark like any other."""
     if facet == "constraints":
-        if not quoted or _CONSTRAINT.search(text.lower()):
+        if not quoted or _CONSTRAINT.search(low := text.lower()) or _HEALTH.search(low):
             return False
         facet = "other"
     body = text.split(": ", 1)[1] if quoted and ": " in text else text

@@ -14,11 +14,11 @@ import heapq
 import math
 import operator
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
 
-from memfs.entry.people import PageFront, Person, assignments, lead_counts, lowercase_uses, ordered, people_of
+from memfs.entry.people import PageFront, Person, assignments, case_uses, lead_counts, ordered, people_of
 from memfs.entry.pool import EntryItem, parse_day
 from memfs.entry.poolcache import Pool
 
@@ -49,24 +49,47 @@ class People:
             {name: n for name, (subj, _) in got.items() if (n := sum(1 for it in subj if it.current))}))
 
 
-#: A file's keyword counts (indexfile.file_words), where people_of reads which words the
-#: store writes in lower case (people.common_word). Handed in: indexfile imports this module.
-WordsOf = Callable[[str], tuple[Mapping[str, int], Mapping[str, Mapping[str, int]]]]
+WordCounts = tuple[Mapping[str, int], Mapping[str, Mapping[str, int]]]
+#: A file's keyword counts (indexfile.file_words), where people_of reads how the store
+#: writes a word (people.common_word). Handed in: indexfile imports this module.
+WordsOf = Callable[[str], WordCounts]
+
+
+class CaseUses(Mapping[str, tuple[int, int]]):
+    """people_of's `case`: a word's (lower-case, capitalised) uses, summed over the files'
+    keyword counts when first asked (people.case_uses)."""
+
+    def __init__(self, files: list[WordCounts], got: dict[str, tuple[int, int]] | None = None) -> None:
+        self._files, self._got = files, got if got is not None else {}
+
+    def __getitem__(self, word: str) -> tuple[int, int]:
+        got = self._got.get(word)
+        if got is None:
+            lower = capital = 0
+            for words in self._files:
+                a, b = case_uses(words, word)
+                lower, capital = lower + a, capital + b
+            got = self._got[word] = (lower, capital)
+        return got
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._got)
+
+    def __len__(self) -> int:
+        return len(self._got)
 
 
 def people_in(pool: Pool, pages: list[PageFront], words_of: WordsOf | None = None) -> People:
     """people.find_people over the pool, per file."""
     counts: dict[str, int] = {}
     in_memory: set[str] = set()
-    lowered: Counter[str] | None = Counter() if words_of is not None else None
     for path in pool.files:
         c, m = pool.memo(path, ("lead",), lead_counts, _lead_delta)
         for name, n in c.items():
             counts[name] = counts.get(name, 0) + n
         in_memory.update(m)
-        if words_of is not None and lowered is not None:
-            lowered.update(lowercase_uses(words_of(path)))
-    people, alias_of = people_of(counts, in_memory, pages, lowered)
+    case = CaseUses([words_of(path) for path in pool.files]) if words_of is not None else None
+    people, alias_of = people_of(counts, in_memory, pages, case)
     signature = hashlib.sha1(repr(sorted(alias_of.items())).encode()).hexdigest()
     sources: dict[str, list[tuple[str, int]]] = {}
     if people:

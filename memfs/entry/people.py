@@ -36,7 +36,12 @@ _NOT_NAMES = frozenset(
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow tonight "
     "big new first last next early late dear mr mrs ms dr sir madam stack decisions note notes "
-    "update updates meeting agenda summary todo action week month year morning evening".split())
+    "update updates meeting agenda summary todo action week month year morning evening "
+    # sentence openers that are no one's name
+    "sometimes instead however anyway also still maybe perhaps meanwhile otherwise besides plus since "
+    "though although while because whenever once finally eventually overall together again already "
+    "thankfully unfortunately fortunately luckily sadly honestly actually basically hopefully recently "
+    "lately currently usually definitely absolutely especially apparently obviously seriously really".split())
 
 
 @dataclass(frozen=True)
@@ -171,30 +176,33 @@ def _lead_names(text: str) -> list[str]:
     return names
 
 
-#: Words after which the first word is a verb or an adverb, not someone: "Losing the job ...",
-#: "Searching for a studio ...", "Winning a title ...".
-_AFTER_NOT_A_NAME = frozenset("the a an my your his her its our their this that these those for of with".split())
+#: Words after which a first word in -ing is a gerund, not someone: "Losing the job ...",
+#: "Searching for a studio ...", "Living in Porto ...".
+_AFTER_GERUND = frozenset("the a an my your his her its our their this that these those for of with in to at on "
+                          "from about by up out into through around me you him it us them everyone people".split())
 
 
 def _opens_a_clause(text: str, found: list[re.Match[str]]) -> bool:
-    """The first word is set off by a comma ("Unfortunately, Gina lost ...") or followed by
-    a determiner, "for/of/with" or someone's possessive ("Losing Jon's job ..."): an adverb
-    or a gerund opening the sentence, not a name."""
+    """An adverb in -ly set off by a comma ("Unfortunately, Gina lost ..."), or a word in -ing
+    followed by a determiner, a preposition or someone's possessive ("Losing Jon's job ..."):
+    it opens the sentence, it is no one. ("Caroline, a counselor, ..." and "Dana Whitfield's
+    team ..." still lead their names.)"""
+    first = found[0].group().lower()
     end = found[0].end()
-    if text[end:end + 1] == ",":
+    if first.endswith("ly") and text[end:end + 1] == ",":
         return True
-    if len(found) < 2:
+    if not first.endswith("ing") or len(first) < 5 or len(found) < 2:
         return False
     second = found[1]
-    return second.group().lower() in _AFTER_NOT_A_NAME or text[second.end():second.end() + 2] in ("'s", "’s")
+    return second.group().lower() in _AFTER_GERUND or text[second.end():second.end() + 2] in ("'s", "’s")
 
 
 def find_people(items: list[EntryItem], pages: list[PageFront],
-                lowered: Mapping[str, int] | None = None) -> list[Person]:
+                case: Mapping[str, tuple[int, int]] | None = None) -> list[Person]:
     """The people, most central first (facts about them, weighted by reinforcement).
-    `lowered`: how many items write each word in lower case (`lowercase_uses`)."""
+    `case`: each word's lower-case and capitalised uses across the store (`case_uses`)."""
     counts, in_memory = lead_counts(items)
-    people, alias_of = people_of(counts, set(in_memory), pages, lowered)
+    people, alias_of = people_of(counts, set(in_memory), pages, case)
     if not people:
         return []
     _assign(items, people, alias_of)
@@ -226,24 +234,36 @@ def _bump(counts: dict[str, int], key: str, sign: int) -> None:
         counts.pop(key, None)
 
 
-def lowercase_uses(words: tuple[Mapping[str, int], Mapping[str, Mapping[str, int]]]) -> dict[str, int]:
-    """{word: items that write it in lower case} of one file, from its keyword counts
-    (indexfile.count_words: each word's surface forms and in how many items each occurs)."""
-    return {w: n for w, forms in words[1].items() if (n := forms.get(w, 0))}
+def case_uses(words: tuple[Mapping[str, int], Mapping[str, Mapping[str, int]]], surface: str) -> tuple[int, int]:
+    """(items writing the word in lower case, items writing it as `surface`) in one file,
+    from its keyword counts (indexfile.count_words: each word's surface forms, by items)."""
+    forms = words[1].get(surface.lower())
+    return (forms.get(surface.lower(), 0), forms.get(surface, 0)) if forms else (0, 0)
 
 
-def common_word(name: str, counts: dict[str, int], lowered: Mapping[str, int] | None) -> bool:
+def common_word(name: str, counts: dict[str, int], case: Mapping[str, tuple[int, int]] | None) -> bool:
     """A capitalised word that opens facts only as the first word of a sentence ("Nature",
-    "Writing", "Sometimes", and "Sometimes Nate"): the store writes its first word in lower
-    case in more items than a third of the facts it opens. A person's name is written
-    capitalised (a name that is also a common word, "Will", needs a person page to be someone)."""
-    return lowered is not None and 3 * lowered.get(name.split()[0].lower(), 0) > counts[name]
+    "Seeing", and "Seeing Nate"): the store writes its first word in lower case at least as
+    often as the facts it opens, and capitalised elsewhere (items beyond those facts) less
+    often than in lower case; or it is a word in -ing the store also writes in lower case (a
+    gerund). A name is written capitalised, and mostly so: "with Rose", "told Max", and a
+    "hey dana" now and then does not make Dana a word."""
+    if case is None:
+        return False
+    first = name.split()[0]
+    lower, capital = case[first]
+    if not lower:
+        return False
+    if len(first) >= 6 and first.endswith("ing"):
+        return True
+    return lower >= counts[name] and capital - counts[name] < lower
 
 
 def people_of(counts: dict[str, int], in_memory: set[str], pages: list[PageFront],
-              lowered: Mapping[str, int] | None = None) -> tuple[dict[str, Person], dict[str, str]]:
-    """The people (no facts assigned yet) and {name or alias: person}. With `lowered`
-    (lower-case uses of each word across the store), a common word is no one (`common_word`)."""
+              case: Mapping[str, tuple[int, int]] | None = None) -> tuple[dict[str, Person], dict[str, str]]:
+    """The people (no facts assigned yet) and {name or alias: person}. With `case` (each
+    word's lower-case and capitalised uses across the store, `case_uses`), a common word is
+    no one (`common_word`)."""
     people: dict[str, Person] = {}
     alias_of: dict[str, str] = {}
     for page in pages:
@@ -256,7 +276,7 @@ def people_of(counts: dict[str, int], in_memory: set[str], pages: list[PageFront
     for name in sorted(counts, key=lambda n: (len(n.split()), n)):
         # A person opens at least two facts, one of them under memory/ ("Python" opening two
         # knowledge lines is not a person).
-        if counts[name] < MIN_FACTS or name not in in_memory or name in alias_of or common_word(name, counts, lowered):
+        if counts[name] < MIN_FACTS or name not in in_memory or name in alias_of or common_word(name, counts, case):
             continue
         first = name.split()[0]
         if " " in name and first in alias_of:  # "Dana Whitfield" is Dana

@@ -23,8 +23,8 @@ from functools import reduce
 from itertools import chain
 from operator import add, attrgetter, itemgetter
 
-from memfs.entry.incremental import People, WordsOf, _assign_delta, _lead_delta
-from memfs.entry.people import PageFront, assignments, lead_counts, ordered, people_of
+from memfs.entry.incremental import CaseUses, People, WordCounts, WordsOf, _assign_delta, _lead_delta
+from memfs.entry.people import PageFront, assignments, case_uses, lead_counts, ordered, people_of
 from memfs.entry.pool import EntryItem
 from memfs.entry.poolcache import Pool
 
@@ -71,13 +71,13 @@ class PeopleCache:
         self._signature: str | None = None
         self._files: dict[str, tuple[int, Got]] = {}  # path -> (file serial, assignment) last assembled
         self._people: dict[str, _Assembled] = {}
-        self._lower_src: dict[str, WordCounts] = {}  # path -> its keyword counts last read
-        self._watch: dict[str, int] = {}  # word -> lower-case uses across the store (asked ones)
+        self._case_src: dict[str, WordCounts] = {}  # path -> its keyword counts last read
+        self._watch: dict[str, tuple[int, int]] = {}  # word -> (lower-case, capitalised) uses, asked ones
 
     def find(self, pool: Pool, pages: list[PageFront], words_of: WordsOf | None = None) -> People:
         self._totals(pool)
-        lowered = self._lowercase(pool, words_of) if words_of is not None else None
-        people, alias_of = people_of(dict(self._counts), set(self._in_memory), pages, lowered)
+        case = self._case(pool, words_of) if words_of is not None else None
+        people, alias_of = people_of(dict(self._counts), set(self._in_memory), pages, case)
         signature = hashlib.sha1(repr(sorted(alias_of.items())).encode()).hexdigest()
         if not people:
             self._signature, self._files, self._people = signature, {}, {}
@@ -170,24 +170,27 @@ class PeopleCache:
         for path in set(self._leads) - seen:
             self._add(self._leads.pop(path), -1)  # type: ignore[arg-type]
 
-    def _lowercase(self, pool: Pool, words_of: WordsOf) -> "_Lowered":
-        """Lower-case uses of the words people.common_word asks about, across the store: each
-        word's total is summed over the files once, when first asked, then kept up to date
-        by the files whose keyword counts changed (the same objects: C speed)."""
-        files = self._lower_src
+    def _case(self, pool: Pool, words_of: WordsOf) -> CaseUses:
+        """How the store writes the words people.common_word asks about: each word's uses are
+        summed over the files once, when first asked, then kept up to date by the files
+        whose keyword counts changed (the same objects: C speed)."""
+        files, watch = self._case_src, self._watch
         for path in pool.files:
             words = words_of(path)
             old = files.get(path)
             if old is words:
                 continue
             files[path] = words
-            for w in self._watch:
-                self._watch[w] += _lower(words, w) - (_lower(old, w) if old is not None else 0)
+            for w, (lower, capital) in watch.items():
+                a, b = case_uses(words, w)
+                c, d = case_uses(old, w) if old is not None else (0, 0)
+                watch[w] = (lower + a - c, capital + b - d)
         for path in set(files) - set(pool.files):
             old = files.pop(path)
-            for w in self._watch:
-                self._watch[w] -= _lower(old, w)
-        return _Lowered(self._watch, files)
+            for w, (lower, capital) in watch.items():
+                c, d = case_uses(old, w)
+                watch[w] = (lower - c, capital - d)
+        return CaseUses(list(files.values()), watch)
 
     def _add(self, part: tuple[dict[str, int], dict[str, int]], sign: int) -> None:
         for into, counts in ((self._counts, part[0]), (self._in_memory, part[1])):
@@ -267,34 +270,6 @@ class PeopleCache:
         # the count of current facts is an int, kept by difference.
         return _Assembled(tuple(paths), subject, mentions, reduce(add, scores, 0.0), superseded, current,
                           tuple(chunks), lens, scores)  # type: ignore[arg-type]
-
-
-WordCounts = tuple[Mapping[str, int], Mapping[str, Mapping[str, int]]]
-
-
-def _lower(words: WordCounts, w: str) -> int:
-    """How many of a file's items write `w` in lower case (its keyword counts' surface forms)."""
-    forms = words[1].get(w)
-    return forms.get(w, 0) if forms else 0
-
-
-class _Lowered(Mapping[str, int]):
-    """people_of's `lowered`: a word's total is summed over the files when first asked."""
-
-    def __init__(self, watch: dict[str, int], files: dict[str, WordCounts]) -> None:
-        self._watch, self._files = watch, files
-
-    def __getitem__(self, w: str) -> int:
-        got = self._watch.get(w)
-        if got is None:
-            got = self._watch[w] = sum(_lower(words, w) for words in self._files.values())
-        return got
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._watch)
-
-    def __len__(self) -> int:
-        return len(self._watch)
 
 
 _SPLICE_MAX = 16  # changed files of one person spliced into their facts; more: assembled again

@@ -59,10 +59,15 @@ now currently mainly no longer
 
 def is_adverb(low: str) -> bool:
     """An adverb right after a subject pronoun, before its verb: a listed one, or any word of
-    six letters or more in -ly ("I completely agree") but the -ply/-fly verbs ("I apply",
-    "I multiply"). (Not after "and": "cooking and family time" holds a noun in -ly.)"""
-    return low in ADVERBS or (len(low) >= 6 and low.endswith("ly") and low.isalpha()
-                              and not low.endswith(("ply", "fly")))
+    six letters or more in -ly ("I completely agree", "I simply love it") but the verbs and
+    nouns in -ly (`_NOT_ADVERBS`: "I multiply", "I supply"). (Not after "and": "cooking and
+    family time" holds a noun in -ly.)"""
+    return low in ADVERBS or (len(low) >= 6 and low.endswith("ly") and low.isalpha() and low not in _NOT_ADVERBS)
+
+
+_NOT_ADVERBS = frozenset("""
+comply supply multiply family assembly anomaly monopoly homily butterfly dragonfly firefly
+""".split())
 
 
 MODALS: frozenset[str] = frozenset("""
