@@ -111,6 +111,14 @@ def _crash(point: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+def _error(err: Exception) -> dict:
+    """The answer for a write that raised: the one line (and exit code) the CLI's main prints."""
+    if isinstance(err, MemfsError):
+        return {"status": "error", "stdout": "", "stderr": f"memfs: error: {err}\n", "exit": 1}
+    return {"status": "error", "stdout": "", "stderr": f"memfs: internal error: {type(err).__name__}: {err} "
+            "(MEMFS_DEBUG=1 shows the traceback)\n", "exit": 3}
+
+
 def perform(memory: "Memory", req: dict, stopping: threading.Event | None = None) -> dict:
     """One add (or ingest), as `memfs add` does it in-process: its output, or its one-line error."""
     from memfs.core.model import parse_when
@@ -131,12 +139,8 @@ def perform(memory: "Memory", req: dict, stopping: threading.Event | None = None
     try:
         item = memory.add(text, category=req.get("category"), type=req.get("type"), when=when)
         row = memory.items([item.id]).get(item.id)
-    except MemfsError as err:
-        return {"status": "error", "stdout": "", "stderr": f"memfs: error: {err}\n", "exit": 1}
     except Exception as err:  # noqa: BLE001 - one line, as the CLI's main prints it
-        return {"status": "error", "stdout": "",
-                "stderr": f"memfs: internal error: {type(err).__name__}: {err} (MEMFS_DEBUG=1 shows the "
-                          "traceback)\n", "exit": 3}
+        return _error(err)
     _crash("after")
     data: dict[str, Any] = {"id": item.id, "text": item.text, "type": item.type,
                             "path": row.path if row else "?", "seen": item.seen}
@@ -158,16 +162,10 @@ def perform_ingest(memory: "Memory", req: dict, stopping: threading.Event) -> di
     _crash("before")
     try:
         results = memory.ingest([Path(p) for p in paths], allow_relearn=relearn, stop=stopping.is_set)
-    except MemfsError as err:
-        return {"status": "error", "stdout": "", "stderr": f"memfs: error: {err}\n", "exit": 1}
     except Exception as err:  # noqa: BLE001 - one line, as the CLI's main prints it
-        return {"status": "error", "stdout": "",
-                "stderr": f"memfs: internal error: {type(err).__name__}: {err} (MEMFS_DEBUG=1 shows the "
-                          "traceback)\n", "exit": 3}
+        return _error(err)
     _crash("after")
     as_json = bool(req.get("json"))
     lines, code = render_results(results, as_json)
     return {"status": "done", "lines": lines, "rest": paths[len(results):], "exit": code,
-            "results": [r.model_dump(mode="json") for r in results] if as_json else None,
-            "stdout": "".join(ln + "\n" for err, ln in lines if not err),
-            "stderr": "".join(ln + "\n" for err, ln in lines if err)}
+            "results": [r.model_dump(mode="json") for r in results] if as_json else None}

@@ -47,10 +47,11 @@ def render_results(results: "list[IngestResult]", as_json: bool) -> tuple[list[t
     (memfs.warm_write), so a failed input's line stays where it was among the others."""
     import json
 
-    lines: list[tuple[bool, str]] = []
+    code = 1 if any(r.status == "failed" for r in results) else 0
     if as_json:
-        lines.append((False, json.dumps([r.model_dump() for r in results], ensure_ascii=False, indent=2)))
-    for r in results if not as_json else ():
+        return [(False, json.dumps([r.model_dump() for r in results], ensure_ascii=False, indent=2))], code
+    lines: list[tuple[bool, str]] = []
+    for r in results:
         if r.status == "failed":
             lines.append((True, f"failed {r.name}: {r.error}"))
         elif r.status == "duplicate":
@@ -67,4 +68,4 @@ def render_results(results: "list[IngestResult]", as_json: bool) -> tuple[list[t
                 lines.append((False, f"  note: {note}"))
         for w in r.warnings:  # (any result's: the last one carries the root files' own)
             lines.append((True, f"warning: {w}"))
-    return lines, 1 if any(r.status == "failed" for r in results) else 0
+    return lines, code
