@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
 
+from memfs.entry.keywords import WordCounts
 from memfs.entry.people import PageFront, Person, assignments, case_uses, lead_counts, ordered, people_of
 from memfs.entry.pool import EntryItem, parse_day
 from memfs.entry.poolcache import Pool
@@ -49,7 +50,6 @@ class People:
             {name: n for name, (subj, _) in got.items() if (n := sum(1 for it in subj if it.current))}))
 
 
-WordCounts = tuple[Mapping[str, int], Mapping[str, Mapping[str, int]]]
 #: A file's keyword counts (indexfile.file_words), where people_of reads how the store
 #: writes a word (people.common_word). Handed in: indexfile imports this module.
 WordsOf = Callable[[str], WordCounts]

@@ -23,7 +23,8 @@ from functools import reduce
 from itertools import chain
 from operator import add, attrgetter, itemgetter
 
-from memfs.entry.incremental import CaseUses, People, WordCounts, WordsOf, _assign_delta, _lead_delta
+from memfs.entry.incremental import CaseUses, People, WordsOf, _assign_delta, _lead_delta
+from memfs.entry.keywords import WordCounts
 from memfs.entry.people import PageFront, assignments, case_uses, lead_counts, ordered, people_of
 from memfs.entry.pool import EntryItem
 from memfs.entry.poolcache import Pool
