@@ -14,7 +14,7 @@ from pathlib import Path
 from memfs.addwire import try_daemon_add, workspace_root
 from memfs.workspace import find_workspace
 from tests.support.cli import env, init, run
-from tests.support.daemon import Daemon, wait
+from tests.support.daemon import Daemon, cli_traced, serving, wait
 from tests.support.workspace import recall
 
 FACT = "Ola keeps her bicycle in the blue shed behind the bakery"
@@ -25,21 +25,13 @@ def _ws(tmp_path: Path) -> Path:
 
 
 def _daemon(ws: Path, tmp_path: Path, **extra: str) -> Daemon:
-    d = Daemon(ws, env(**extra), tmp_path / "daemon.log")
-    d.wait_ready()
-    wait(lambda: (ws / ".memfs" / "daemon.sock").exists(), 30, "daemon socket")
-    return d
+    return serving(ws, tmp_path / "daemon.log", env(**extra))
 
 
 def _add_traced(ws: Path, args: list[str], e: dict[str, str] | None = None
                 ) -> tuple[subprocess.CompletedProcess[str], bool]:
-    """`memfs add ARGS` through the full CLI, and whether this process loaded memfs.api
-    (it does only to add in-process: False means the daemon did the write)."""
-    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "memfs.cli", "add", *args], cwd=ws,
-                         env=env() if e is None else e, capture_output=True, text=True, timeout=120)
-    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
-    stderr = "".join(line + "\n" for line in out.stderr.splitlines() if not line.startswith("import time:"))
-    return subprocess.CompletedProcess(out.args, out.returncode, out.stdout, stderr), "memfs.api" in imported
+    """`memfs add ARGS` through the full CLI, and whether this process loaded memfs.api."""
+    return cli_traced(ws, ["add", *args], env() if e is None else e, 120)
 
 
 def _lines_with(ws: Path, text: str) -> int:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from tests.support.cli import env, init, run
-from tests.support.daemon import Daemon, wait
+from tests.support.daemon import Daemon, cli_traced, serving, wait
 from tests.support.workspace import recall
 
 CHAT = {"format": "memfs.conversation/1", "participants": ["Ola", "Tess"],
@@ -23,21 +23,13 @@ CHAT = {"format": "memfs.conversation/1", "participants": ["Ola", "Tess"],
 
 
 def _daemon(ws: Path, tmp_path: Path, **extra: str) -> Daemon:
-    d = Daemon(ws, env(**extra), tmp_path / "daemon.log")
-    d.wait_ready()
-    wait(lambda: (ws / ".memfs" / "daemon.sock").exists(), 30, "daemon socket")
-    return d
+    return serving(ws, tmp_path / "daemon.log", env(**extra))
 
 
 def _ingest_traced(ws: Path, args: list[str], e: dict[str, str] | None = None
                    ) -> tuple[subprocess.CompletedProcess[str], bool]:
-    """`memfs ingest ARGS` through the full CLI, and whether this process loaded memfs.api
-    (it does only to ingest in-process: False means the daemon did it)."""
-    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "memfs.cli", "ingest", *args], cwd=ws,
-                         env=env() if e is None else e, capture_output=True, text=True, timeout=180)
-    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
-    stderr = "".join(line + "\n" for line in out.stderr.splitlines() if not line.startswith("import time:"))
-    return subprocess.CompletedProcess(out.args, out.returncode, out.stdout, stderr), "memfs.api" in imported
+    """`memfs ingest ARGS` through the full CLI, and whether this process loaded memfs.api."""
+    return cli_traced(ws, ["ingest", *args], env() if e is None else e, 180)
 
 
 def _markdown(ws: Path) -> dict[str, str]:

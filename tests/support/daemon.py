@@ -66,3 +66,24 @@ class Daemon:
             self.proc.wait(timeout=30)
         if not self._fh.closed:
             self._fh.close()
+
+
+def serving(ws: Path, log: Path, e: dict[str, str]) -> Daemon:
+    """A daemon that has caught up and listens on its socket (`memfs add`/`ingest` go to it)."""
+    d = Daemon(ws, e, log)
+    d.wait_ready()
+    wait(lambda: (ws / ".memfs" / "daemon.sock").exists(), 30, "daemon socket")
+    return d
+
+
+def cli_traced(ws: Path, args: list[str], e: dict[str, str], timeout: float = 180
+               ) -> tuple[subprocess.CompletedProcess[str], bool]:
+    """`memfs ARGS` through the full CLI, and whether this process loaded memfs.api (a write
+    handed to a daemon never does: False means the daemon did it)."""
+    import sys
+
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "memfs.cli", *args], cwd=ws, env=e,
+                         capture_output=True, text=True, timeout=timeout)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    stderr = "".join(line + "\n" for line in out.stderr.splitlines() if not line.startswith("import time:"))
+    return subprocess.CompletedProcess(out.args, out.returncode, out.stdout, stderr), "memfs.api" in imported
