@@ -3,10 +3,16 @@
 A fact is compared (cosine) with each category's "title: description"; an extractor's
 hint wins when that category exists. Categories are the config's plus every file a
 person created, so a new file under memory/ becomes a filing target at once.
+
+A part of a split memory/ file ("events--maria.md") is not compared: its name is a
+person, so every fact naming Maria came nearer to it than to any description, and her
+opinions, photos and feelings were filed as events. The family is chosen by its parent,
+then a fact about the part's person (its first words) goes into that part.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -102,20 +108,57 @@ class Categorizer:
             return False
         return not (hint and any(s.name == slugify(hint) for s in pool))
 
-    def choose(self, vector: np.ndarray | None, type_: str, hint: str | None = None) -> CategorySpec:
+    def choose(self, vector: np.ndarray | None, type_: str, hint: str | None = None,
+               text: str = "", when: str | None = None) -> CategorySpec:
+        """The file for a fact of this type; `text` and `when` pick a split family's part."""
         kind = KIND_OF_TYPE.get(type_, "memory")
-        pool = [i for i, s in enumerate(self.specs) if s.kind == kind]
+        pool = [i for i, s in enumerate(self.specs) if s.kind == kind and not _person_part(s)]
         if hint:
             slug = slugify(hint)
             for i in pool:
                 if self.specs[i].name == slug:
-                    return self.specs[i]
+                    return self._into_part(self.specs[i], text, when)
         if not pool:
             return CategorySpec(kind, FALLBACK[kind], "")
         if vector is None or len(pool) == 1:
-            return self.specs[pool[0]]
+            return self._into_part(self.specs[pool[0]], text, when)
         mat = self._spec_vectors()[pool]
         if mat.shape[1] != vector.shape[0]:
-            return self.specs[pool[0]]
+            return self._into_part(self.specs[pool[0]], text, when)
         best = int(np.argmax(mat @ vector))
-        return self.specs[pool[best]]
+        return self._into_part(self.specs[pool[best]], text, when)
+
+    def _into_part(self, spec: CategorySpec, text: str, when: str | None) -> CategorySpec:
+        """The part of `spec`'s split family a fact belongs in, else `spec` itself: the part
+        of the person its first words name (that person's year part if there is one), or the
+        part of its year when the family is split by year. The rules are the split's own
+        (entry/split.py), so the next split check has nothing to move back."""
+        if spec.kind != "memory" or PART_SEP in spec.name or not text:
+            return spec
+        parts = {s.name: s for s in self.specs if s.kind == "memory" and s.name.startswith(spec.name + PART_SEP)}
+        if not parts:
+            return spec
+        year = when[:4] if when and when[:4].isdigit() else None
+        for lead in _lead_slugs(text):
+            part = parts.get(f"{spec.name}{PART_SEP}{lead}")
+            if part is not None:
+                return parts.get(f"{part.name}-{year}", part) if year else part
+        return parts.get(f"{spec.name}{PART_SEP}{year}", spec) if year else spec
+
+
+#: A split family's separator (entry/indexfile.PART_SEP; slugify never makes it).
+PART_SEP = "--"
+_WORD = re.compile(r"[A-Za-z][\w-]*")
+
+
+def _person_part(spec: CategorySpec) -> bool:
+    """A part of a split memory/ file: a person or a year, never a category of its own."""
+    return spec.kind == "memory" and PART_SEP in spec.name
+
+
+def _lead_slugs(text: str) -> list[str]:
+    """The slugs a part named for the fact's subject could have: its first word, then its
+    first two ("Maria's ..." -> "maria"; "Tom Hale ..." -> "tom-hale", "tom")."""
+    words = [w.removesuffix("'s") for w in _WORD.findall(text[:80])[:2]]
+    out = [slugify(" ".join(words[:2]))] if len(words) == 2 else []
+    return [s for s in (*out, slugify(words[0]) if words else "") if s]

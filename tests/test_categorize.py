@@ -78,3 +78,49 @@ def test_add_files_into_the_category_the_step_chose(ws_path: Path) -> None:
         mem.add("Beekeeping: Ana keeps two beekeeping hives.", type="profile")  # by name: "beekeeping: "
     items = parse_category((ws_path / "memory" / "beekeeping.md").read_text(), "memory/beekeeping.md").items
     assert [i.text for i in items] == ["Beekeeping: Ana keeps two beekeeping hives."]
+
+
+FAMILY = [
+    CategorySpec("memory", "events", "things that happened trips meetings"),
+    CategorySpec("memory", "events--maria", ""),
+    CategorySpec("memory", "events--maria-2023", ""),
+    CategorySpec("memory", "events--2022", ""),
+    CategorySpec("memory", "pets", "dogs cats animals the vet"),
+    CategorySpec("index", "knowledge", "facts about the world"),
+    CategorySpec("index", "knowledge--postgres", ""),
+]
+
+
+def test_a_persons_part_is_no_target_by_meaning() -> None:
+    """A part's name is a person: every fact naming them came nearer to it than to any
+    description, so her feelings were filed as events. Parts of index/ (a keyword) stay."""
+    e = HashingEmbedder(256)
+    cat = Categorizer(e, FAMILY)
+    for text in ("Maria Maria is so happy", "Maria thinks Maria is right"):
+        assert "--" not in cat.choose(_vec(e, text), "profile").name
+    assert cat.choose(_vec(e, "Maria took her dogs and cats to the vet"), "profile", text="Maria took her dogs and "
+                      "cats to the vet").name == "pets"  # her part is only for what the parent takes
+    assert cat.choose(_vec(e, "knowledge postgres"), "knowledge").name == "knowledge--postgres"
+
+
+def test_the_family_is_chosen_by_its_parent_then_the_part_by_person_and_year() -> None:
+    e = HashingEmbedder(256)
+    cat = Categorizer(e, FAMILY)
+    trip = _vec(e, "things that happened trips")
+    assert cat.choose(trip, "event", text="Maria went to Porto.", when="2024-05-01").name == "events--maria"
+    assert cat.choose(trip, "event", text="Maria's trip to Porto.", when="2023-05-01").name == "events--maria-2023"
+    assert cat.choose(trip, "event", text="Tom went to Porto.", when="2022-03-01").name == "events--2022"
+    assert cat.choose(trip, "event", text="Tom went to Porto.", when="2024-03-01").name == "events"
+    assert cat.choose(trip, "event", text="Tom went to Porto.").name == "events"
+    assert cat.choose(None, "event", hint="events", text="Maria went.").name == "events--maria"  # a hint too
+
+
+def test_add_files_a_persons_event_into_their_part(ws_path: Path) -> None:
+    body = "".join(f"- Maria did thing {i}. <!-- id=m{i:07d} type=event -->\n" for i in range(3))
+    (ws_path / "memory" / "events--maria.md").write_text("---\ntitle: 'Events: maria'\n---\n" + body)
+    with hashing_memory(ws_path) as mem:
+        mem.add("Maria went to Lisbon for the jazz festival.", type="event", when="2024-05-01")
+        mem.add("Tom went to Lisbon for the jazz festival.", type="event", when="2024-05-01")
+    part = (ws_path / "memory" / "events--maria.md").read_text()
+    assert "Maria went to Lisbon" in part and "Tom went" not in part
+    assert "Tom went to Lisbon" in (ws_path / "memory" / "events.md").read_text()

@@ -265,7 +265,8 @@ class DedupeSteps:
         targets = db.items_by_ids([d.target_id for d in decisions if d.target_id])
         for d in decisions:
             if d.action == "add":
-                d.rel = categorizer.choose(d.vector, d.fact.type, d.fact.category_hint).rel
+                d.rel = categorizer.choose(d.vector, d.fact.type, d.fact.category_hint, d.fact.text,
+                                           d.fact.when).rel
             elif d.action in ("reinforce", "update"):
                 row = targets.get(d.target_id or "")
                 d.rel = row.path if row else None

@@ -52,7 +52,7 @@ def add(rt: Runtime, text: str, category: str | None = None, type: str | None = 
             vector = vectors[text_hash(clean)]
             with db.transaction():
                 db.store_vectors(fresh)
-        spec = resolve_category(rt, category, item_type, vector, hint, specs)
+        spec = resolve_category(rt, category, item_type, vector, hint, specs, clean, when)
         if type is None and KIND_OF_TYPE[item_type] != spec.kind:
             item_type = DEFAULT_TYPE_OF_KIND[spec.kind]
         item_id = rt.fresh_id(clean, src or "add")
@@ -72,7 +72,8 @@ def add(rt: Runtime, text: str, category: str | None = None, type: str | None = 
 
 
 def resolve_category(rt: Runtime, category: str | None, item_type: str, vector,  # type: ignore[no-untyped-def]
-                     hint: str | None = None, specs: list[CategorySpec] | None = None) -> CategorySpec:
+                     hint: str | None = None, specs: list[CategorySpec] | None = None,
+                     text: str = "", when: str | None = None) -> CategorySpec:
     """The category a fact goes to: the one named (`name` or `kind/name`), else the nearest
     description of its kind (`categorize.Categorizer`); `specs`: `rt.category_specs()`, if
     the caller has them already."""
@@ -92,7 +93,7 @@ def resolve_category(rt: Runtime, category: str | None, item_type: str, vector, 
                 return spec
         cfg = rt.config.categories.get(slug)
         return CategorySpec(cfg.kind if cfg else KIND_OF_TYPE.get(item_type, "memory"), slug, "")
-    return Categorizer(rt.embedder, specs, rt.indexer.embed_cached).choose(vector, item_type, hint)
+    return Categorizer(rt.embedder, specs, rt.indexer.embed_cached).choose(vector, item_type, hint, text, when)
 
 
 def reinforce(rt: Runtime, item_id: str, rel: str) -> Item:
