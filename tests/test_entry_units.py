@@ -44,6 +44,44 @@ def test_a_fact_can_have_two_facets_and_a_future_one_is_a_plan() -> None:
     assert facets_of("Priya adopted a cat called Miso last spring.", "relationships", "profile", False) == ("people",)
 
 
+
+@pytest.mark.parametrize("text, category", [
+    ("Maria believes kindness is key.", "health"),
+    ("Nate thinks Joanna should go to a writing convention.", "work"),
+    ("Jon and Gina should make the studio look awesome.", "hobbies"),
+    ("Tom really appreciates Priya's offer.", "relationships"),
+    ("Priya is so glad the trip worked out.", "goals"),
+    ("Nate shares a photo of a turtle on a rock.", "profile"),
+    ("Nate, in reply to Joanna's \"Did they sleep?\": They look tired from all the walking.", "health"),
+    ("Joanna, after Nate said \"Nice!\": It took ages.", "work"),
+])
+def test_what_someone_thinks_or_showed_takes_no_facet_from_its_file(text: str, category: str) -> None:
+    """Filed by meaning, such a line lands in the file of the topic it touches; it says
+    nothing of the person's constraints, job or people, so it is an "other" fact."""
+    assert facets_of(text, category, "profile", False) == ("other",)
+
+
+def test_a_quoted_remark_takes_no_facet_from_its_file_unless_it_names_a_health_matter() -> None:
+    assert facets_of("Gina: Rome wasn't built in a day.", "work", "profile", False, quoted=True) == ("other",)
+    assert facets_of("Gina: Rome wasn't built in a day.", "work", "profile", False) == ("work",)  # not quoted
+    assert facets_of("Tom: No alcohol for me, I'm pregnant.", "health", "profile", False, quoted=True) == \
+        ("constraints",)
+    assert facets_of("Tom: I work as a nurse now.", "health", "profile", False, quoted=True) == ("work",)  # words
+
+
+@pytest.mark.parametrize("text, category, want", [
+    ("Tom takes insulin before every meal.", "health", "constraints"),  # no opinion: the file says it
+    ("Tom feels pain in his knee when he runs.", "health", "constraints"),  # a health word keeps it
+    ("Priya thinks she is allergic to cats.", "health", "constraints"),  # the words say it
+    ("Priya believes in hard work.", "relationships", "other"),
+    ("Priya's friends threw her a party.", "relationships", "people"),
+    ("Priya is a Scorpio through and through.", "events", "identity"),
+    ("Looking back on those years is a blessing for Priya.", "profile", "identity"),  # the file, not "is a"
+    ("Looking back on those years is a blessing for Priya.", "notes", "other"),
+])
+def test_the_file_is_the_facet_only_for_a_plain_statement(text: str, category: str, want: str) -> None:
+    assert facets_of(text, category, "profile", False)[0] == want
+
 def test_filler() -> None:
     names = ("Dana", "Priya")
     assert is_filler("Dana: Great, that saves us a sprint.", "other", quoted=True, names=names)

@@ -53,7 +53,7 @@ def rules_digest() -> str:
         h.update(f"{name}\0{rule.pattern}\0{rule.flags}\n".encode())
     h.update(json.dumps([sorted(facet_rules._BY_CATEGORY.items()), sorted(facet_rules.STOPWORDS),
                          sorted(facet_rules.FILLER), facet_rules._DANGLING.pattern, facet_rules._WORD.pattern,
-                         facet_rules._HEALTH.pattern,
+                         facet_rules._HEALTH.pattern, facet_rules._SAID.pattern,
                          _FACET_NAMES]).encode())
     h.update(f"{FORMAT}\n".encode())
     for fn in (facet_rules.facets_of.__wrapped__, facet_rules.is_filler.__wrapped__,  # type: ignore[attr-defined]
@@ -107,8 +107,8 @@ def classes(seed: "ClassSeed | None", text: str, category: str, type_: str, futu
     if got is not None:
         facets, quoted, filler, moved = got
     else:
-        facets = facet_rules.facets_of(text, category, type_, future)
         quoted = profile.is_quoted(text, names)
+        facets = facet_rules.facets_of(text, category, type_, future, quoted)
         filler, moved = facet_rules.is_filler(text, facets[0], quoted, names), None
     movable = facets[0] == "plans" and dated_event
     if movable and moved is None:
