@@ -148,7 +148,7 @@ class Categorizer:
 
 #: A split family's separator (entry/indexfile.PART_SEP; slugify never makes it).
 PART_SEP = "--"
-_WORD = re.compile(r"[A-Za-z][\w-]*")
+_WORD = re.compile(r"[A-Za-z][\w'-]*")
 
 
 def _person_part(spec: CategorySpec) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import date
 from pathlib import Path
 
@@ -81,6 +82,19 @@ def test_a_quoted_remark_takes_no_facet_from_its_file_unless_it_names_a_health_m
 ])
 def test_the_file_is_the_facet_only_for_a_plain_statement(text: str, category: str, want: str) -> None:
     assert facets_of(text, category, "profile", False)[0] == want
+
+
+def test_keywords_hold_no_stem_of_a_negation() -> None:
+    """"isn't" is "is" and "n't", never the keyword "isn" (index.md showed "isn")."""
+    from memfs.entry.indexfile import count_words
+
+    items = [item(t, n) for n, t in enumerate(["Joanna isn't sure the script doesn't work.",
+                                                 "Nate couldn’t find the ledger, and it wasn't there.",
+                                                 "Tom's e-mail about C++ v1.2 and the ledger."])]
+    counts, surface = count_words(items)
+    assert not {"isn", "doesn", "couldn", "wasn"} & set(counts)
+    assert counts["ledger"] == 2 and counts["script"] == 1 and counts["c++"] == 1 and counts["e-mail"] == 1
+    assert count_words(items, 1, (Counter(), {}, set())) == (counts, surface)  # the loop agrees
 
 def test_filler() -> None:
     names = ("Dana", "Priya")

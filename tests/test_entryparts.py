@@ -161,6 +161,29 @@ def test_a_part_persisted_for_other_content_is_never_used(ws_path: Path) -> None
         assert_same_as_full_path(mem)
 
 
+
+def test_a_part_persisted_by_other_code_is_never_used(ws_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """memfs upgraded (or a word list changed) over an index that keeps parts: a row for this
+    very content, made by other code, is neither served nor derived from."""
+    forget_state()
+    with min_items(10), seeded(ws_path) as mem:
+        db = mem.indexer.db
+        row = parts_of(db, BIG)['["words"]']
+        counts, surface = partstore._CODECS["words"][1](json.loads(row.value))
+        counts["zebrafish"], surface["zebrafish"] = 999, {"Zebrafish": 999}  # what the old code counted
+        save_parts(db, [(BIG, row._replace(value=json.dumps(partstore._CODECS["words"][0]((counts, surface)))))])
+        monkeypatch.setattr(partstore, "code_digest", lambda: "another-version")
+        forget_state()
+        with mem.lock("test"):
+            mem.regenerate_views()
+        assert counters(mem) == (0, 0)
+        assert "zebrafish" not in (ws_path / "index.md").read_text().lower()
+        assert {r.horizon.split("|")[0] for r in parts_of(db, BIG).values()} == {"another-version"}  # rewritten
+        forget_state()
+        mem.add("Dana moved the ledger review to Thursday.", category="index/big")
+        assert counters(mem)[1] >= 5  # rows of this code: derived from again
+        assert_same_as_full_path(mem)
+
 def test_a_damaged_row_is_computed_afresh(ws_path: Path) -> None:
     forget_state()
     with min_items(10), seeded(ws_path) as mem:

@@ -36,7 +36,8 @@ KIND_HEADINGS: dict[str, str] = {
 }
 #: A split part of a big category is named `<parent>--<topic>.md` (see split.py).
 PART_SEP = "--"
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9.+#-]*[A-Za-z0-9+#]|[A-Za-z]")
+#: A word; never the stem of a negation ("isn't", "doesn’t" give "is", "does", not "isn").
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9.+#-]*[A-Za-z0-9+#](?!['\u2019]t\b)|[A-Za-z]")
 #: Verbs that say nothing about what a file holds ("lives", "goes", "started").
 _PLAIN_VERBS = frozenset("""
 live lives lived living go goes went going love loves loved like likes liked near based build builds built

@@ -27,6 +27,8 @@ import json
 from collections import Counter
 from collections.abc import Callable
 from datetime import date
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from memfs.entry.rankparts import decode_members, encode_members
@@ -80,8 +82,28 @@ def key_text(key: tuple[Any, ...]) -> str | None:
     return json.dumps(list(key), separators=(",", ":"))
 
 
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """What computes the persisted parts: the source of memfs/entry/ and memfs/core/ and the
+    word lists (extract/lexicon.py). A row made by other code (memfs upgraded, a word list
+    changed) is never served nor derived from: its part is computed afresh and written over
+    it. Read once a process (~1 ms), and only by a process that persists parts."""
+    h = hashlib.sha1()
+    here = Path(__file__).resolve().parent
+    files = [*sorted(here.glob("*.py")), *sorted((here.parent / "core").glob("*.py")),
+             here.parent / "extract" / "lexicon.py"]
+    for f in files:
+        try:
+            h.update(f"{f.parent.name}/{f.name}\0".encode() + f.read_bytes())
+        except OSError:  # (a file gone under an install in progress: the digest still differs)
+            h.update(f"{f.name}\0missing".encode())
+    return h.hexdigest()[:16]
+
+
 def horizon_text(key: tuple[Any, ...], horizon: date) -> str:
-    return horizon.isoformat() if PERSISTED[key[0]] else ""
+    """The row's `horizon` field: the code that made it, and the store's horizon for the
+    parts that read learned dates."""
+    return f"{code_digest()}|{horizon.isoformat() if PERSISTED[key[0]] else ''}"
 
 
 def marks_digest(marks: dict[str, list[str]]) -> str:
