@@ -79,6 +79,8 @@ def test_a_quoted_remark_takes_no_facet_from_its_file_unless_it_names_a_health_m
     ("Priya is a Scorpio through and through.", "events", "identity"),
     ("Looking back on those years is a blessing for Priya.", "profile", "identity"),  # the file, not "is a"
     ("Looking back on those years is a blessing for Priya.", "notes", "other"),
+    ("Gaming lets Nate make a living at something he is good at.", "notes", "other"),  # a living is no home
+    ("Nate is living with his brother in Denver.", "notes", "home"),
 ])
 def test_the_file_is_the_facet_only_for_a_plain_statement(text: str, category: str, want: str) -> None:
     assert facets_of(text, category, "profile", False)[0] == want

@@ -35,7 +35,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx)) f
                     r"does ?n[o']t (eat|drink)|do ?n[o']t (eat|drink)|never (eats|drinks)|"
                     r"stopped (drinking|eating|smoking)|quit (drinking|smoking|coffee|alcohol)|"
                     r"avoids?|must not|mustn'?t|should ?n[o']t|injur\w*|disabilit\w*|wheelchair)\b"),
-    ("home", r"\b(lives?|living|lived) (in|at|near|with)\b|\b(moved|moving|relocat\w*) (to|back)\b|"
+    ("home", r"\b(lives?|(?<!a )living|lived) (in|at|near|with)\b|\b(moved|moving|relocat\w*) (to|back)\b|"
              r"\bbased in\b|\bhome ?town\b|\bgrew up\b|\bresides?\b|\bhouse in\b|\bflat in\b|\bapartment in\b"),
     ("work", r"\b(works?|working|worked) (as|at|for|on|remotely)\b|\bjob\b|\bemploy\w*|\bhired\b|\bjoined\b|"
              r"\bstarted as\b|\b(freelanc\w*|retired|career|colleague|company|employer)\b|"
