@@ -197,6 +197,7 @@ def resolve_view(follow_up: str, before: str, name: str) -> str | None:
 
 #: Public names for ``dangle``, which resolves a line opening a turn from the turn before.
 antecedent_of = _antecedent
+NOT_HEADS = _NOT_HEADS
 SITUATION_RE = _SITUATION_RE
 phrases_of = _phrases
 plural = _plural

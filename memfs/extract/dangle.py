@@ -189,12 +189,13 @@ _IDIOM_IT_RE = re.compile(r"\b(?:give|giving|gave|gives)\s+it\s+(?:their|his|her
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
-def joined(before: str, text: str, name: str, limit: int) -> str | None:
-    """`before` + `text` when `text` (a settled line by `name`) still opens on a pointer and
-    `before` is the line of the sentence just before it in the turn: the pair reads on its
-    own ("Maria got a puppy around 2023-07-28. Her name's Coco."); None otherwise."""
+def joined(before: str, text: str, name: str, limit: int, hollow: bool = False) -> str | None:
+    """`before` + `text` when `text` (a settled line by `name`) still opens on a pointer, or
+    its point is one further in (`hollow`, ``inner``), and `before` is the line of the
+    sentence just before it in the turn: the pair reads on its own ("Maria got a puppy
+    around 2023-07-28. Her name's Coco."); None otherwise."""
     body = text[len(name) + 2:] if text.startswith(f"{name}: ") else text
-    if pointer(body) is None or before.endswith("\u2026") or len(before) + len(body) + 1 > limit:
+    if (pointer(body) is None and not hollow) or before.endswith("\u2026") or len(before) + len(body) + 1 > limit:
         return None
     return f"{before} {body}"
 

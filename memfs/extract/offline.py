@@ -7,10 +7,10 @@ only continues the previous one ("It's special to me.") onto it -> classify -> F
 Decisions:
 - One fact per sentence, except that a sentence opening with a bare reference ("It",
   "That", "This", "They", "He", "She", "There") is appended to the previous fact of
-  the same segment, so the pair reads on its own; one still opening a line is ``dangle``'s,
-  and one ``dangle`` cannot resolve joins the line made from the sentence just before it
-  in the turn, when there is one ("Maria got a puppy. Her name's Coco."), or else keeps
-  the sentence it points at, quoted, or is not stored (``context``, ``reach``).
+  the same segment; one still opening a line is ``dangle``'s, and one it cannot resolve
+  joins the line of the sentence before it ("Maria got a puppy. Her name's Coco."), or
+  keeps the sentence it points at, quoted, or is not stored (``context``, ``reach``); a
+  pointer inside a line is ``inner``'s.
 - Conversation turns by assistant/system/tool roles are skipped: the memory is about
   the user and the people in the conversation, and an assistant's text is mostly
   advice, not facts about them.
@@ -52,6 +52,7 @@ from memfs.extract.context import in_context
 from memfs.extract.dangle import joined, settle
 from memfs.extract.dates import resolve_dates
 from memfs.extract.deixis import resolve_place
+from memfs.extract.inner import settle_inner
 from memfs.extract.intro import drop_introduction, introduced_name
 from memfs.extract.listener import (LETS_RE, OWN_SUBJECT_RE, courtesy, held_by, same_subject, specific,
                                     told_back)
@@ -59,15 +60,8 @@ from memfs.extract.rewrite import drop_hedges, speaker_view
 from memfs.extract.said import attributed, is_reaction
 from memfs.extract.slotsplit import split_home
 from memfs.extract.transcript import as_transcript
-from memfs.extract.sentences import (
-    has_content,
-    is_talk,
-    normalize_text,
-    question_to_statement,
-    short_fact,
-    split_sentences,
-    strip_edges,
-)
+from memfs.extract.sentences import (has_content, is_talk, normalize_text, question_to_statement, short_fact,
+                                     split_sentences, strip_edges)
 
 log = logging.getLogger(__name__)
 
@@ -362,7 +356,8 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
             continue
         if ctx.kind == "conversation":  # a line opening on a pointer: resolved, rewritten or as said
             said = settle(said, name, people, p.before, ctx.previous, ctx.addressee.get(name, ""), ctx.earlier)
-            pair = joined(facts[-1].text, said, name, MAX_FACT_CHARS) \
+            said, hollow = settle_inner(said, name, people, p.before, seg.text or "")  # "it" further in
+            pair = joined(facts[-1].text, said, name, MAX_FACT_CHARS, hollow) \
                 if last is not None and facts and last.last == p.first - 1 else None
             if pair is not None:  # unresolved, joined to the line of the sentence just before it
                 facts[-1].text, last = pair, p
