@@ -202,3 +202,8 @@ start starts started run runs ran make makes made write writes written use uses 
 plans planning prefer prefers preferred work works worked working move moves moved moving stop stopped
 said says tell told get gets got take takes took give gives gave come comes came keep keeps kept find found
 """.split())
+
+#: What a word splits "isn't" into before the apostrophe: no keyword ("isn" was one of
+#: index.md's). Not "won", "don" or "haven", which are words of their own.
+NEGATION_STEMS = frozenset("""isn aren wasn weren doesn didn hasn hadn couldn wouldn shouldn mustn needn
+mightn shan ain""".split())
