@@ -88,6 +88,7 @@ class Categorizer:
         self.specs = specs
         self._embed = embed or embedder.embed
         self._vectors: np.ndarray | None = None
+        self._parents: set[str] | None = None
 
     def _spec_vectors(self) -> np.ndarray:
         if self._vectors is None:
@@ -103,17 +104,21 @@ class Categorizer:
         """Does `choose` compare meanings for this fact? Not when a hint names a category of
         its kind or the kind has one category: its vector can then come after the write."""
         kind = KIND_OF_TYPE.get(type_, "memory")
-        pool = [s for s in self.specs if s.kind == kind]
+        pool = [s for s in self.specs if s.kind == kind and not self._family_part(s)]
         if len(pool) <= 1:
             return False
-        return not (hint and any(s.name == slugify(hint) for s in pool))
+        return not (hint and any(s.name in (hint, slugify(hint)) for s in self.specs if s.kind == kind))
 
     def choose(self, vector: np.ndarray | None, type_: str, hint: str | None = None,
                text: str = "", when: str | None = None) -> CategorySpec:
         """The file for a fact of this type; `text` and `when` pick a split family's part."""
         kind = KIND_OF_TYPE.get(type_, "memory")
-        pool = [i for i, s in enumerate(self.specs) if s.kind == kind and not _person_part(s)]
+        pool = [i for i, s in enumerate(self.specs) if s.kind == kind and not self._family_part(s)]
         if hint:
+            if PART_SEP in hint:  # a part named exactly (a model offered the file names)
+                for s in self.specs:
+                    if s.kind == kind and s.name == hint:
+                        return s
             slug = slugify(hint)
             for i in pool:
                 if self.specs[i].name == slug:
@@ -128,11 +133,22 @@ class Categorizer:
         best = int(np.argmax(mat @ vector))
         return self._into_part(self.specs[pool[best]], text, when)
 
+    def _family_part(self, spec: CategorySpec) -> bool:
+        """A part of a split memory/ file whose parent is a category: chosen through it. A
+        part whose parent file is gone is a category of its own again."""
+        if spec.kind != "memory" or PART_SEP not in spec.name:
+            return False
+        if self._parents is None:
+            self._parents = {s.name for s in self.specs if s.kind == "memory" and PART_SEP not in s.name}
+        return spec.name.partition(PART_SEP)[0] in self._parents
+
     def _into_part(self, spec: CategorySpec, text: str, when: str | None) -> CategorySpec:
         """The part of `spec`'s split family a fact belongs in, else `spec` itself: the part
         of the person its first words name (that person's year part if there is one), or the
-        part of its year when the family is split by year. The rules are the split's own
-        (entry/split.py), so the next split check has nothing to move back."""
+        part of its year when the family is split by year. These are the split's rules
+        (entry/split.py) as far as one fact tells: the split also knows aliases ("Maria" of
+        "Maria Lopez"), a subject further in, and the learned day of an undated fact, so it
+        may still move a line the filing left in the parent or a person's part."""
         if spec.kind != "memory" or PART_SEP in spec.name or not text:
             return spec
         parts = {s.name: s for s in self.specs if s.kind == "memory" and s.name.startswith(spec.name + PART_SEP)}
@@ -148,17 +164,12 @@ class Categorizer:
 
 #: A split family's separator (entry/indexfile.PART_SEP; slugify never makes it).
 PART_SEP = "--"
-_WORD = re.compile(r"[A-Za-z][\w'-]*")
-
-
-def _person_part(spec: CategorySpec) -> bool:
-    """A part of a split memory/ file: a person or a year, never a category of its own."""
-    return spec.kind == "memory" and PART_SEP in spec.name
+_WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
 
 
 def _lead_slugs(text: str) -> list[str]:
     """The slugs a part named for the fact's subject could have: its first word, then its
     first two ("Maria's ..." -> "maria"; "Tom Hale ..." -> "tom-hale", "tom")."""
-    words = [w.removesuffix("'s") for w in _WORD.findall(text[:80])[:2]]
+    words = [w.removesuffix("'s").removesuffix("\u2019s") for w in _WORD.findall(text[:80])[:2]]
     out = [slugify(" ".join(words[:2]))] if len(words) == 2 else []
     return [s for s in (*out, slugify(words[0]) if words else "") if s]

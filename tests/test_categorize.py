@@ -124,3 +124,29 @@ def test_add_files_a_persons_event_into_their_part(ws_path: Path) -> None:
     part = (ws_path / "memory" / "events--maria.md").read_text()
     assert "Maria went to Lisbon" in part and "Tom went" not in part
     assert "Tom went to Lisbon" in (ws_path / "memory" / "events.md").read_text()
+
+
+def test_review_cases_a_unicode_lead_a_part_hinted_exactly_and_an_orphaned_part() -> None:
+    e = HashingEmbedder(256)
+    specs = [*FAMILY, CategorySpec("memory", "events--lise", ""), CategorySpec("memory", "events--elise", ""),
+             CategorySpec("memory", "trips--tom", "")]  # trips.md itself is gone
+    cat = Categorizer(e, specs)
+    trip = _vec(e, "things that happened trips")
+    assert cat.choose(trip, "event", text="Élise went to Porto.").name == "events--elise"  # not "lise"
+    assert cat.choose(trip, "event", text="Maria’s trip to Porto.").name == "events--maria"  # a curly possessive
+    assert cat.choose(None, "event", hint="events--maria-2023", text="Tom went.").name == "events--maria-2023"
+    assert cat.choose(_vec(e, "trips tom"), "event", text="Tom went.").name == "trips--tom"  # a target again
+    assert not cat.needs_vector("event", hint="events--maria")
+
+
+def test_add_into_a_part_named_exactly(ws_path: Path) -> None:
+    """`memfs add -c events--maria` (the name index.md lists) writes into that part, not into
+    a new file `events-maria.md`."""
+    (ws_path / "memory" / "events--maria.md").write_text("---\ntitle: 'Events: maria'\n---\n"
+                                                        "- Maria did a thing. <!-- id=m0000001 type=event -->\n")
+    with hashing_memory(ws_path) as mem:
+        mem.add("Maria went to Faro for the beach.", category="events--maria", type="event")
+        mem.add("Maria went to Braga for the cathedral.", category="memory/events--maria", type="event")
+    assert not (ws_path / "memory" / "events-maria.md").exists()
+    part = (ws_path / "memory" / "events--maria.md").read_text()
+    assert "Faro" in part and "Braga" in part

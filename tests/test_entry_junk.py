@@ -28,6 +28,16 @@ def test_a_word_written_in_lower_case_and_never_capitalised_inside_a_sentence_is
     assert not common_word("Writing", counts, None)  # no counts of the store: as before
 
 
+
+def test_a_plain_verb_opening_lines_whose_subject_was_lost_is_no_one() -> None:
+    """"Makes Melanie feel connected." twice made a page "Makes": the store never writes
+    "makes" as a keyword (a plain verb), so no lower-case count could tell."""
+    counts = {"Makes": 2, "Makes Melanie": 2, "Mabel": 2}
+    case = {"Makes": (0, 2), "Mabel": (0, 2)}
+    assert common_word("Makes", counts, case) and common_word("Makes Melanie", counts, case)
+    assert common_word("Makes", counts, None)
+    assert not common_word("Mabel", counts, case)
+
 def test_find_people_leaves_out_common_words_but_not_names() -> None:
     from memfs.entry.incremental import CaseUses
     from memfs.entry.indexfile import count_words

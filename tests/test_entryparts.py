@@ -318,3 +318,70 @@ def test_partrow_keys_name_only_plain_values() -> None:
     assert partstore.key_text(("split-sizes", None)) == '["split-sizes",null]'
     assert partstore.key_text(("rank-classes", "index", 30.0)) is None  # holds items: not persisted
     assert isinstance(PartRow("k", "d", 1, "", "m", "v"), tuple)
+
+
+def _digest_of(tree: Path) -> str:
+    import subprocess
+    import sys
+
+    code = (f"import sys; sys.path.insert(0, {str(tree)!r}); from memfs.entry import partstore; "
+            "import memfs; assert memfs.__file__.startswith(sys.path[0]), memfs.__file__; print(partstore.code_digest())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}, cwd=tree.parent)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_the_code_digest_tells_versions_apart_however_memfs_is_installed(tmp_path: Path) -> None:
+    """From a folder, a zip (zipapp) or compiled files only, two versions that differ in one
+    word list never share a digest, and one version installed twice the same way does."""
+    import compileall
+    import zipfile
+
+    import memfs
+
+    src = Path(memfs.__file__).parent
+    trees = {}
+    for name, extra in (("a", ""), ("a2", ""), ("b", "\nEXTRA = frozenset({'zebrafish'})\n")):
+        root = tmp_path / name
+        shutil.copytree(src, root / "memfs", ignore=shutil.ignore_patterns("__pycache__"))
+        lexicon = root / "memfs" / "extract" / "lexicon.py"
+        lexicon.write_text(lexicon.read_text() + extra)
+        trees[name] = root
+    folder = {k: _digest_of(v) for k, v in trees.items()}
+    assert folder["a"] == folder["a2"] != folder["b"]
+    zipped = {}
+    for name in ("a", "b"):
+        archive = tmp_path / f"{name}.zip"
+        with zipfile.ZipFile(archive, "w") as z:
+            for f in sorted((trees[name] / "memfs").rglob("*")):
+                z.write(f, f.relative_to(trees[name]))
+        zipped[name] = _digest_of(archive)
+    assert zipped["a"] != zipped["b"]
+    for name in ("a", "b"):  # compiled files beside the sources' places, the sources gone
+        compileall.compile_dir(trees[name] / "memfs", legacy=True, quiet=1)
+        for f in (trees[name] / "memfs").rglob("*.py"):
+            f.unlink()
+    assert _digest_of(trees["a"]) != _digest_of(trees["b"])
+
+
+def test_the_code_digest_is_the_running_codes_not_the_files_replaced_since(tmp_path: Path) -> None:
+    """A daemon whose files an upgrade replaced keeps labelling its rows with its own code's
+    digest (it is taken when partstore is imported), not the new files'."""
+    import subprocess
+    import sys
+
+    import memfs
+
+    root = tmp_path / "tree"
+    shutil.copytree(Path(memfs.__file__).parent, root / "memfs", ignore=shutil.ignore_patterns("__pycache__"))
+    lexicon = root / "memfs" / "extract" / "lexicon.py"
+    code = (f"import sys, pathlib; sys.path.insert(0, {str(root)!r}); from memfs.entry import partstore; "
+            "before = partstore.code_digest(); f = pathlib.Path(sys.argv[1]); "
+            "f.write_text(f.read_text() + '\\nEXTRA = 1\\n'); print(before, partstore.code_digest())")
+    out = subprocess.run([sys.executable, "-c", code, str(lexicon)], capture_output=True, text=True, timeout=120,
+                         env={"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    before, after = out.stdout.split()
+    assert before == after
+    assert _digest_of(root) != before  # a process started after the upgrade: the new code's

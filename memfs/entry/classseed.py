@@ -107,8 +107,8 @@ def classes(seed: "ClassSeed | None", text: str, category: str, type_: str, futu
     if got is not None:
         facets, quoted, filler, moved = got
     else:
+        facets = facet_rules.facets_of(text, category, type_, future)
         quoted = profile.is_quoted(text, names)
-        facets = facet_rules.facets_of(text, category, type_, future, quoted)
         filler, moved = facet_rules.is_filler(text, facets[0], quoted, names), None
     movable = facets[0] == "plans" and dated_event
     if movable and moved is None:

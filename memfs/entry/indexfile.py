@@ -26,6 +26,7 @@ from memfs.entry.incremental import FileStats, People, file_stats
 from memfs.entry.keywords import Keywords
 from memfs.entry.pool import EntryItem
 from memfs.entry.poolcache import Pool
+from memfs.extract.lexicon import NEGATION_STEMS, PLAIN_VERBS
 from memfs.walk import group_of
 from memfs.workspace import Workspace
 
@@ -36,15 +37,7 @@ KIND_HEADINGS: dict[str, str] = {
 }
 #: A split part of a big category is named `<parent>--<topic>.md` (see split.py).
 PART_SEP = "--"
-#: A word; never the stem of a negation ("isn't", "doesn’t" give "is", "does", not "isn").
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9.+#-]*[A-Za-z0-9+#](?!['\u2019]t\b)|[A-Za-z]")
-#: Verbs that say nothing about what a file holds ("lives", "goes", "started").
-_PLAIN_VERBS = frozenset("""
-live lives lived living go goes went going love loves loved like likes liked near based build builds built
-start starts started run runs ran make makes made write writes written use uses used want wants wanted plan
-plans planning prefer prefers preferred work works worked working move moves moved moving stop stopped
-said says tell told get gets got take takes took give gives gave come comes came keep keeps kept find found
-""".split())
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9.+#-]*[A-Za-z0-9+#]|[A-Za-z]")
 _NAME_SAFE = re.compile(r"[\x00-\x1f\x7f\[\]]")
 
 
@@ -109,7 +102,8 @@ def count_words(items: list[EntryItem], sign: int = 1,
     for it in items:
         for word in set(_WORD.findall(it.text)):
             low = word.lower()
-            if len(low) < 3 or low in STOPWORDS or low in FILLER or low in _PLAIN_VERBS or low.isdigit():
+            if (len(low) < 3 or low in STOPWORDS or low in FILLER or low in PLAIN_VERBS or low in NEGATION_STEMS
+                    or low.isdigit()):
                 continue
             c[low] += sign
             if c[low] <= 0:
@@ -136,7 +130,8 @@ def _count_file(items: list[EntryItem]) -> tuple[Counter[str], dict[str, Counter
     surface: dict[str, Counter[str]] = {}
     for word, n in Counter(chain.from_iterable(set(_WORD.findall(it.text)) for it in items)).items():
         low = word.lower()
-        if len(low) < 3 or low in STOPWORDS or low in FILLER or low in _PLAIN_VERBS or low.isdigit():
+        if (len(low) < 3 or low in STOPWORDS or low in FILLER or low in PLAIN_VERBS or low in NEGATION_STEMS
+                or low.isdigit()):
             continue
         c[low] += n
         forms = surface.get(low)

@@ -27,8 +27,6 @@ import json
 from collections import Counter
 from collections.abc import Callable
 from datetime import date
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from memfs.entry.rankparts import decode_members, encode_members
@@ -82,22 +80,49 @@ def key_text(key: tuple[Any, ...]) -> str | None:
     return json.dumps(list(key), separators=(",", ":"))
 
 
-@lru_cache(maxsize=1)
-def code_digest() -> str:
-    """What computes the persisted parts: the source of memfs/entry/ and memfs/core/ and the
-    word lists (extract/lexicon.py). A row made by other code (memfs upgraded, a word list
-    changed) is never served nor derived from: its part is computed afresh and written over
-    it. Read once a process (~1 ms), and only by a process that persists parts."""
+#: The modules whose code computes the persisted parts (with every module of the packages).
+_CODE_PACKAGES = ("memfs.entry", "memfs.core")
+_CODE_MODULES = ("memfs.extract.lexicon", "memfs.workspace", "memfs.index.delta")
+
+
+def _code_of_modules() -> str:
+    """A digest of the code of `_CODE_PACKAGES` and `_CODE_MODULES` as their loaders give it:
+    the source where there is one, else the compiled code (a zipapp, a sourceless install),
+    so two versions never share a digest however memfs is installed."""
+    import importlib.util
+    import marshal
+    import pkgutil
+
+    names = list(_CODE_MODULES)
+    for package in _CODE_PACKAGES:
+        spec = importlib.util.find_spec(package)
+        names += [f"{package}.{m.name}" for m in pkgutil.iter_modules(spec.submodule_search_locations or [])]
     h = hashlib.sha1()
-    here = Path(__file__).resolve().parent
-    files = [*sorted(here.glob("*.py")), *sorted((here.parent / "core").glob("*.py")),
-             here.parent / "extract" / "lexicon.py"]
-    for f in files:
+    for name in sorted(set(names)):
+        h.update(f"{name}\0".encode())
         try:
-            h.update(f"{f.parent.name}/{f.name}\0".encode() + f.read_bytes())
-        except OSError:  # (a file gone under an install in progress: the digest still differs)
-            h.update(f"{f.name}\0missing".encode())
+            spec = importlib.util.find_spec(name)
+            loader = spec.loader if spec is not None else None
+            source = loader.get_source(name) if loader is not None and hasattr(loader, "get_source") else None
+            if source is not None:
+                h.update(source.encode("utf-8", "surrogatepass"))
+            elif loader is not None and hasattr(loader, "get_code"):
+                h.update(marshal.dumps(loader.get_code(name)))
+        except (ImportError, OSError, ValueError):  # unreadable: named, so the digest still differs
+            h.update(b"\0unreadable")
     return h.hexdigest()[:16]
+
+
+#: Computed when this module is imported, i.e. from the code the process runs: a daemon
+#: whose files an upgrade replaced does not label its rows with the new code's digest.
+_CODE_DIGEST = _code_of_modules()
+
+
+def code_digest() -> str:
+    """What computes the persisted parts (`_code_of_modules`, read once a process at import,
+    ~3 ms). A row made by other code (memfs upgraded, a word list changed) is never served
+    nor derived from: its part is computed afresh and written over it."""
+    return _CODE_DIGEST
 
 
 def horizon_text(key: tuple[Any, ...], horizon: date) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 from memfs.core.categoryfile import parse_category
 from memfs.entry.pagefile import digest, read_page, split_page
 from memfs.entry.pool import EntryItem
-from memfs.extract.lexicon import FILLER, STOPWORDS
+from memfs.extract.lexicon import FILLER, PLAIN_VERBS, STOPWORDS
 from memfs.fsutil import emptied_just_now
 from memfs.workspace import Workspace, slugify
 
@@ -247,10 +247,12 @@ def common_word(name: str, counts: dict[str, int], case: Mapping[str, tuple[int,
     often as the facts it opens, and capitalised elsewhere (items beyond those facts) less
     often than in lower case; or it is a word in -ing the store also writes in lower case (a
     gerund). A name is written capitalised, and mostly so: "with Rose", "told Max", and a
-    "hey dana" now and then does not make Dana a word."""
+    "hey dana" now and then does not make Dana a word. A listed plain verb is no one."""
+    first = name.split()[0]
+    if first.lower() in PLAIN_VERBS:
+        return True  # "Makes Melanie feel ...": a verb whose subject the line lost
     if case is None:
         return False
-    first = name.split()[0]
     lower, capital = case[first]
     if not lower:
         return False

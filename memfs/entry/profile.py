@@ -54,11 +54,10 @@ def classify(item: EntryItem, names: tuple[str, ...], today: date) -> Line:
     when, learned = parse_day(item.when), parse_day(item.learned)
     future = when is not None and learned is not None and when > learned
     upcoming = future and when is not None and when >= today
-    quoted = is_quoted(item.text, names)
-    facet, *also = facets_of(item.text, item.category, item.type, future, quoted)
+    facet, *also = facets_of(item.text, item.category, item.type, future)
     if facet == "plans" and when is not None and when < today and item.type == "event":
         facet = "events"  # a plan whose day has passed is an event now
-    return Line(item, facet, is_filler(item.text, facet, quoted, names), upcoming,
+    return Line(item, facet, is_filler(item.text, facet, is_quoted(item.text, names), names), upcoming,
                 tuple(f for f in also if f != facet))
 
 

@@ -193,3 +193,17 @@ NUMBER_WORDS: dict[str, int] = {
     "fifteen": 15, "twenty": 20, "thirty": 30, "couple": 2, "a couple": 2,
     "a couple of": 2, "couple of": 2,
 }
+
+#: Verbs that say nothing about what a file holds ("lives", "goes", "started"): no keyword
+#: of index.md, and no person when one opens a line whose subject was lost ("Makes Mel feel ...").
+PLAIN_VERBS = frozenset("""
+live lives lived living go goes went going love loves loved like likes liked near based build builds built
+start starts started run runs ran make makes made write writes written use uses used want wants wanted plan
+plans planning prefer prefers preferred work works worked working move moves moved moving stop stopped
+said says tell told get gets got take takes took give gives gave come comes came keep keeps kept find found
+""".split())
+
+#: What a word splits "isn't" into before the apostrophe: no keyword ("isn" was one of
+#: index.md's). Not "won", "don" or "haven", which are words of their own.
+NEGATION_STEMS = frozenset("""isn aren wasn weren doesn didn hasn hadn couldn wouldn shouldn mustn needn
+mightn shan ain""".split())

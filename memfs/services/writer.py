@@ -84,12 +84,12 @@ def resolve_category(rt: Runtime, category: str | None, item_type: str, vector, 
             name = name[:-3] if name.endswith(".md") else name
             if kind not in KINDS:
                 raise MemfsError(f"unknown kind {kind!r} in {category!r}: use memory/, index/ or skill/")
-            if "/" in name and f"{kind}/{name}.md" in rt.ws.category_rels():
-                return CategorySpec(kind, name, "")  # a nested note, named exactly
+            if ("/" in name or "--" in name) and f"{kind}/{name}.md" in rt.ws.category_rels():
+                return CategorySpec(kind, name, "")  # a nested note or a split part, named exactly
             return CategorySpec(kind, slugify(name), "")
         slug = slugify(category)
         for spec in specs:
-            if spec.name == slug:
+            if spec.name == category or spec.name == slug:  # a part ("events--maria") exactly
                 return spec
         cfg = rt.config.categories.get(slug)
         return CategorySpec(cfg.kind if cfg else KIND_OF_TYPE.get(item_type, "memory"), slug, "")
