@@ -130,3 +130,20 @@ def test_praise_of_a_virtue_is_not_stored() -> None:
     assert no_fact("Ravi thinks Lena is an inspiration to everyone.", "Ravi", "Lena")
     assert not no_fact("Ravi thinks Lena is a gifted violinist and teacher.", "Ravi", "Lena")
     assert not no_fact("Ravi thinks Dune is great.", "Ravi", "Lena")  # a view of a book, not praise of Lena
+
+
+def test_the_listeners_news_welcomed_is_not_stored() -> None:
+    # "Glad you're ...": what follows is the listener's own news, told in their turn; as
+    # "Ravi thinks Lena is finding ..." it would be a guess restating it.
+    got = lines(("Lena", "I started volunteering at the animal shelter on weekends."),
+                ("Ravi", "Hey Lena, glad you're finding something that keeps you busy on weekends."),
+                ("Ravi", "It's great that you have a place to spend time with dogs."))
+    assert not any(line.startswith("Ravi") for line in got), got
+    assert any(line.startswith("Lena started volunteering") for line in got), got
+
+
+def test_a_view_of_the_listener_without_a_welcome_is_kept() -> None:
+    got = lines(("Lena", "I started volunteering at the animal shelter on weekends."),
+                ("Ravi", "You're a natural with animals."))
+    assert "Ravi thinks Lena is a natural with animals." in got, got
+
