@@ -147,3 +147,16 @@ def test_a_view_of_the_listener_without_a_welcome_is_kept() -> None:
                 ("Ravi", "You're a natural with animals."))
     assert "Ravi thinks Lena is a natural with animals." in got, got
 
+
+def test_a_suggestion_to_each_other_is_not_stored() -> None:
+    got = lines(("Lena", "The garden club meets again soon."),
+                ("Ravi", "We should plan something special for the club together!"),
+                ("Ravi", "Let's spread some kindness around the neighborhood."))
+    assert not any("should" in line for line in got), got
+
+
+def test_a_suggestion_with_a_place_or_a_date_is_a_plan_and_kept() -> None:
+    got = lines(("Lena", "We should meet at the Lisbon market on Saturday."),
+                ("Ravi", "We should visit Porto together in May."))
+    assert any("Lisbon market" in line for line in got), got
+    assert any("Porto" in line for line in got), got

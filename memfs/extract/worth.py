@@ -18,7 +18,10 @@ enough, or names the listener, to look like a fact once its speaker is put in fr
 - empathy: "Maria understands how John feels.", "Nate understands.";
 - awaiting with nothing awaited: "Joanna can't wait to see what happens next.";
 - praise of a virtue: "Tim thinks John's resilience is inspiring."; praise that says what
-  the listener does ("thinks Jon is talented and passionate about dance") is kept.
+  the listener does ("thinks Jon is talented and passionate about dance") is kept;
+- a suggestion to each other with no date, place, name or thing of theirs ("Maria and John
+  should make some real change.", "Jon and Gina should go to a dance class."): the "Let's
+  ..." of chat, no plan until it says when, where, with whom or about what of theirs.
 
 Lines are judged in their stored form: "Speaker: ..." for a line that names no one but
 the speaker's listener, "Speaker is ..." for one about the speaker.
@@ -90,11 +93,30 @@ _PRAISE_RE = re.compile(
 _NUMBER_RE = re.compile(r"\d")
 
 
+# "In the meantime, Maria and John should work together": an optional lead clause, the two.
+_LEAD = r"^(?:[^,]{0,40},\s+)?"
+_OTHER_NAME_RE = re.compile(r"(?<=\w )[A-Z][\w'-]*")
+
+
+def _suggestion(line: str, speaker: str, listener: str) -> bool:
+    """ "Jon and Gina should explore some new dance moves": both of them, no date or name."""
+    if not listener or _NUMBER_RE.search(line):
+        return False
+    pair = rf"(?:{re.escape(speaker)} and {re.escape(listener)}|{re.escape(listener)} and {re.escape(speaker)})"
+    if re.match(rf"{_LEAD}{pair} should\b", line) is None:
+        return False
+    # "Let's make our collaboration awesome" -> "... make Jon's collaboration awesome": about
+    # a thing of theirs, which a question may ask after; kept.
+    return all(m.group(0) in (speaker, listener) for m in _OTHER_NAME_RE.finditer(line))
+
+
 def no_fact(line: str, speaker: str, listener: str = "") -> bool:
     """True when the stored ``line`` of ``speaker`` (to ``listener``, if one) is talk of a
     class above: no fact about anyone."""
     if not speaker:
         return False
+    if _suggestion(line, speaker, listener):
+        return True
     said = _after(line, f"{speaker}: ")
     if said is not None:
         if _WELL_WISHING_RE.match(said) and ", but " not in said:
