@@ -160,3 +160,26 @@ def test_a_suggestion_with_a_place_or_a_date_is_a_plan_and_kept() -> None:
                 ("Ravi", "We should visit Porto together in May."))
     assert any("Lisbon market" in line for line in got), got
     assert any("Porto" in line for line in got), got
+
+
+def test_a_guess_from_what_the_other_told_or_showed_is_not_stored() -> None:
+    got = lines(("Lena", "The bakery sold out of croissants three days in a row."),
+                ("Ravi", "Sounds like all your hard work is paying off."),
+                ("Ravi", "Looks like Lena's bakery is growing."),
+                ("Lena", "Here's the new cake I made."),
+                ("Ravi", "Mmm, that looks delicious!"))
+    assert not any(line.startswith("Ravi") for line in got), got
+
+
+def test_a_look_at_the_listeners_thing_is_not_stored() -> None:
+    assert no_fact("Ravi: Wow, Lena's garden looks amazing.", "Ravi", "Lena")
+    assert no_fact("Ravi thinks Lena's new haircut looks great.", "Ravi", "Lena")
+
+
+def test_a_guess_naming_a_place_or_a_look_at_ones_own_thing_is_kept() -> None:
+    assert not no_fact("Ravi: That sounds like a plan for Saturday at Rosie's.", "Ravi", "Lena")
+    assert not no_fact("Ravi: My garden looks amazing after the rain.", "Ravi", "Lena")
+    assert not no_fact("Ravi: Lena's garden opens to visitors in May.", "Ravi", "Lena")
+    got = lines(("Lena", "We could drive to Porto for the festival."),
+                ("Ravi", "Sounds like the Porto festival trip is on for Saturday."))
+    assert any(line.startswith("Ravi") and "Porto" in line for line in got), got

@@ -19,6 +19,9 @@ enough, or names the listener, to look like a fact once its speaker is put in fr
 - awaiting with nothing awaited: "Joanna can't wait to see what happens next.";
 - praise of a virtue: "Tim thinks John's resilience is inspiring."; praise that says what
   the listener does ("thinks Jon is talented and passionate about dance") is kept;
+- a guess from what the other told or showed ("Sounds like all Gina's effort's paying off",
+  "Mmm, that looks delicious") and how the listener's thing looks ("Gina's store looks
+  great", "thinks Joanna's hikes sound like a blast"); kept with a date or another name;
 - a suggestion to each other with no date, place, name or thing of theirs ("Maria and John
   should make some real change.", "Jon and Gina should go to a dance class."): the "Let's
   ..." of chat, no plan until it says when, where, with whom or about what of theirs.
@@ -31,7 +34,7 @@ from __future__ import annotations
 
 import re
 
-_OPENER = r"(?:(?:wow|oh|aw+|whoa|ooh|yeah|yay|haha|ha ha|omg|so|and|hey),?\s+)?"
+_OPENER = r"(?:(?:wow|oh|aw+|whoa|woah|ooh|mm+|yum|yeah|yay|haha|ha ha|omg|so|and|hey|dang),?\s+)?"
 # Congratulations, wishes, luck and sympathy: set phrases said to the listener.
 _WELL_WISHING_RE = re.compile(
     _OPENER + r"(?:congrats|congratulations|kudos|well done|way to go|hats off|props|"
@@ -98,6 +101,26 @@ _LEAD = r"^(?:[^,]{0,40},\s+)?"
 _OTHER_NAME_RE = re.compile(r"(?<=\w )[A-Z][\w'-]*")
 
 
+# "Sounds like all Gina's effort's paying off", "Looks like Gina's store is growing": a guess
+# from what the other told or showed; their own turn says it.
+# "Mmm, that looks delicious": the pointer alone, one word of judgement.
+_GUESS_RE = re.compile(_OPENER + r"(?:(?:it\s+|that\s+)?(?:sounds|looks|seems)\s+like\b|(?:that|this|it|those|these)\s+"
+                       r"(?:looks?|sounds?|seems?)\s+(?:so\s+|really\s+|super\s+)?[\w-]+\s*[.!]*$)", re.IGNORECASE)
+
+
+def _listeners_look(said: str, listener: str) -> bool:
+    """ "Gina's store looks great", "Joanna's hikes sound like a blast": how the listener's
+    thing looks or sounds to the speaker, not what it is."""
+    return bool(listener) and re.match(
+        _OPENER + rf"(?:all\s+)?{re.escape(listener)}'s(?:\s+[\w-]+){{1,3}}?\s+(?:looks?|sounds?|seems?)\b", said,
+        re.IGNORECASE) is not None
+
+
+def _names_only(text: str, speaker: str, listener: str) -> bool:
+    """No name but the two's ("That sounds like a plan for Rosie's" names a place)."""
+    return all(re.sub(r"'s$", "", m.group(0)) in (speaker, listener) for m in _OTHER_NAME_RE.finditer(text))
+
+
 def _suggestion(line: str, speaker: str, listener: str) -> bool:
     """ "Jon and Gina should explore some new dance moves": both of them, no date or name."""
     if not listener or _NUMBER_RE.search(line):
@@ -123,10 +146,15 @@ def no_fact(line: str, speaker: str, listener: str = "") -> bool:
             return True
         if _CHEER_RE.match(said):
             return True
+        if (_GUESS_RE.match(said) and not _NUMBER_RE.search(said) and _names_only(said, speaker, listener)) \
+                or _listeners_look(said, listener):
+            return True
         return _POINTED_RE.match(said) is not None and not _NUMBER_RE.search(said)
     about = _after(line, f"{speaker} ")
     if about is None:
         return False
+    if about.startswith("thinks ") and _listeners_look(about[len("thinks "):], listener):
+        return True
     praise = _PRAISE_RE.match(about)
     if praise is not None and praise.group("whom") == listener:
         return True
