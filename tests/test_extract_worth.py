@@ -183,3 +183,16 @@ def test_a_guess_naming_a_place_or_a_look_at_ones_own_thing_is_kept() -> None:
     got = lines(("Lena", "We could drive to Porto for the festival."),
                 ("Ravi", "Sounds like the Porto festival trip is on for Saturday."))
     assert any(line.startswith("Ravi") and "Porto" in line for line in got), got
+
+
+def test_a_teaser_is_not_stored_and_the_news_after_it_is() -> None:
+    got = lines(("Lena", "Something exciting happened recently for me. I got the job at the Porto museum!"),
+                ("Ravi", "Long story, but something pretty awesome happened to me too."))
+    assert not any("happened" in line for line in got), got
+    assert any("Porto museum" in line for line in got), got
+
+
+def test_news_told_in_the_teaser_is_kept() -> None:
+    assert not no_fact("Lena: Something big happened at the bakery: the oven caught fire.", "Lena", "Ravi")
+    got = lines(("Lena", "Something new happened: my sister moved to Oslo."),)
+    assert any("Oslo" in line for line in got), got

@@ -22,6 +22,8 @@ enough, or names the listener, to look like a fact once its speaker is put in fr
 - a guess from what the other told or showed ("Sounds like all Gina's effort's paying off",
   "Mmm, that looks delicious") and how the listener's thing looks ("Gina's store looks
   great", "thinks Joanna's hikes sound like a blast"); kept with a date or another name;
+- a teaser: "Something exciting happened recently for John.", "Nate: Something exciting
+  happened on 2022-10-07." says there is news, not what; the next sentence says it;
 - a suggestion to each other with no date, place, name or thing of theirs ("Maria and John
   should make some real change.", "Jon and Gina should go to a dance class."): the "Let's
   ..." of chat, no plan until it says when, where, with whom or about what of theirs.
@@ -103,6 +105,12 @@ _OTHER_NAME_RE = re.compile(r"(?<=\w )[A-Z][\w'-]*")
 
 # "Sounds like all Gina's effort's paying off", "Looks like Gina's store is growing": a guess
 # from what the other told or showed; their own turn says it.
+# "... - something awesome happened to Joanna": news announced, not told (a clause of its own).
+_TEASER_RE = re.compile(
+    r"(?:^|:\s+|\s-\s|,\s+(?:but|and)\s+)(?:guess what,?\s+)?something\s+(?:(?:so|pretty|really|super)\s+)?"
+    r"(?:exciting|new|crazy|big|awesome|cool|incredible|amazing|interesting|wild|great|huge)\s+"
+    r"(?:has\s+|just\s+)?happened(?:\s+(?:to|for)\s+[A-Z][\w-]*|\s+(?:recently|lately|today|this week)|"
+    r"\s+on\s+\S+?|\s+in the week of\s+\S+?|\s+too|\s+as well)*\s*[.!]*$", re.IGNORECASE)
 # "Mmm, that looks delicious": the pointer alone, one word of judgement.
 _GUESS_RE = re.compile(_OPENER + r"(?:(?:it\s+|that\s+)?(?:sounds|looks|seems)\s+like\b|(?:that|this|it|those|these)\s+"
                        r"(?:looks?|sounds?|seems?)\s+(?:so\s+|really\s+|super\s+)?[\w-]+\s*[.!]*$)", re.IGNORECASE)
@@ -138,7 +146,7 @@ def no_fact(line: str, speaker: str, listener: str = "") -> bool:
     class above: no fact about anyone."""
     if not speaker:
         return False
-    if _suggestion(line, speaker, listener):
+    if _suggestion(line, speaker, listener) or _TEASER_RE.search(line):
         return True
     said = _after(line, f"{speaker}: ")
     if said is not None:
