@@ -103,15 +103,15 @@ _LEAD = r"^(?:[^,]{0,40},\s+)?"
 _OTHER_NAME_RE = re.compile(r"(?<=\w )[A-Z][\w'-]*")
 
 
-# "Sounds like all Gina's effort's paying off", "Looks like Gina's store is growing": a guess
-# from what the other told or showed; their own turn says it.
 # "... - something awesome happened to Joanna": news announced, not told (a clause of its own).
 _TEASER_RE = re.compile(
     r"(?:^|:\s+|\s-\s|,\s+(?:but|and)\s+)(?:guess what,?\s+)?something\s+(?:(?:so|pretty|really|super)\s+)?"
     r"(?:exciting|new|crazy|big|awesome|cool|incredible|amazing|interesting|wild|great|huge)\s+"
     r"(?:has\s+|just\s+)?happened(?:\s+(?:to|for)\s+[A-Z][\w-]*|\s+(?:recently|lately|today|this week)|"
     r"\s+on\s+\S+?|\s+in the week of\s+\S+?|\s+too|\s+as well)*\s*[.!]*$", re.IGNORECASE)
-# "Mmm, that looks delicious": the pointer alone, one word of judgement.
+# "Sounds like all Gina's effort's paying off", "Looks like Gina's store is growing": a guess
+# from what the other told or showed; their own turn says it. "Mmm, that looks delicious":
+# the pointer alone, one word of judgement.
 _GUESS_RE = re.compile(_OPENER + r"(?:(?:it\s+|that\s+)?(?:sounds|looks|seems)\s+like\b|(?:that|this|it|those|these)\s+"
                        r"(?:looks?|sounds?|seems?)\s+(?:so\s+|really\s+|super\s+)?[\w-]+\s*[.!]*$)", re.IGNORECASE)
 
