@@ -130,3 +130,69 @@ def test_praise_of_a_virtue_is_not_stored() -> None:
     assert no_fact("Ravi thinks Lena is an inspiration to everyone.", "Ravi", "Lena")
     assert not no_fact("Ravi thinks Lena is a gifted violinist and teacher.", "Ravi", "Lena")
     assert not no_fact("Ravi thinks Dune is great.", "Ravi", "Lena")  # a view of a book, not praise of Lena
+
+
+def test_the_listeners_news_welcomed_is_not_stored() -> None:
+    # "Glad you're ...": what follows is the listener's own news, told in their turn; as
+    # "Ravi thinks Lena is finding ..." it would be a guess restating it.
+    got = lines(("Lena", "I started volunteering at the animal shelter on weekends."),
+                ("Ravi", "Hey Lena, glad you're finding something that keeps you busy on weekends."),
+                ("Ravi", "It's great that you have a place to spend time with dogs."))
+    assert not any(line.startswith("Ravi") for line in got), got
+    assert any(line.startswith("Lena started volunteering") for line in got), got
+
+
+def test_a_view_of_the_listener_without_a_welcome_is_kept() -> None:
+    got = lines(("Lena", "I started volunteering at the animal shelter on weekends."),
+                ("Ravi", "You're a natural with animals."))
+    assert "Ravi thinks Lena is a natural with animals." in got, got
+
+
+def test_a_suggestion_to_each_other_is_not_stored() -> None:
+    got = lines(("Lena", "The garden club meets again soon."),
+                ("Ravi", "We should plan something special for the club together!"),
+                ("Ravi", "Let's spread some kindness around the neighborhood."))
+    assert not any("should" in line for line in got), got
+
+
+def test_a_suggestion_with_a_place_or_a_date_is_a_plan_and_kept() -> None:
+    got = lines(("Lena", "We should meet at the Lisbon market on Saturday."),
+                ("Ravi", "We should visit Porto together in May."))
+    assert any("Lisbon market" in line for line in got), got
+    assert any("Porto" in line for line in got), got
+
+
+def test_a_guess_from_what_the_other_told_or_showed_is_not_stored() -> None:
+    got = lines(("Lena", "The bakery sold out of croissants three days in a row."),
+                ("Ravi", "Sounds like all your hard work is paying off."),
+                ("Ravi", "Looks like Lena's bakery is growing."),
+                ("Lena", "Here's the new cake I made."),
+                ("Ravi", "Mmm, that looks delicious!"))
+    assert not any(line.startswith("Ravi") for line in got), got
+
+
+def test_a_look_at_the_listeners_thing_is_not_stored() -> None:
+    assert no_fact("Ravi: Wow, Lena's garden looks amazing.", "Ravi", "Lena")
+    assert no_fact("Ravi thinks Lena's new haircut looks great.", "Ravi", "Lena")
+
+
+def test_a_guess_naming_a_place_or_a_look_at_ones_own_thing_is_kept() -> None:
+    assert not no_fact("Ravi: That sounds like a plan for Saturday at Rosie's.", "Ravi", "Lena")
+    assert not no_fact("Ravi: My garden looks amazing after the rain.", "Ravi", "Lena")
+    assert not no_fact("Ravi: Lena's garden opens to visitors in May.", "Ravi", "Lena")
+    got = lines(("Lena", "We could drive to Porto for the festival."),
+                ("Ravi", "Sounds like the Porto festival trip is on for Saturday."))
+    assert any(line.startswith("Ravi") and "Porto" in line for line in got), got
+
+
+def test_a_teaser_is_not_stored_and_the_news_after_it_is() -> None:
+    got = lines(("Lena", "Something exciting happened recently for me. I got the job at the Porto museum!"),
+                ("Ravi", "Long story, but something pretty awesome happened to me too."))
+    assert not any("happened" in line for line in got), got
+    assert any("Porto museum" in line for line in got), got
+
+
+def test_news_told_in_the_teaser_is_kept() -> None:
+    assert not no_fact("Lena: Something big happened at the bakery: the oven caught fire.", "Lena", "Ravi")
+    got = lines(("Lena", "Something new happened: my sister moved to Oslo."),)
+    assert any("Oslo" in line for line in got), got

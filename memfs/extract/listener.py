@@ -77,6 +77,21 @@ def told_back(s: str) -> bool:
     return False
 
 
+# "Glad you're looking into other avenues", "It's great that you have a support system",
+# "So cool that you get to travel": the speaker's pleasure at the listener's own news. What
+# follows the lead is the listener's fact, told in their turn; restated as the speaker's view
+# ("Maria thinks John is looking into other avenues") it is a guess, not news.
+_GLAD_FOR_RE = re.compile(
+    r"^(?:[\w' ]{0,25}[,!]\s+)?(?:(?:i'm|i am|it's|it is|that's|that is|so|really|just|always)\s+)*"
+    r"(?:glad|happy|great|cool|nice|awesome|good|amazing|wonderful)\s+(?:that\s+|to\s+(?:see|hear|know)\s+(?:that\s+)?)?"
+    r"(?:you|you're|you've|you and your)\b", re.IGNORECASE)
+
+
+def glad_for(sentence: str) -> bool:
+    """ "Hey John, glad you're looking into other avenues": the listener's news, welcomed."""
+    return _GLAD_FOR_RE.match(sentence.strip()) is not None
+
+
 def courtesy(text: str, speaker: str, listener: str, names: list[str]) -> bool:
     """A line that is only talk between the two: a prediction or wish about the listener
     ("Caroline will be an awesome mom", "Jon's hard work will pay off"), a promise to keep

@@ -54,8 +54,8 @@ from memfs.extract.dates import resolve_dates
 from memfs.extract.deixis import resolve_place
 from memfs.extract.inner import settle_inner
 from memfs.extract.intro import drop_introduction, introduced_name
-from memfs.extract.listener import (LETS_RE, OWN_SUBJECT_RE, courtesy, held_by, same_subject, specific,
-                                    told_back)
+from memfs.extract.listener import (LETS_RE, OWN_SUBJECT_RE, courtesy, glad_for, held_by, same_subject,
+                                    specific, told_back)
 from memfs.extract.rewrite import drop_hedges, speaker_view
 from memfs.extract.said import attributed, is_reaction
 from memfs.extract.slotsplit import split_home
@@ -213,9 +213,9 @@ def _sentence_piece(raw: str, block: Block, seg: Segment, ctx: _Context, name: s
             if is_generic_you(s):
                 return None  # "you guys are the best": about a group, not a fact about anyone
             if _SECOND_PERSON_RE.search(s):
-                if told_back(s):
-                    # "You found the perfect spot for your store": the listener's news told
-                    # back to them; their own turn holds it first-hand.
+                if told_back(s) or glad_for(raw):
+                    # "You found the perfect spot for your store", "Glad you're moving": the
+                    # listener's news told back to them; their own turn holds it first-hand.
                     return None
                 opinion = True  # "You're a great mentor": what the speaker thinks of them
         exhortation = LETS_RE.match(s) is not None and not specific(s, names)

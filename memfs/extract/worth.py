@@ -18,7 +18,15 @@ enough, or names the listener, to look like a fact once its speaker is put in fr
 - empathy: "Maria understands how John feels.", "Nate understands.";
 - awaiting with nothing awaited: "Joanna can't wait to see what happens next.";
 - praise of a virtue: "Tim thinks John's resilience is inspiring."; praise that says what
-  the listener does ("thinks Jon is talented and passionate about dance") is kept.
+  the listener does ("thinks Jon is talented and passionate about dance") is kept;
+- a guess from what the other told or showed ("Sounds like all Gina's effort's paying off",
+  "Mmm, that looks delicious") and how the listener's thing looks ("Gina's store looks
+  great", "thinks Joanna's hikes sound like a blast"); kept with a date or another name;
+- a teaser: "Something exciting happened recently for John.", "Nate: Something exciting
+  happened on 2022-10-07." says there is news, not what; the next sentence says it;
+- a suggestion to each other with no date, place, name or thing of theirs ("Maria and John
+  should make some real change.", "Jon and Gina should go to a dance class."): the "Let's
+  ..." of chat, no plan until it says when, where, with whom or about what of theirs.
 
 Lines are judged in their stored form: "Speaker: ..." for a line that names no one but
 the speaker's listener, "Speaker is ..." for one about the speaker.
@@ -28,7 +36,7 @@ from __future__ import annotations
 
 import re
 
-_OPENER = r"(?:(?:wow|oh|aw+|whoa|ooh|yeah|yay|haha|ha ha|omg|so|and|hey),?\s+)?"
+_OPENER = r"(?:(?:wow|oh|aw+|whoa|woah|ooh|mm+|yum|yeah|yay|haha|ha ha|omg|so|and|hey|dang),?\s+)?"
 # Congratulations, wishes, luck and sympathy: set phrases said to the listener.
 _WELL_WISHING_RE = re.compile(
     _OPENER + r"(?:congrats|congratulations|kudos|well done|way to go|hats off|props|"
@@ -90,21 +98,71 @@ _PRAISE_RE = re.compile(
 _NUMBER_RE = re.compile(r"\d")
 
 
+# "In the meantime, Maria and John should work together": an optional lead clause, the two.
+_LEAD = r"^(?:[^,]{0,40},\s+)?"
+_OTHER_NAME_RE = re.compile(r"(?<=\w )[A-Z][\w'-]*")
+
+
+# "... - something awesome happened to Joanna": news announced, not told (a clause of its own).
+_TEASER_RE = re.compile(
+    r"(?:^|:\s+|\s-\s|,\s+(?:but|and)\s+)(?:guess what,?\s+)?something\s+(?:(?:so|pretty|really|super)\s+)?"
+    r"(?:exciting|new|crazy|big|awesome|cool|incredible|amazing|interesting|wild|great|huge)\s+"
+    r"(?:has\s+|just\s+)?happened(?:\s+(?:to|for)\s+[A-Z][\w-]*|\s+(?:recently|lately|today|this week)|"
+    r"\s+on\s+\S+?|\s+in the week of\s+\S+?|\s+too|\s+as well)*\s*[.!]*$", re.IGNORECASE)
+# "Sounds like all Gina's effort's paying off", "Looks like Gina's store is growing": a guess
+# from what the other told or showed; their own turn says it. "Mmm, that looks delicious":
+# the pointer alone, one word of judgement.
+_GUESS_RE = re.compile(_OPENER + r"(?:(?:it\s+|that\s+)?(?:sounds|looks|seems)\s+like\b|(?:that|this|it|those|these)\s+"
+                       r"(?:looks?|sounds?|seems?)\s+(?:so\s+|really\s+|super\s+)?[\w-]+\s*[.!]*$)", re.IGNORECASE)
+
+
+def _listeners_look(said: str, listener: str) -> bool:
+    """ "Gina's store looks great", "Joanna's hikes sound like a blast": how the listener's
+    thing looks or sounds to the speaker, not what it is."""
+    return bool(listener) and re.match(
+        _OPENER + rf"(?:all\s+)?{re.escape(listener)}'s(?:\s+[\w-]+){{1,3}}?\s+(?:looks?|sounds?|seems?)\b", said,
+        re.IGNORECASE) is not None
+
+
+def _names_only(text: str, speaker: str, listener: str) -> bool:
+    """No name but the two's ("That sounds like a plan for Rosie's" names a place)."""
+    return all(re.sub(r"'s$", "", m.group(0)) in (speaker, listener) for m in _OTHER_NAME_RE.finditer(text))
+
+
+def _suggestion(line: str, speaker: str, listener: str) -> bool:
+    """ "Jon and Gina should explore some new dance moves": both of them, no date or name."""
+    if not listener or _NUMBER_RE.search(line):
+        return False
+    pair = rf"(?:{re.escape(speaker)} and {re.escape(listener)}|{re.escape(listener)} and {re.escape(speaker)})"
+    if re.match(rf"{_LEAD}{pair} should\b", line) is None:
+        return False
+    # "Let's make our collaboration awesome" -> "... make Jon's collaboration awesome": about
+    # a thing of theirs, which a question may ask after; kept.
+    return all(m.group(0) in (speaker, listener) for m in _OTHER_NAME_RE.finditer(line))
+
+
 def no_fact(line: str, speaker: str, listener: str = "") -> bool:
     """True when the stored ``line`` of ``speaker`` (to ``listener``, if one) is talk of a
     class above: no fact about anyone."""
     if not speaker:
         return False
+    if _suggestion(line, speaker, listener) or _TEASER_RE.search(line):
+        return True
     said = _after(line, f"{speaker}: ")
     if said is not None:
         if _WELL_WISHING_RE.match(said) and ", but " not in said:
             return True
         if _CHEER_RE.match(said):
             return True
+        if (_GUESS_RE.match(said) and not _NUMBER_RE.search(said) and _names_only(said, speaker, listener)) \
+                or _listeners_look(said, listener):
+            return True
         return _POINTED_RE.match(said) is not None and not _NUMBER_RE.search(said)
     about = _after(line, f"{speaker} ")
     if about is None:
         return False
+    if about.startswith("thinks ") and _listeners_look(about[len("thinks "):], listener):
+        return True
     praise = _PRAISE_RE.match(about)
     if praise is not None and praise.group("whom") == listener:
         return True
