@@ -96,6 +96,8 @@ def test_a_thought_about_oneself_keeps_its_facets() -> None:
     ("Gina: I just opened my own online clothing store!", "work", "work"),  # a quoted remark too
     ("Gaming lets Nate make a living at something he is good at.", "notes", "other"),  # a living is no home
     ("Nate is living with his brother in Denver.", "notes", "home"),
+    ("Melanie and Caroline enjoy each other's company at the lake.", "notes", "preferences"),
+    ("Priya joined a new company in Leeds.", "notes", "work"),
 ])
 def test_the_file_is_the_facet_only_for_a_plain_statement(text: str, category: str, want: str) -> None:
     assert facets_of(text, category, "profile", False)[0] == want
