@@ -60,23 +60,6 @@ def test_what_someone_thinks_or_showed_takes_no_facet_from_its_file(text: str, c
     assert facets_of(text, category, "profile", False) == ("other",)
 
 
-
-@pytest.mark.parametrize("text", [
-    "Melanie thinks Caroline is doing an awesome job of inspiring others.",
-    "Maria is so glad that John's wife got the job.",
-    "Joanna thinks Nate must really enjoy having them around.",
-    "Gina is proud of Jon's new job at the bank.",
-])
-def test_what_someone_thinks_of_another_person_is_no_facet_of_theirs(text: str) -> None:
-    """Word rules would make these Melanie's work, Maria's constraint, Joanna's likes."""
-    assert facets_of(text, "work", "profile", False) == ("other",)
-
-
-def test_a_thought_about_oneself_keeps_its_facets() -> None:
-    assert facets_of("Priya thinks she is allergic to cats.", "health", "profile", False)[0] == "constraints"
-    assert facets_of("Tom thinks I should go.", "work", "profile", False) == ("other",)  # _SAID, no name
-    assert facets_of("Tom knows Python, SQL and Go.", "profile", "profile", False) == ("identity",)
-
 @pytest.mark.parametrize("text, category, want", [
     ("Tom takes insulin before every meal.", "health", "constraints"),  # no opinion: the file says it
     ("Tom feels pain in his knee when he runs.", "health", "constraints"),  # a health word keeps it

@@ -54,7 +54,6 @@ def rules_digest() -> str:
     h.update(json.dumps([sorted(facet_rules._BY_CATEGORY.items()), sorted(facet_rules.STOPWORDS),
                          sorted(facet_rules.FILLER), facet_rules._DANGLING.pattern, facet_rules._WORD.pattern,
                          facet_rules._HEALTH.pattern, facet_rules._SAID.pattern,
-                         facet_rules._ABOUT_OTHER.pattern,
                          _FACET_NAMES]).encode())
     h.update(f"{FORMAT}\n".encode())
     for fn in (facet_rules.facets_of.__wrapped__, facet_rules.is_filler.__wrapped__,  # type: ignore[attr-defined]

@@ -93,13 +93,6 @@ _SAID = re.compile(
     r"definitely|always) )?(believes|thinks|thought|finds it|found it|appreciates|wishes|hopes|wonders|guesses|"
     r"bets|agrees|is (so |really |very )?(glad|grateful|thankful|blessed|amazed|impressed|touched|in awe)|"
     r"can'?t wait|would (really )?(love|appreciate)|should|shares? a (photo|picture|pic|video|screenshot) of)\b")
-#: What someone thinks of another named person ("Melanie thinks Caroline is doing an awesome
-#: job", "Gina appreciates Jon's help"): about the other, from the speaker's view, so no
-#: facet of the speaker's profile, whatever words the rest holds ("... job", "... healthy").
-_ABOUT_OTHER = re.compile(
-    r"^[A-Z][\w'-]*( [A-Z][\w'-]*)? ((really|just|also|still|sure|totally|so|definitely|always) )?"
-    r"(thinks|thought|believes|hopes|bets|guesses|feels|finds|appreciates|admires|wishes|trusts|"
-    r"is (so |really |very )?(glad|proud|happy|sure|impressed|amazed)( that| of| for)?) (that )?(?!I\b)[A-Z][\w'-]*")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _DANGLING = re.compile(r"^(that|this|it|these|those|there)\b", re.IGNORECASE)
 
@@ -110,12 +103,9 @@ def facets_of(text: str, category: str, type_: str, future: bool) -> tuple[str, 
     it was learned is a plan; "lives in Leeds with her partner Tom" is home and people.
     Its file is the facet only when the words name none, and not for a line of what someone
     believes or showed (`_SAID`): its file was chosen by the topic it touches, unless a line
-    in a health file names a health matter. What someone thinks of another named person
-    (`_ABOUT_OTHER`) is no facet of theirs at all."""
+    in a health file names a health matter."""
     if future:
         return ("plans",)
-    if _ABOUT_OTHER.match(text):
-        return ("other",)
     found = []
     lowered = text.lower()
     for name, rule in _RULES:
