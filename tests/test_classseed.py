@@ -168,6 +168,19 @@ def test_rows_made_by_other_rules_are_not_served(tmp_path: Path, monkeypatch: py
         db.close()
 
 
+
+@pytest.mark.parametrize("name", ["_SAID", "_HEALTH", "_DANGLING", "_WORD"])
+def test_a_pattern_whose_flags_changed_is_other_rules(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A flag-only edit (IGNORECASE) changes what a pattern matches: rows made before it are stale."""
+    before = classseed.rules_digest()
+    rx = getattr(facets, name)
+    monkeypatch.setattr(facets, name, facets.re.compile(rx.pattern, rx.flags | facets.re.IGNORECASE | facets.re.DOTALL))
+    classseed.rules_digest.cache_clear()
+    try:
+        assert classseed.rules_digest() != before
+    finally:
+        classseed.rules_digest.cache_clear()
+
 def test_any_text_has_a_key() -> None:
     assert classseed.key_of("caf\udce9 opens at 9", "memory/events", "event", False) != \
         classseed.key_of("caf\udce8 opens at 9", "memory/events", "event", False)

@@ -81,6 +81,8 @@ def test_what_someone_thinks_or_showed_takes_no_facet_from_its_file(text: str, c
     ("Nate is living with his brother in Denver.", "notes", "home"),
     ("Melanie and Caroline enjoy each other's company at the lake.", "notes", "preferences"),
     ("Priya joined a new company in Leeds.", "notes", "work"),
+    ("Priya founded a company of her own.", "notes", "work"),
+    ("Melanie and Caroline enjoy each other\u2019s company at the lake.", "notes", "preferences"),
 ])
 def test_the_file_is_the_facet_only_for_a_plain_statement(text: str, category: str, want: str) -> None:
     assert facets_of(text, category, "profile", False)[0] == want

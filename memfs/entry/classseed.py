@@ -51,9 +51,9 @@ def rules_digest() -> str:
     h = hashlib.sha1()
     for name, rule in facet_rules._RULES:
         h.update(f"{name}\0{rule.pattern}\0{rule.flags}\n".encode())
+    patterns = (facet_rules._DANGLING, facet_rules._WORD, facet_rules._HEALTH, facet_rules._SAID)
     h.update(json.dumps([sorted(facet_rules._BY_CATEGORY.items()), sorted(facet_rules.STOPWORDS),
-                         sorted(facet_rules.FILLER), facet_rules._DANGLING.pattern, facet_rules._WORD.pattern,
-                         facet_rules._HEALTH.pattern, facet_rules._SAID.pattern,
+                         sorted(facet_rules.FILLER), [(rx.pattern, int(rx.flags)) for rx in patterns],
                          _FACET_NAMES]).encode())
     h.update(f"{FORMAT}\n".encode())
     for fn in (facet_rules.facets_of.__wrapped__, facet_rules.is_filler.__wrapped__,  # type: ignore[attr-defined]

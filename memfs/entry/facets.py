@@ -39,8 +39,8 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx)) f
              r"\bbased in\b|\bhome ?town\b|\bgrew up\b|\bresides?\b|\bhouse in\b|\bflat in\b|\bapartment in\b"),
     ("work", r"\b(works?|working|worked) (as|at|for|on|remotely)\b|\bjob\b|\bemploy\w*|\bhired\b|\bjoined\b|"
              r"\bstarted as\b|\b(freelanc\w*|retired|career|colleague|employer)\b|"
-             # a firm, not companionship: "enjoy each other's company", "the company of friends"
-             r"(?<!other's )(?<!others' )\bcompany\b(?! of\b)|"
+             # a firm, not companionship: "enjoy each other's company"
+             r"(?<!other's )(?<!other\u2019s )(?<!others' )(?<!others\u2019 )\bcompany\b|"
              # A trade counts only when said of the person: not "Priya's sister is a nurse".
              r"^(the user|the author|(?!(her|his|their|my|our|its|a|an|the)\b)[a-z-]+( [a-z-]+)?) (is|was|has been|"
              r"became|is now|trained as|qualified as) (an? |the )([a-z-]+ ){0,2}(engineer|designer|developer|"
