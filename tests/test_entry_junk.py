@@ -85,14 +85,18 @@ def test_no_page_for_a_common_word_in_the_entry_files(ws_path: Path) -> None:
     assert "## Painting" not in (ws_path / "memory.md").read_text()
 
 
-def test_a_quoted_remark_filed_under_health_is_a_constraint_only_if_it_names_one() -> None:
-    from memfs.entry.facets import is_filler
+def test_a_quoted_remark_filed_under_health_is_kept_only_if_it_names_a_health_matter() -> None:
+    from memfs.entry.facets import facets_of, is_filler
 
     names = ("Joanna", "Nate")
-    assert is_filler("Joanna: The important thing is to stay positive.", "constraints", True, names)
-    assert is_filler("Nate: Already doing that, but thanks for the advice.", "constraints", True, names)
+    assert facets_of("Joanna: The important thing is to stay positive.", "health", "profile", False) == ("health",)
+    assert is_filler("Joanna: The important thing is to stay positive.", "health", True, names)
+    assert is_filler("Nate: Already doing that, but thanks for the advice.", "health", True, names)
+    assert facets_of("Joanna: I can't eat dairy, so no ice cream for me.", "health", "profile", False) == \
+        ("constraints",)
     assert not is_filler("Joanna: I can't eat dairy, so no ice cream for me.", "constraints", True, names)
-    assert not is_filler("Joanna has asthma.", "constraints", False, names)  # short, not quoted: kept
+    assert not is_filler("Joanna has asthma.", "health", False, names)  # short, not quoted: kept
+    assert not is_filler("Nate: Fine.", "constraints", True, names)  # a constraint never is
     for said in ("Tom: No alcohol for me, I'm pregnant.", "Tom: I can't have sugar, doctor's orders.",
                  "Tom: I need my insulin before we eat.", "Tom: I can't do stairs anymore."):
-        assert not is_filler(said, "constraints", True, ("Tom",)), said
+        assert not is_filler(said, "health", True, ("Tom",)), said

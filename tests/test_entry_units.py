@@ -61,17 +61,19 @@ def test_what_someone_thinks_or_showed_takes_no_facet_from_its_file(text: str, c
 
 
 @pytest.mark.parametrize("text, category, want", [
-    ("Tom takes insulin before every meal.", "health", "constraints"),  # no opinion: the file says it
-    ("Tom feels pain in his knee when he runs.", "health", "constraints"),  # a health word keeps it
+    ("Tom takes insulin before every meal.", "health", "health"),  # no opinion: the file says it
+    ("Tom feels pain in his knee when he runs.", "health", "health"),  # a health word keeps it
     ("Priya thinks she is allergic to cats.", "health", "constraints"),  # the words say it
+    ("John is off to do some taekwondo.", "health", "health"),  # the file: health, no constraint
+    ("Priya thinks yoga helps her sleep.", "health", "other"),  # what she thinks, no health word
     ("Priya believes in hard work.", "relationships", "other"),
     ("Priya's friends threw her a party.", "relationships", "people"),
     ("Priya is a Scorpio through and through.", "events", "identity"),
     ("Looking back on those years is a blessing for Priya.", "profile", "identity"),  # the file, not "is a"
     ("Looking back on those years is a blessing for Priya.", "notes", "other"),
     # Verbs that often carry a fact keep the file's facet (a review's lines):
-    ("Priya feels dizzy when she skips meals.", "health", "constraints"),
-    ("Nate could not sleep without his CPAP machine.", "health", "constraints"),
+    ("Priya feels dizzy when she skips meals.", "health", "health"),
+    ("Nate could not sleep without his CPAP machine.", "health", "health"),
     ("Tom is proud of his promotion to senior engineer.", "work", "work"),
     ("Maria is excited to start teaching at Lincoln High in September.", "work", "work"),
     ("Joanna knows Python, SQL and Go.", "profile", "identity"),

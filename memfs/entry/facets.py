@@ -20,13 +20,15 @@ FACETS: tuple[tuple[str, str], ...] = (
     ("work", "Work and role"),
     ("people", "People and animals around them"),
     ("constraints", "Constraints (diet, allergies, health, limits)"),
+    ("health", "Health and fitness"),
     ("preferences", "Preferences"),
     ("habits", "Habits"),
     ("plans", "Goals and plans"),
     ("events", "Events"),
     ("other", "Other facts"),
 )
-PROFILE_FACETS: tuple[str, ...] = ("identity", "home", "work", "people", "constraints", "preferences", "habits")
+PROFILE_FACETS: tuple[str, ...] = ("identity", "home", "work", "people", "constraints", "health", "preferences",
+                                   "habits")
 
 #: Lower-case patterns, matched against the lower-cased fact (IGNORECASE is 4x slower).
 _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx)) for name, rx in (
@@ -67,7 +69,10 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx)) f
 
 
 #: Category names that say the facet when the words do not.
-_BY_CATEGORY = {"profile": "identity", "work": "work", "relationships": "people", "health": "constraints",
+#: A health file's line is "health", not a constraint: filed there by meaning, it is as often
+#: fitness or wellbeing talk ("John is off to do some taekwondo") as a limit; a constraint is
+#: what the words say ("allergic", "can't eat", "avoids").
+_BY_CATEGORY = {"profile": "identity", "work": "work", "relationships": "people", "health": "health",
                 "preferences": "preferences", "hobbies": "preferences", "habits": "habits", "goals": "plans",
                 "events": "events", "education": "work"}
 
@@ -120,7 +125,7 @@ def facets_of(text: str, category: str, type_: str, future: bool) -> tuple[str, 
     if type_ == "event":
         return ("events",)
     facet = _BY_CATEGORY.get(category, "other")
-    if facet != "other" and _SAID.match(lowered) and not (facet == "constraints" and _HEALTH.search(lowered)):
+    if facet != "other" and _SAID.match(lowered) and not (facet == "health" and _HEALTH.search(lowered)):
         return ("other",)
     return (facet,)
 
@@ -147,10 +152,12 @@ def is_filler(text: str, facet: str, quoted: bool, names: tuple[str, ...] = ()) 
     """True for lines an agent should not spend tokens on at the start of a conversation:
     a reaction quoted from a meeting ("Dana: Great, that saves us a sprint."), a dangling
     "That saves Dana a sprint.", or a line with almost no content. A constraint is never
-    filler, however short ("Priya is vegan."); a remark quoted from a chat that names no
-    constraint and is filed as one only by its file ("Joanna: The important thing is to stay
-    positive.", in health) is a remark like any other."""
+    filler, however short ("Priya is vegan."), nor is an unquoted line of a health file; a
+    remark quoted from a chat that names no constraint or health matter and is health only by
+    its file ("Joanna: The important thing is to stay positive.") is a remark like any other."""
     if facet == "constraints":
+        return False
+    if facet == "health":
         if not quoted or _CONSTRAINT.search(low := text.lower()) or _HEALTH.search(low):
             return False
         facet = "other"

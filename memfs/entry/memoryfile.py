@@ -28,14 +28,14 @@ from memfs.entry.ranking import Classes
 
 #: (facet, how many of its lines) per tier; a tier is offered to every person before the next.
 TIERS: tuple[tuple[tuple[str, int], ...], ...] = (
-    (("identity", 2), ("home", 2), ("work", 2), ("constraints", 6), ("people", 4)),
+    (("identity", 2), ("home", 2), ("work", 2), ("constraints", 6), ("health", 3), ("people", 4)),
     (("plans", 4), ("preferences", 3)),
     (("habits", 2), ("events", 3)),
-    (("identity", 4), ("home", 3), ("work", 4), ("people", 8), ("preferences", 6), ("plans", 8),
+    (("identity", 4), ("home", 3), ("work", 4), ("health", 5), ("people", 8), ("preferences", 6), ("plans", 8),
      ("habits", 4), ("events", 6), ("other", 4)),
 )
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Profile", ("identity", "home", "work", "people", "constraints", "preferences", "habits", "other")),
+    ("Profile", ("identity", "home", "work", "people", "constraints", "health", "preferences", "habits", "other")),
     ("Goals and plans", ("plans",)),
     ("Recent events", ("events",)),
 )
@@ -44,7 +44,8 @@ KNOWLEDGE_LINES = 8
 
 #: The short label a profile line starts with, so an agent scanning for "where" finds it.
 LABELS: dict[str, str] = {"identity": "Who", "home": "Home", "work": "Work", "people": "People",
-                          "constraints": "Constraint", "preferences": "Likes", "habits": "Habit", "other": "Note"}
+                          "constraints": "Constraint", "health": "Health", "preferences": "Likes", "habits": "Habit",
+                          "other": "Note"}
 
 
 def label_of(line: Line) -> str:

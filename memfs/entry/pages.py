@@ -88,7 +88,7 @@ def render_page(person: Person, facets: dict[str, list[Line]] | None, by_id: Map
              f"What memfs knows about {title}{also} now, grouped; each line links to the item it "
              "comes from in its category file, which is the truth. This block is rebuilt from those files: "
              "to change a fact, edit its line there. Notes outside the block are yours and kept.", "",
-             f"Newest first (plans: soonest first; people, constraints, likes, habits and other facts: "
+             f"Newest first (plans: soonest first; people, constraints, health, likes, habits and other facts: "
              f"most often seen first, then newest), at most {SECTION_MAX} lines a section; the rest are one "
              "`memfs recall` away.",
              ""]
