@@ -201,7 +201,7 @@ def test_asking_the_listener_to_get_back_is_logistics(text: str) -> None:
 @pytest.mark.parametrize("text,expected", [
     # An impersonal "you": anyone, not the listener.
     ("Here's a photo of me on the rowing machine. It's a good way to work out your arms and back.",
-     "Here's a photo of Tim on the rowing machine. It's a good way to work out your arms and back."),
+     "Tim shared a photo of Tim on the rowing machine. It's a good way to work out your arms and back."),
     ("The rubber tiles are grippy but still let you move.", "Tim: The rubber tiles are grippy but still let you move."),
     ("Swimming in cold water helps you sleep.", "Tim believes swimming in cold water helps you sleep."),
 ])

@@ -6,7 +6,7 @@ last place named before it in the same turn or the turn before ("at Acme", "in Y
 If no place is found, the sentence is not worth a line: None. Existential "there"
 ("there is"), "be there for someone", "out there", "hang in there" are left alone.
 "here" after a verb of moving ("moved here from Leeds") is dropped: the reader has no
-"here".
+"here". A line opening on the chat's own "Here's a pic of ..." says who showed it (`shown`).
 """
 
 from __future__ import annotations
@@ -88,3 +88,27 @@ def _resolve_here(s: str, context: str) -> str:
         return s
     prep, name = place
     return s[: m.end() - 4] + f"{prep} {name}" + s[m.end():]
+
+
+# "Here's a pic of my fam": the chat's own "here", something the speaker shows. A line
+# opening on it has no subject a reader can see; who showed what is the fact.
+_SHOWN = re.compile(
+    r"^Here(?:'s|\u2019s| is| are)\s+"
+    r"(?!to\b|the thing\b|how\b|what\b|why\b|where\b|when\b|hoping\b|(?:some|the) (?:good|great|bad|latest) news\b)"
+    r"(?=(?:a|an|the|some|one|another|two|three|this|that|these|those|[A-Z][\w'\u2019-]*(?:'s|\u2019s))\b)")
+
+
+_PICTURE = re.compile(r"(?:a|an|the|some|one|another|two|three)\s+(?:\w+\s+)?(?:photos?|pics?|pictures?|snaps?|"
+                      r"shots?|selfies?|videos?|clips?|screenshots?|images?)\b", re.IGNORECASE)
+
+
+def shown(text: str, name: str) -> str:
+    """"Here's a pic of John's fam at the beach." said by John -> "John shared a pic of
+    John's fam at the beach." (a picture is shared in a chat; anything else is shown: "John
+    showed the recipe he likes"); any other line as it is ("Here's to a good year", "Here's
+    how it works")."""
+    m = _SHOWN.match(text)
+    if not m or not name:
+        return text
+    rest = text[m.end():]
+    return f"{name} {'shared' if _PICTURE.match(rest) else 'showed'} {rest}"

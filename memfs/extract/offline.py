@@ -51,7 +51,7 @@ from memfs.extract.clauses import clauses_of
 from memfs.extract.context import in_context
 from memfs.extract.dangle import joined, settle
 from memfs.extract.dates import resolve_dates
-from memfs.extract.deixis import resolve_place
+from memfs.extract.deixis import resolve_place, shown
 from memfs.extract.inner import settle_inner
 from memfs.extract.intro import drop_introduction, introduced_name
 from memfs.extract.listener import (LETS_RE, OWN_SUBJECT_RE, courtesy, glad_for, held_by, same_subject,
@@ -355,7 +355,7 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
         if said is None or (ctx.kind == "conversation" and courtesy(said, name, ctx.addressee.get(name, ""), ctx.names)):
             continue
         if ctx.kind == "conversation":  # a line opening on a pointer: resolved, rewritten or as said
-            said = settle(said, name, people, p.before, ctx.previous, ctx.addressee.get(name, ""), ctx.earlier)
+            said = settle(shown(said, name), name, people, p.before, ctx.previous, ctx.addressee.get(name, ""), ctx.earlier)
             said, hollow = settle_inner(said, name, people, p.before, seg.text or "")  # "it" further in
             pair = joined(facts[-1].text, said, name, MAX_FACT_CHARS, hollow) \
                 if last is not None and facts and last.last == p.first - 1 else None
