@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from functools import lru_cache
 from types import CodeType
 
@@ -51,15 +52,28 @@ def rules_digest() -> str:
     h = hashlib.sha1()
     for name, rule in facet_rules._RULES:
         h.update(f"{name}\0{rule.pattern}\0{rule.flags}\n".encode())
-    patterns = (facet_rules._DANGLING, facet_rules._WORD, facet_rules._HEALTH, facet_rules._SAID)
-    h.update(json.dumps([sorted(facet_rules._BY_CATEGORY.items()), sorted(facet_rules.STOPWORDS),
-                         sorted(facet_rules.FILLER), [(rx.pattern, int(rx.flags)) for rx in patterns],
-                         _FACET_NAMES]).encode())
+    h.update(json.dumps([_module_rules(), _FACET_NAMES]).encode())
     h.update(f"{FORMAT}\n".encode())
     for fn in (facet_rules.facets_of.__wrapped__, facet_rules.is_filler.__wrapped__,  # type: ignore[attr-defined]
                facet_rules.content_words, profile.is_quoted, classes, encode, decode, key_of):
         _code_digest(h, fn.__code__)
     return h.hexdigest()
+
+
+def _module_rules() -> list[list[object]]:
+    """Every pattern (with its flags), word list and category map at the facet rules' module
+    level, by name: one added there is digested without being listed here."""
+    out: list[list[object]] = []
+    for name, value in sorted(vars(facet_rules).items()):
+        if name.startswith("__"):
+            continue  # (the module's own: builtins, annotations)
+        if isinstance(value, re.Pattern):
+            out.append([name, value.pattern, int(value.flags)])
+        elif isinstance(value, (set, frozenset)):
+            out.append([name, sorted(map(str, value))])
+        elif isinstance(value, dict):
+            out.append([name, sorted((str(k), str(v)) for k, v in value.items())])
+    return out
 
 
 def _code_digest(h: "hashlib._Hash", code: CodeType) -> None:
