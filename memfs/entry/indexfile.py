@@ -39,6 +39,9 @@ KIND_HEADINGS: dict[str, str] = {
 PART_SEP = "--"
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9.+#-]*[A-Za-z0-9+#]|[A-Za-z]")
 _NAME_SAFE = re.compile(r"[\x00-\x1f\x7f\[\]]")
+#: Words that are never a keyword: stopwords, reaction words, plain verbs ("lives", "went"),
+#: what "isn't" leaves before its apostrophe ("isn").
+_NOT_KEYWORDS = STOPWORDS | FILLER | PLAIN_VERBS | NEGATION_STEMS
 
 
 @dataclass(frozen=True)
@@ -102,8 +105,7 @@ def count_words(items: list[EntryItem], sign: int = 1,
     for it in items:
         for word in set(_WORD.findall(it.text)):
             low = word.lower()
-            if (len(low) < 3 or low in STOPWORDS or low in FILLER or low in PLAIN_VERBS or low in NEGATION_STEMS
-                    or low.isdigit()):
+            if len(low) < 3 or low in _NOT_KEYWORDS or low.isdigit():
                 continue
             c[low] += sign
             if c[low] <= 0:
@@ -130,8 +132,7 @@ def _count_file(items: list[EntryItem]) -> tuple[Counter[str], dict[str, Counter
     surface: dict[str, Counter[str]] = {}
     for word, n in Counter(chain.from_iterable(set(_WORD.findall(it.text)) for it in items)).items():
         low = word.lower()
-        if (len(low) < 3 or low in STOPWORDS or low in FILLER or low in PLAIN_VERBS or low in NEGATION_STEMS
-                or low.isdigit()):
+        if len(low) < 3 or low in _NOT_KEYWORDS or low.isdigit():
             continue
         c[low] += n
         forms = surface.get(low)
