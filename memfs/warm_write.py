@@ -166,6 +166,7 @@ def perform_ingest(memory: "Memory", req: dict, stopping: threading.Event) -> di
         return _error(err)
     _crash("after")
     as_json = bool(req.get("json"))
-    lines, code = render_results(results, as_json)
-    return {"status": "done", "lines": lines, "rest": paths[len(results):], "exit": code,
+    lines, code = render_results(results, False)
+    # --json: the results themselves (the CLI prints them as one list with those it ingests), not their text too
+    return {"status": "done", "lines": [] if as_json else lines, "rest": paths[len(results):], "exit": code,
             "results": [r.model_dump(mode="json") for r in results] if as_json else None}

@@ -62,8 +62,8 @@ def render_results(results: "list[IngestResult]", as_json: bool) -> tuple[list[t
             export = f" from {r.conversations} conversations" if r.conversations else ""
             replayed = f", {r.replayed} messages already memorized" if r.replayed else ""
             lines.append((False, f"{r.name}: {counts(r)}{export}{replayed} → {', '.join(r.files) or 'no items'}"))
-            if llm_line(r):
-                lines.append((False, f"  {llm_line(r)}"))
+            if llm := llm_line(r):
+                lines.append((False, f"  {llm}"))
             for note in r.notes:
                 lines.append((False, f"  note: {note}"))
         for w in r.warnings:  # (any result's: the last one carries the root files' own)
