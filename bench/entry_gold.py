@@ -34,7 +34,6 @@ sys.path.insert(0, str(HERE))
 
 from llm_local import f1, gold_observations, toks  # noqa: E402
 
-_ITEM = re.compile(r"^\s{0,3}[-*+] (.*?)\s*<!--(.*?)-->\s*$")
 _ENTRY_LINE = re.compile(r"^- (?:(?P<label>[A-Z][\w ,]*): )?(?:\([\d-]+\) )?(?P<text>.*) \[(?P<path>[^\]#]+)#(?P<id>\w+)\]$")
 
 
@@ -61,16 +60,16 @@ def build(data: Path, out: Path) -> list[tuple[Path, dict]]:  # type: ignore[typ
 
 
 def turn_of_items(root: Path) -> dict[str, str]:
-    """{item id: the turn its src cites} over the category files."""
+    """{item id: the turn its src cites} over the category files (memfs's own parser)."""
+    from memfs.core.categoryfile import parse_category
+
     out: dict[str, str] = {}
     for kind in ("memory", "index", "skill"):
         for path in sorted((root / kind).rglob("*.md")):
-            for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-                m = _ITEM.match(line)
-                if m:
-                    meta = dict(p.partition("=")[::2] for p in m.group(2).split() if "=" in p)
-                    src = unquote(meta.get("src", ""))
-                    out[meta.get("id", "")] = src.split("#", 1)[1] if "#" in src else ""
+            doc = parse_category(path.read_text(encoding="utf-8", errors="replace"), str(path.relative_to(root)))
+            for item in doc.items:
+                src = unquote(item.src or "")
+                out[item.id] = src.split("#", 1)[1] if "#" in src else ""
     return out
 
 
