@@ -112,6 +112,18 @@ def test_questions_dropped_unless_they_carry_a_statement() -> None:
     ("Your kids are lovely.", "Melanie's kids are lovely."),
     ("You have such a caring heart.", "Melanie has such a caring heart."),
     ("It helps the people you work with.", "It helps the people Melanie works with."),
+    # "you" as the subject of what the speaker thinks, or of a clause on "something", agrees
+    ("I think you need a break.", "Caroline thinks Melanie needs a break."),
+    ("I hope you enjoy the new chair.", "Caroline hopes Melanie enjoys the new chair."),
+    ("I know you want to travel.", "Caroline knows Melanie wants to travel."),
+    ("It's cool when something you love brings success.", "It's cool when something Melanie loves brings success."),
+    ("Doing activities you love is a treasure.", "Doing activities Melanie loves is a treasure."),
+    ("Ask me anytime you need.", "Ask Caroline anytime Melanie needs."),
+    # ... and "you" as an object stays as it is
+    ("My mom knows you well.", "Caroline's mom knows Melanie well."),
+    ("She hears you sing every night.", "She hears Melanie sing every night."),
+    ("I miss you like crazy.", "Caroline misses Melanie like crazy."),
+    ("I'll give you love and support.", "Caroline will give Melanie love and support."),
     ("Gonna continue my edu.", "Caroline is going to continue their edu."),
     ("Love that painting!", "Caroline loves that painting!"),
     ("Lost my job yesterday.", "Caroline lost their job yesterday."),

@@ -70,6 +70,8 @@ inspire inspires inspired wish guess have has had hug hugs bless texted text joi
 
 _CLAUSE_PREPS = frozenset({"in", "at", "to", "from", "for", "with", "near", "by",
                            "of", "on", "into", "visited", "visit", "like", "love", "loved", "about"})
+# Verbs that, right after "you", can only be its present tense ("like" may be "like crazy").
+_PRESENT_ONLY = frozenset({"love", "need", "want", "enjoy", "hate", "prefer", "adore", "deserve"})
 _DETERMINERS = frozenset({"the", "a", "an", "all", "some", "those", "these", "any", "every",
                           "everything", "anything", "something", "what"})
 
@@ -193,7 +195,11 @@ class _Rewriter:
                         "think", "thought", "know", "knew", "bet", "hope", "guess", "believe",
                         "glad", "happy", "proud", "heard", "wish", "noticed", "seems", "how",
                         "what", "why", "where", "whether", "like", "whenever", "once",
-                        "unless", "then", "wherever", "whatever", "everywhere", "anywhere")
+                        "unless", "then", "wherever", "whatever", "everywhere", "anywhere",
+                        # the speaker's "I think you ..." is "Nate thinks you ..." by now; not
+                        # "knows"/"hears": "knows you well", "hears you sing" ("_PRESENT_ONLY")
+                        "thinks", "hopes", "bets", "anytime", "something", "anything", "everything",
+                        "nothing")
 
     def _agree(self, i: int) -> None:
         """Make the verb after the subject at token i third person singular."""
@@ -325,7 +331,8 @@ class _Rewriter:
             subject = self._is_clause_start(i) or nxt_low in _AGREE or (  # "the people you work with", "how much you care"
                 (self._word_before(i, 2).lower() in _DETERMINERS or self._word_before(i, 2).lower() == "how")
                 and self._prev_word(i) not in _OBJECT_TAKERS and nxt is not None
-                and _looks_like_base_verb(toks[nxt]))
+                and _looks_like_base_verb(toks[nxt])) or (  # "doing activities you love"
+                nxt_low in _PRESENT_ONLY and self._prev_word(i) not in _OBJECT_TAKERS)
             if (subject or self._prev_word(i) in _OBJECT_TAKERS) and speaker_last_named(before, other) \
                     and not they_before(toks, self.own, i):  # "John shows how much they care", verb as said
                 toks[i] = "they" if subject else "them"
