@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memfs.core.segment import Fact, ParsedSource, Segment
+from memfs.extract.affirm import affirmed
 from memfs.extract.antecedent import resolve_opening, resolve_view
 from memfs.extract.attribution import (
     ASSISTANT_ROLES,
@@ -272,6 +273,8 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
         # A speaker's own introduction is no fact: "I'm Marcus, the backend engineer" by
         # Marcus would read "Marcus is Marcus, the backend engineer".
         text = drop_introduction(text, name)
+        if ctx.kind == "conversation":  # "Are you vegetarian?" / "Yes, ...": the fact the yes affirms
+            text = affirmed(text, ctx.previous, ctx.previous_speaker, name)
     if not text.strip():
         return []
     blocks = (document_blocks(text, seg.heading) if ctx.kind == "document"

@@ -1,0 +1,100 @@
+"""A "yes" to the other speaker's plain yes-no question is stored as the fact it affirms;
+any other opening, question or turn is left as said (`memfs.extract.affirm`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memfs.core.segment import ParsedSource, Segment
+from memfs.extract import extract_offline
+from memfs.extract.affirm import affirmed
+
+REF = datetime(2023, 5, 8, 13, 56)
+
+
+@pytest.mark.parametrize("question, answer, expected", [
+    ("Are you going to be a bridesmaid?", "Yes, and I have to give a speech.",
+     "I am going to be a bridesmaid, and I have to give a speech."),
+    ("Oh nice! Did you end up moving to the new apartment?", "Yes, I did.", "I ended up moving to the new apartment."),
+    ("Did you get the job at Google?", "Yes I did! I start on January 6.", "I got the job at Google. I start on January 6."),
+    ("Do you still play guitar?", "Yes, every Sunday with my band.", "I still play guitar, every Sunday with my band."),
+    ("Have you been to Japan?", "Yeah, twice!", "I have been to Japan, twice!"),
+    ("Is your sister coming to the wedding?", "Yep, she's flying in from Toronto.",
+     "my sister is coming to the wedding. She's flying in from Toronto."),
+    ("Are you coming to the party on Friday?", "Sure thing, Tess! I'll be there.",
+     "I am coming to the party on Friday. I'll be there."),
+    ("Do you like your new job?", "Absolutely! I love the team.", "I like my new job. I love the team."),
+    ("Are you moving to a new city?", "Yes, Toronto, probably.", "I am moving to a new city, Toronto, probably."),
+    ("Are you going to the concert in Leeds?", "Yes", "I am going to the concert in Leeds."),
+])
+def test_a_yes_says_what_it_affirms(question: str, answer: str, expected: str) -> None:
+    assert affirmed(answer, question, "Tess", "Ola") == expected
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("Did you make it?", "Yes, I made it in pottery class."),                 # a pointer: what is "it"?
+    ("Do you have any pets?", "Yes, two cats."),                               # turned, it would claim "any"
+    ("Have you ever been to Japan?", "Yes, twice."),
+    ("Are you vegetarian or vegan?", "Yes, vegan."),                            # which one?
+    ("Can you send me the recipe?", "Sure, I'll email it tonight."),           # the asker's "me"
+    ("Would you like me to book a table?", "Yes please, but I'm vegetarian."),  # an offer
+    ("Are you okay?", "Yes, thanks."),                                         # nothing once turned
+    ("Did you join in?", "Yes, I did."),                                       # about what was said before
+    ("Are you coming? Is Tom coming too?", "Yes!"),                            # two questions: which?
+    ("Do you guys like jazz?", "Yes, we love it."),                            # not the one listener
+    ("I moved to Leeds.", "Yes, I heard."),                                    # no question
+    ("Are you going to the concert in Leeds?", "Yesterday I went to Leeds."),  # no "yes"
+    ("Are you going to the concert in Leeds?", "Yeah right, as if."),          # "yeah" opens a phrase
+    ("Is your sister Lily coming?", "Yes!"),                                   # a name after the noun
+])
+def test_anything_else_is_left_as_said(question: str, answer: str) -> None:
+    assert affirmed(answer, question, "Tess", "Ola") == answer
+
+
+def test_only_the_other_speakers_question_counts() -> None:
+    assert affirmed("Yes.", "Are you going to the concert in Leeds?", "Ola", "Ola") == "Yes."
+    assert affirmed("Yes.", "Are you going to the concert in Leeds?", "", "Ola") == "Yes."
+
+
+def test_through_extraction_the_affirmed_fact_is_the_answerers() -> None:
+    src = ParsedSource(kind="conversation", format="memfs.conversation/1", time=REF,
+                       participants=["Tess", "Ola"], segments=[
+        Segment(anchor="D1:1", speaker="Tess", text="Are you going to be a bridesmaid at Lily's wedding?", time=REF),
+        Segment(anchor="D1:2", speaker="Ola", text="Yes, and I have to give a speech.", time=REF),
+        Segment(anchor="D1:3", speaker="Tess", text="Are you training for the half marathon in April?", time=REF),
+        Segment(anchor="D1:4", speaker="Ola", text="Yeah!", time=REF),
+    ])
+    facts = {(f.anchor, f.text) for f in extract_offline(src)}
+    assert ("D1:2", "Ola is going to be a bridesmaid at Lily's wedding.") in facts
+    assert ("D1:4", "Ola is training for the half marathon in April 2024.") in facts  # said in May: forward
+    assert not any(anchor in ("D1:1", "D1:3") for anchor, _ in facts)  # a question is no fact of the asker's
+
+
+_WORDS = st.sampled_from(["yes", "Yes,", "yeah!", "Sure", "Tess", "are", "you", "your", "did", "I", "my", "it",
+                          "going", "to", "the", "concert", "?", ".", "and", "twice", "-", "sister", "is", "Oh"])
+
+
+@given(st.lists(_WORDS, max_size=12).map(" ".join), st.lists(_WORDS, max_size=12).map(" ".join))
+def test_never_raises_and_changes_only_a_yes_after_a_question(answer: str, question: str) -> None:
+    out = affirmed(answer, question, "Tess", "Ola")
+    if "?" not in question:
+        assert out == answer
+    if out != answer:
+        assert out.lower().startswith(("i ", "my "))
+        assert "tess" not in out.lower().split()[:1]
+
+
+def test_a_users_yes_to_the_assistant_is_a_fact_of_the_user() -> None:
+    src = ParsedSource(kind="conversation", format="openai-messages", time=REF, segments=[
+        Segment(anchor="m1", speaker="user", text="Hi, I'm Priya. Can you help me plan meals for next week?", time=REF),
+        Segment(anchor="m2", speaker="assistant", text="Of course! Are you vegetarian?", time=REF),
+        Segment(anchor="m3", speaker="user", text="Yes, and I'm allergic to peanuts.", time=REF),
+        Segment(anchor="m4", speaker="assistant", text="Noted. Are you okay with spicy food?", time=REF),
+        Segment(anchor="m5", speaker="user", text="Yes.", time=REF)])
+    facts = [(f.anchor, f.text) for f in extract_offline(src)]
+    assert ("m3", "Priya is vegetarian, and they are allergic to peanuts.") in facts
+    assert ("m5", "Priya is okay with spicy food.") in facts  # okay with something: a preference
