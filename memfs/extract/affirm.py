@@ -61,7 +61,7 @@ awake busy fine good well set""".split())
 # "Did you join in?": a verb and its particle alone are about what was said before.
 _PARTICLES = frozenset("in out up on off over back along through around".split())
 # Common verbs after "did you", in the past: "Did you get the job?" -> "I got the job".
-_PAST = {"end": "ended", "get": "got", "go": "went", "make": "made", "see": "saw", "have": "had", "take": "took",
+PAST = {"end": "ended", "get": "got", "go": "went", "make": "made", "see": "saw", "have": "had", "take": "took",
          "find": "found", "buy": "bought", "meet": "met", "try": "tried", "decide": "decided", "finish": "finished",
          "start": "started", "move": "moved", "join": "joined", "win": "won", "visit": "visited", "manage": "managed",
          "pass": "passed", "learn": "learned", "sign": "signed", "book": "booked", "hear": "heard", "read": "read"}
@@ -75,7 +75,16 @@ _BLOCKED_RE = re.compile(
 _SENTENCE_RE = re.compile(r"[^.!?]+[.!?]+")
 
 
-def _the_question(previous: str) -> str | None:
+_IDIOM_RE = re.compile(r"\b(?:these days|this (?:week|weekend|month|year|summer|winter|spring|fall|autumn|time|morning|"
+                       r"evening)|that time)\b", re.IGNORECASE)
+
+
+def idioms_out(question: str) -> str:
+    """The question without phrases whose "this"/"these" point at no earlier thing ("these days")."""
+    return _IDIOM_RE.sub(" ", question)
+
+
+def the_question(previous: str) -> str | None:
     """The one question of the turn before, or None when it asks none or several."""
     said = previous.strip()
     asked = [s.strip() for s in _SENTENCE_RE.findall(said if said.endswith(("?", ".", "!")) else said + ".")
@@ -95,7 +104,7 @@ def _as_statement(question: str) -> str | None:
     would not read as one plain statement."""
     q = question.rstrip("?").strip()
     q = re.sub(r"^(?:so|and|but|oh|wow|hey),?\s+", "", q, flags=re.IGNORECASE)
-    if len(q.split()) > MAX_WORDS or _BLOCKED_RE.search(q):
+    if len(q.split()) > MAX_WORDS or _BLOCKED_RE.search(idioms_out(q)):
         return None
     m = _YOU_Q_RE.match(q)
     if m is not None:
@@ -105,8 +114,8 @@ def _as_statement(question: str) -> str | None:
             return None  # "Do you think you ...": a second clause; "Are you okay?": nothing kept
         if aux == "did":  # "Did you end up moving?" -> "I ended up moving"; else "I did go"
             verb, _, tail = rest.partition(" ")
-            if verb.lower() in _PAST:
-                return f"I {_PAST[verb.lower()]} {tail}".rstrip()
+            if verb.lower() in PAST:
+                return f"I {PAST[verb.lower()]} {tail}".rstrip()
         return f"{_STATEMENT[aux]} {rest}"
     m = _YOUR_Q_RE.match(q)
     if m is not None:
@@ -128,7 +137,7 @@ def affirmed(text: str, previous: str, previous_speaker: str, name: str) -> str:
     after = m and re.compile(_AFTER.format(name=re.escape(previous_speaker))).match(text, m.end())
     if not after:
         return text
-    question = _the_question(previous)
+    question = the_question(previous)
     statement = _as_statement(question) if question else None
     if statement is None:
         return text

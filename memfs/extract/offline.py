@@ -35,6 +35,7 @@ from datetime import datetime
 
 from memfs.core.segment import Fact, ParsedSource, Segment
 from memfs.extract.affirm import affirmed
+from memfs.extract.answer import answered
 from memfs.extract.antecedent import resolve_opening, resolve_view
 from memfs.extract.attribution import (
     ASSISTANT_ROLES,
@@ -273,8 +274,8 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
         # A speaker's own introduction is no fact: "I'm Marcus, the backend engineer" by
         # Marcus would read "Marcus is Marcus, the backend engineer".
         text = drop_introduction(text, name)
-        if ctx.kind == "conversation":  # "Are you vegetarian?" / "Yes, ...": the fact the yes affirms
-            text = affirmed(text, ctx.previous, ctx.previous_speaker, name)
+        if ctx.kind == "conversation":  # "Are you vegetarian?" / "Yes, ..." or "Where do you live?" / "Leeds."
+            text = answered(affirmed(text, ctx.previous, ctx.previous_speaker, name), ctx.previous, ctx.previous_speaker, name)
     if not text.strip():
         return []
     blocks = (document_blocks(text, seg.heading) if ctx.kind == "document"

@@ -1,0 +1,89 @@
+"""A short answer to the other speaker's question is stored as the fact it completes; an
+answer of another shape, or a question that points elsewhere, is left as said
+(`memfs.extract.answer`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memfs.core.segment import ParsedSource, Segment
+from memfs.extract import extract_offline
+from memfs.extract.answer import answered
+
+REF = datetime(2023, 5, 8, 13, 56)
+
+
+@pytest.mark.parametrize("question, answer, expected", [
+    ("How many followers do you have now?", "About 2,000.", "I have about 2,000 followers now."),
+    ("Nice! How many books have you written?", "Three. The fourth is due in May.",
+     "I have written three books. The fourth is due in May."),
+    ("Where do you live these days?", "In Leeds, near the university.",
+     "I live these days in Leeds, near the university."),
+    ("Where do you work?", "Um, St James's hospital.", "I work in St James's hospital."),
+    ("Where did you go on vacation?", "Spain!", "I went on vacation to Spain."),
+    ("Where are you from originally?", "Manchester.", "I am from Manchester originally."),
+    ("What's your sister's name?", "Lily.", "my sister's name is Lily."),
+    ("What is your favorite book?", "Probably Dune.", "my favorite book is probably Dune."),
+    ("When is the wedding?", "June 14th.", "the wedding is on June 14th."),
+    ("When is Lily's graduation?", "Next Friday, Tess!", "Lily's graduation is next Friday."),
+    ("When do you start?", "Next Monday.", "I start next Monday."),
+    ("How long have you been playing guitar?", "Since I was twelve.", "I have been playing guitar since I was twelve."),
+    ("How long have you been married?", "5 years already!", "I have been married for 5 years already."),
+    ("How old is your dog?", "She's three.", "my dog is three years old."),
+    ("How old are your twins?", "Eight months.", "my twins are eight months old."),
+])
+def test_a_short_answer_completes_its_question(question: str, answer: str, expected: str) -> None:
+    assert answered(answer, question, "Tess", "Ola") == expected
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("Where did you buy it?", "At the market."),                  # a pointer: what is "it"?
+    ("What's your plan for the future?", "Thanks!"),               # talk, no answer
+    ("Where do you live?", "I live in Leeds."),                    # says it already
+    ("Where are you going to stay?", "With my aunt."),             # not where they are going
+    ("How many kids do you have?", "Enough, trust me."),           # no count
+    ("When is the wedding?", "Not sure yet."),                     # no time
+    ("How long have you been playing?", "Ages."),                  # no span
+    ("What's your favorite movie?", "Hard to pick, there are so many great ones out there."),
+    ("Where do you and I meet?", "The cafe."),                     # the asker is in it
+    ("Do you live in Leeds?", "Leeds."),                           # a yes-no question: ``affirm``'s
+    ("Where do you live? And what do you do?", "Leeds."),          # two questions: which?
+    ("I moved to Leeds.", "Nice."),                                # no question
+])
+def test_anything_else_is_left_as_said(question: str, answer: str) -> None:
+    assert answered(answer, question, "Tess", "Ola") == answer
+
+
+def test_only_the_other_speakers_question_counts() -> None:
+    assert answered("Leeds.", "Where do you live?", "Ola", "Ola") == "Leeds."
+
+
+def test_through_extraction_the_completed_fact_is_the_answerers() -> None:
+    src = ParsedSource(kind="conversation", format="memfs.conversation/1", time=REF,
+                       participants=["Tess", "Ola"], segments=[
+        Segment(anchor="D1:1", speaker="Tess", text="How many followers do you have now?", time=REF),
+        Segment(anchor="D1:2", speaker="Ola", text="About 2,000. I want to hit 5,000 by December.", time=REF),
+        Segment(anchor="D1:3", speaker="Tess", text="How old is your dog?", time=REF),
+        Segment(anchor="D1:4", speaker="Ola", text="She's three.", time=REF),
+    ])
+    facts = {(f.anchor, f.text) for f in extract_offline(src)}
+    assert ("D1:2", "Ola has about 2,000 followers now.") in facts
+    assert ("D1:4", "Ola's dog is three years old.") in facts
+
+
+_WORDS = st.sampled_from(["Where", "where", "do", "you", "live", "How", "many", "cats", "have", "?", ".", "Leeds",
+                          "In", "About", "2,000", "three", "I", "my", "your", "When", "is", "the", "wedding", "June",
+                          "5th", "What's", "name", "Lily", "Tess", ",", "long", "been", "since", "old", "it"])
+
+
+@given(st.lists(_WORDS, max_size=10).map(" ".join), st.lists(_WORDS, max_size=10).map(" ".join))
+def test_never_raises_and_changes_only_an_answer_after_a_question(answer: str, question: str) -> None:
+    out = answered(answer, question, "Tess", "Ola")
+    if "?" not in question:
+        assert out == answer
+    if out != answer:
+        assert out.startswith(("I ", "my ", "the ")) or out.split()[0].endswith("'s")
