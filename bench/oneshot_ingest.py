@@ -1,6 +1,7 @@
-"""A one-shot `memfs ingest FILE` (a fresh process, no daemon) as the store grows (issue #18 item 4).
+"""A one-shot `memfs ingest FILE` (a fresh process; with --daemon, one handing it to a daemon) as the store grows
+(issue #18 item 4).
 
-    python bench/oneshot_ingest.py --store-cache DIR --tree base=/path/to/old --tree this=. [--runs 5]
+    python bench/oneshot_ingest.py --store-cache DIR --tree base=/path/to/old --tree this=. [--runs 5] [--daemon]
 
 The README's own command: each run is a whole `memfs -C STORE ingest chat.json` process (the
 installed script's entry, `memfs.console.entry`, run by this interpreter), timed from outside (interpreter start, imports, the pipeline, the entry files a
@@ -11,6 +12,12 @@ tree's writes persist would otherwise be read by the other) and one untimed inge
 the first process after a store built by other code persists what later ones read, as
 any earlier memfs process of that version would have. The trees then take turns, so the
 load falls on both alike. A chat is bench/ingest_scale.py's: 10 new fact-like turns.
+
+With --daemon, a `memfs daemon` (same interpreter, entry and env) runs on each tree's copy
+of each store, started and caught up (its "caught up" line and socket) before the untimed
+ingest and stopped with SIGTERM after the timed ones: each run is still a whole CLI process,
+which hands the file to the daemon (memfs.addwire.try_daemon_ingest). Every such run must
+not have loaded memfs.api (the CLI ingesting locally would), else the bench fails.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -35,22 +43,61 @@ import ingest_scale  # noqa: E402
 
 #: What the installed `memfs` script runs (pyproject's [project.scripts]).
 ENTRY = "from memfs.console import entry; entry()"
+#: The same, saying at exit whether this process loaded memfs.api (a handed-off ingest never does).
+TRACED = ("import sys\ntry:\n    from memfs.console import entry; entry()\nfinally:\n"
+          "    sys.stderr.write('\\napi loaded: %s\\n' % ('memfs.api' in sys.modules))")
+READY_TIMEOUT = 600.0  # a daemon's catch-up at 100,000 items
 
 
-def ingest_once(tree: Path, root: Path, chat: Path) -> float:
-    env = dict(os.environ, PYTHONPATH=str(tree), MEMFS_EMBEDDER_PROVIDER="hashing")
+def tree_env(tree: Path) -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(tree), MEMFS_EMBEDDER_PROVIDER="hashing")
+
+
+def ingest_once(tree: Path, root: Path, chat: Path, daemon: bool = False) -> float:
+    env = tree_env(tree)
     t = time.perf_counter()
-    # cwd: `-m` puts the current folder first on sys.path, before PYTHONPATH's tree
-    done = subprocess.run([sys.executable, "-c", ENTRY, "-C", str(root), "ingest", str(chat)], env=env,
-                          capture_output=True, text=True, cwd=root.parent)
+    # cwd: `-c` puts the current folder first on sys.path, before PYTHONPATH's tree
+    done = subprocess.run([sys.executable, "-c", TRACED if daemon else ENTRY, "-C", str(root), "ingest", str(chat)],
+                          env=env, capture_output=True, text=True, cwd=root.parent)
     took = time.perf_counter() - t
     if done.returncode != 0 or "+10 added" not in done.stdout:
         raise SystemExit(f"{tree}: ingest failed: {done.stdout}{done.stderr}")
+    if daemon and "\napi loaded: False\n" not in done.stderr:
+        raise SystemExit(f"{tree}: the CLI did not hand {chat.name} to the daemon: {done.stderr}")
     where = subprocess.run([sys.executable, "-c", "import memfs; print(memfs.__file__)"], env=env, cwd=root.parent,
                            capture_output=True, text=True).stdout.strip()
     if not where.startswith(str(tree)):
         raise SystemExit(f"the child imported memfs from {where}, not {tree}")
     return took
+
+
+def start_daemon(tree: Path, root: Path, log: Path) -> tuple[subprocess.Popen[bytes], float]:
+    """`memfs daemon` on ROOT, once it has caught up and listens; and how long that took."""
+    t = time.perf_counter()
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen([sys.executable, "-c", ENTRY, "daemon"], env=tree_env(tree), cwd=root,
+                                stdout=subprocess.DEVNULL, stderr=fh)
+    sock = root / ".memfs" / "daemon.sock"
+    while "memfs daemon: caught up" not in log.read_text(errors="replace") or not sock.exists():
+        if proc.poll() is not None or time.perf_counter() - t > READY_TIMEOUT:
+            proc.kill()
+            raise SystemExit(f"{tree}: the daemon on {root} exited ({proc.wait()}) or did not catch up "
+                             f"within {READY_TIMEOUT:.0f} s:\n{log.read_text(errors='replace')}")
+        time.sleep(0.05)
+    return proc, time.perf_counter() - t
+
+
+def stop_daemon(tree: Path, proc: subprocess.Popen[bytes], log: Path) -> str:
+    """SIGTERM, which must end it with 0; its log."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        code = proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        code = proc.wait()
+    if code != 0:
+        raise SystemExit(f"{tree}: the daemon exited {code}:\n{log.read_text(errors='replace')}")
+    return log.read_text(errors="replace")
 
 
 def main() -> int:
@@ -60,6 +107,7 @@ def main() -> int:
     ap.add_argument("--tree", action="append", required=True, help="NAME=PATH of a code tree (repeat)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--daemon", action="store_true", help="a memfs daemon runs on each store (the CLI hands it over)")
     args = ap.parse_args()
     trees = {name: Path(path).resolve() for name, path in (t.split("=", 1) for t in args.tree)}
     rng = random.Random(11)
@@ -80,16 +128,29 @@ def main() -> int:
                 n += 1
                 chats.append(tmp / f"chat-{size}-{n}.json")
                 chats[-1].write_text(json.dumps(ingest_scale.chat(rng, 100 + n, 10)))
-            first = {name: ingest_once(tree, roots[name], chats[0]) for name, tree in trees.items()}
-            times: dict[str, list[float]] = {name: [] for name in trees}
-            for chat in chats[1:]:
-                for name, tree in trees.items():
-                    times[name].append(ingest_once(tree, roots[name], chat))
+            daemons: dict[str, tuple[subprocess.Popen[bytes], float, Path]] = {}
+            try:
+                for name, tree in trees.items() if args.daemon else ():
+                    log = tmp / f"daemon-{name}-{size}.log"
+                    daemons[name] = (*start_daemon(tree, roots[name], log), log)
+                first = {name: ingest_once(tree, roots[name], chats[0], args.daemon) for name, tree in trees.items()}
+                times: dict[str, list[float]] = {name: [] for name in trees}
+                for chat in chats[1:]:
+                    for name, tree in trees.items():
+                        times[name].append(ingest_once(tree, roots[name], chat, args.daemon))
+                for name, (proc, _, log) in daemons.items():
+                    print(f"{size:>7} items  {name}: daemon log:\n{stop_daemon(trees[name], proc, log)}", end="")
+            finally:
+                for proc, _, _ in daemons.values():
+                    if proc.poll() is None:
+                        proc.kill()
+                        proc.wait()
             for name in trees:
                 shutil.rmtree(roots[name], ignore_errors=True)
                 out.setdefault(name, {})[str(size)] = times[name]
+                ready = f", daemon ready in {daemons[name][1]:.2f} s" if name in daemons else ""
                 print(f"{size:>7} items  {name}: median {statistics.median(times[name]):.2f} s "
-                      f"{[round(t, 2) for t in times[name]]} (first, untimed: {first[name]:.2f} s)", flush=True)
+                      f"{[round(t, 2) for t in times[name]]} (first, untimed: {first[name]:.2f} s{ready})", flush=True)
     for name, by_size in out.items():
         sizes = sorted(by_size, key=int)
         lo, hi = statistics.median(by_size[sizes[0]]), statistics.median(by_size[sizes[-1]])
