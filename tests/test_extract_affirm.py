@@ -28,7 +28,6 @@ REF = datetime(2023, 5, 8, 13, 56)
     ("Are you coming to the party on Friday?", "Sure thing, Tess! I'll be there.",
      "I am coming to the party on Friday. I'll be there."),
     ("Do you like your new job?", "Absolutely! I love the team.", "I like my new job. I love the team."),
-    ("Are you moving to a new city?", "Yes, Toronto, probably.", "I am moving to a new city, Toronto, probably."),
     ("Are you going to the concert in Leeds?", "Yes", "I am going to the concert in Leeds."),
 ])
 def test_a_yes_says_what_it_affirms(question: str, answer: str, expected: str) -> None:
@@ -50,6 +49,34 @@ def test_a_yes_says_what_it_affirms(question: str, answer: str, expected: str) -
     ("Are you going to the concert in Leeds?", "Yesterday I went to Leeds."),  # no "yes"
     ("Are you going to the concert in Leeds?", "Yeah right, as if."),          # "yeah" opens a phrase
     ("Is your sister Lily coming?", "Yes!"),                                   # a name after the noun
+    # a review's findings: each stored a false fact once
+    ("Did you not get the email?", "Yes, I did."),                             # a negated question
+    ("Are you not coming tonight?", "Yes, I'm coming!"),
+    ("Did you get the job?", "Yeah, I didn't."),                               # a yes taken back
+    ("Are you moving to Paris?", "Of course I'm not."),
+    ("Are you pregnant?", "Yes, I wish!"),
+    ("Do you live in Leeds?", "Yeah, I used to."),
+    ("Are you moving to Paris?", "Yes, my husband is, I'm staying."),          # someone else's yes
+    ("Are you moving to Paris?", "Yeah, no."),
+    ("Do you live in Leeds?", "Yeah, not anymore."),
+    ("Are you a doctor?", "Yes, a nurse actually."),
+    ("Do you live in Leeds?", "Yes, but in Bristol now, not Leeds."),
+    ("Are you a genius?", "Oh yeah, totally. Not."),                           # sarcasm
+    ("Are you going to be a bridesmaid?", "Yes! Just kidding."),
+    ("Are you coming to the party?", "Sure, maybe."),                          # a hedge
+    ("Are you moving to Paris?", "Sure, if I get the job."),
+    ("Do you live in Leeds?", "Yes, until last month."),
+    ("Do you have a dog?", "Yes, two."),                                       # the count says otherwise
+    ("Do you mind opening the window?", "Sure."),                             # manners, no fact
+    ("Did you know Sarah is pregnant?", "Yes."),
+    ("Can you pick up milk on the way home?", "Sure."),                       # a request
+    ("Have you got a minute?", "Sure."),
+    ("Are you coming to the wedding, Ben?", "Yes!"),                          # asked of someone else
+    ("Are you pregnant? That's what my boss asked me today.", "Yes, so rude!"),  # reported
+    ("Guess what he asked me. Are you pregnant?", "Yes, so rude."),
+    ("Are you and Tom still together?", "Yes."),                              # not "you" alone
+    ("ARE YOU GOING TO BE A BRIDESMAID?", "Yes."),                            # shouted
+    ("Are you Ola's brother?", "Yes."),                                       # the answerer's own name
 ])
 def test_anything_else_is_left_as_said(question: str, answer: str) -> None:
     assert affirmed(answer, question, "Tess", "Ola") == answer

@@ -24,7 +24,7 @@ REF = datetime(2023, 5, 8, 13, 56)
     ("Where do you live these days?", "In Leeds, near the university.",
      "I live these days in Leeds, near the university."),
     ("Where do you work?", "Um, St James's hospital.", "I work in St James's hospital."),
-    ("Where did you go on vacation?", "Spain!", "I went on vacation to Spain."),
+    ("Where did you grow up?", "Lagos, mostly.", "I grew up in Lagos, mostly."),
     ("Where are you from originally?", "Manchester.", "I am from Manchester originally."),
     ("What's your sister's name?", "Lily.", "my sister's name is Lily."),
     ("What is your favorite book?", "Probably Dune.", "my favorite book is probably Dune."),
@@ -35,6 +35,11 @@ REF = datetime(2023, 5, 8, 13, 56)
     ("How long have you been married?", "5 years already!", "I have been married for 5 years already."),
     ("How old is your dog?", "She's three.", "my dog is three years old."),
     ("How old are your twins?", "Eight months.", "my twins are eight months old."),
+    ("How many followers do you have?", "2.5 million.", "I have 2.5 million followers."),
+    ("When is your birthday?", "May 3.", "my birthday is on May 3."),           # a month keeps its capital
+    ("Where do you live?", "London, but moving soon.", "I live in London, but moving soon."),
+    ("Where are you from?", "Originally, Lagos.", "I am from Lagos."),
+    ("How old is your dog now?", "Ten.", "my dog is ten years old."),
 ])
 def test_a_short_answer_completes_its_question(question: str, answer: str, expected: str) -> None:
     assert answered(answer, question, "Tess", "Ola") == expected
@@ -53,6 +58,29 @@ def test_a_short_answer_completes_its_question(question: str, answer: str, expec
     ("Do you live in Leeds?", "Leeds."),                           # a yes-no question: ``affirm``'s
     ("Where do you live? And what do you do?", "Leeds."),          # two questions: which?
     ("I moved to Leeds.", "Nice."),                                # no question
+    # a review's findings: each stored a false or garbled fact once
+    ("What's your GPA?", "3.8."),                                  # not a name; "3." was its first sentence
+    ("How old is your mom?", "She passed at 80."),                 # an age, but not now
+    ("How old is your house?", "Built in 1920."),
+    ("How old are your kids?", "5 and 7."),
+    ("How old is your son?", "Turning 5."),
+    ("Where do you live?", "Leeds? No, York."),                    # a question back
+    ("What's your name?", "Guess."),
+    ("When is the wedding?", "Tomorrow? Or Friday?"),
+    ("Where are you working now?", "Unemployed, sadly."),          # no place
+    ("Where are you from?", "Everywhere."),
+    ("Where do you work?", "Home, mostly."),
+    ("When is the wedding?", "Cancelled, sadly."),
+    ("When is the wedding?", "Last Saturday, it was lovely."),     # past, asked as present
+    ("Where do you live?", "Don't ask."),
+    ("Where do you live?", "With my parents."),
+    ("What's your favorite movie?", "Never thought about it."),
+    ("Where do you live, Ben?", "In Leeds."),                      # asked of someone else
+    ("How many kids do you have, Ben?", "Three."),
+    ("How many kids do you and Tom have?", "Three."),
+    ("How many kids do you have?", "0."),
+    ("How many siblings do you have?", "Two brothers and a sister."),
+    ("How many followers do you have?", "Lots? I never check."),
 ])
 def test_anything_else_is_left_as_said(question: str, answer: str) -> None:
     assert answered(answer, question, "Tess", "Ola") == answer

@@ -124,6 +124,8 @@ def test_questions_dropped_unless_they_carry_a_statement() -> None:
     ("She hears you sing every night.", "She hears Melanie sing every night."),
     ("I miss you like crazy.", "Caroline misses Melanie like crazy."),
     ("I'll give you love and support.", "Caroline will give Melanie love and support."),
+    ("Seeing you enjoy it made my day.", "Seeing Melanie enjoy it made Caroline's day."),
+    ("I miss you love.", "Caroline misses Melanie love."),
     ("Gonna continue my edu.", "Caroline is going to continue their edu."),
     ("Love that painting!", "Caroline loves that painting!"),
     ("Lost my job yesterday.", "Caroline lost their job yesterday."),

@@ -41,20 +41,34 @@ _AFTER = r"(?:,?\s+{name}\b)?(?:\s*[.!,;:]+\s*|\s+-\s+|\s+(?=(?:I|I'm|I've|we|we
 _ECHO_RE = re.compile(r"^(?:I|we)\s+(?:am|'m|do|did|have|'ve|will|was|were|sure did|sure am|sure do|"
                       r"definitely (?:am|do|did|have|will))\s*[.!]+\s*", re.IGNORECASE)
 # "Are you going to be a bridesmaid?": the auxiliary, then "you" as the subject.
-_YOU_Q_RE = re.compile(r"^(are|were|have|do|did|will|can)\s+you\s+(?!guys\b|all\b|two\b|both\b)(.+)$",
+_YOU_Q_RE = re.compile(r"^(are|were|have|do|did|will)\s+you\s+(?!guys\b|all\b|two\b|both\b|and\b)(.+)$",
                        re.IGNORECASE)
 # "Is your sister getting married?": the auxiliary, then "your" something.
 _YOUR_Q_RE = re.compile(r"^(is|was|are|were|has|have|does|did|will)\s+your\s+(.+)$", re.IGNORECASE)
 # "your (new) sister | getting married": one noun (an adjective before it at most), then the rest.
 _OWNED_RE = re.compile(r"((?:(?:new|old|little|big|best|older|younger|own)\s+)?[a-z][\w-]*)\s+(?![A-Z])(\S.*)$")
-#: A first sentence this short with no subject of its own ("Every Sunday with my band.")
-#: is a detail of the affirmed fact, not a sentence of its own.
+#: A first sentence this short opening on a preposition or a frequency ("Every Sunday with
+#: my band.") is a detail of the affirmed fact, not a sentence of its own.
 _FRAGMENT_WORDS = 6
+_DETAIL_RE = re.compile(r"(?:every|each|on|at|in|with|for|since|from|near|by|mostly|usually|always|sometimes|often|"
+                        r"twice|once|daily|weekly|monthly|twice)\b", re.IGNORECASE)
+# Anywhere in the answer: a yes not meant ("Just kidding", "I wish", "Not.") or not current ("I used to").
+_UNSURE_RE = re.compile(r"\b(?:kidding|joking|jk|pigs fly|as if|i wish|not really|used to|no longer|anymore|"
+                        r"sort of|kind of|not exactly|not quite|yes and no|yes but no|yeah,? right|yeah,? sure|sure,? jan|"
+                        r"in (?:my|your) dreams|in another life|one day|someday|some day|who knows|sarcas\w*)\b|"
+                        r"(?:^|[.!?]\s+)(?:not|no|nope|nah)[.!]", re.IGNORECASE)
+# Right after the yes: a yes taken back or corrected ("Yeah, I didn't.", "Yes, a nurse actually.").
+_TAKEN_BACK_RE = re.compile(r"\b(?:not|no|never|nope|nah|\w+n't|actually|rather|instead|technically|mean|wish|"
+                            r"right|but|except|though|although|well|maybe|probably|perhaps|hopefully|possibly|if|unless|"
+                            r"until|till|eventually|kinda|sorta|somewhat|partly|partially|a bit|a little|or|"
+                            r"first one|second one|one of|some of|half)\b|\?", re.IGNORECASE)
+# ... or someone else's answer ("Yes, my husband is, I'm staying."), or a count ("Yes, two.").
+_OTHER_SUBJECT_RE = re.compile(r"(?i:my|our|his|her|their|the)\s+[\w'-]+\s+(?:is|are|was|were|has|have|does|did|"
+                               r"will)\b|(?!I\b)[A-Z][\w'-]*\s+(?:is|are|was|were|has|have|does|did|will)\b")
+_COUNT_ONLY_RE = re.compile(r"^(?:about|around|like|maybe|just|only)?\s*(?:\d[\d,.]*|two|three|four|five|six|seven|"
+                            r"eight|nine|ten|a few|a couple|several|many|lots)\b[^.!?]{0,12}[.!?]*$", re.IGNORECASE)
 # Openers of such a detail that are no name, though not stopwords: lower-cased when joined.
-_OPENERS = frozenset("twice mostly usually sometimes always".split())
-_SUBJECT_RE = re.compile(r"(?:i|i'm|i've|i'll|i'd|we|we're|we've|he|she|he's|she's|they|they're|it|it's|my|our|his|"
-                         r"her|their|this|that|there|you|your|[A-Z][\w'-]*\s+(?:is|was|has|had|will|and))\b",
-                         re.IGNORECASE)
+_OPENERS = frozenset("twice mostly usually sometimes always often daily weekly monthly".split())
 # A state that, affirmed, is no fact worth a line ("Are you okay?" / "Yes.").
 _EMPTY_STATES = frozenset("""okay ok alright sure serious kidding joking ready done free around home back in up
 awake busy fine good well set""".split())
@@ -65,16 +79,24 @@ PAST = {"end": "ended", "get": "got", "go": "went", "make": "made", "see": "saw"
          "find": "found", "buy": "bought", "meet": "met", "try": "tried", "decide": "decided", "finish": "finished",
          "start": "started", "move": "moved", "join": "joined", "win": "won", "visit": "visited", "manage": "managed",
          "pass": "passed", "learn": "learned", "sign": "signed", "book": "booked", "hear": "heard", "read": "read"}
-_STATEMENT = {"are": "I am", "were": "I was", "have": "I have", "do": "I", "did": "I did", "will": "I will",
-              "can": "I can"}
+_STATEMENT = {"are": "I am", "were": "I was", "have": "I have", "do": "I", "did": "I did", "will": "I will"}
 # What a turned question may not hold: a pointer, a polarity word, a choice, the asker.
+# ... a negation ("Did you not get it?" turned would say the opposite), and a verb of the
+# mind or manners whose "yes" is no fact ("Do you mind ...?", "Did you know ...?").
 _BLOCKED_RE = re.compile(
     r"\b(?:it|its|that|this|these|those|them|they|there|he|him|she|her|one|ones|any|anyone|anything|anybody|"
-    r"anywhere|anymore|anytime|ever|yet|at all|or|either|i|me|my|mine|we|us|our|i'm|i've|i'd|i'll)\b", re.IGNORECASE)
-# A lead-in of the question's turn: "Oh nice!", "Wow, Joanna." -- only the last sentence counts.
-_SENTENCE_RE = re.compile(r"[^.!?]+[.!?]+")
-
-
+    r"anywhere|anymore|anytime|ever|yet|at all|or|either|i|me|my|mine|we|us|our|i'm|i've|i'd|i'll|"
+    r"not|no|never|nobody|nothing|nowhere|none|longer|\w+n't|"
+    r"mind|believe|know|remember|think|suppose|reckon|guess|mean|realize|realise|recall|promise|swear|"
+    r"kidding|joking|serious|sure|mad|crazy|insane|minute|second|sec|moment)\b", re.IGNORECASE)
+# A sentence: up to ".", "!" or "?" before a space or the end ("3.8", "ola@x.com" are no end).
+_SENTENCE_RE = re.compile(r"\S.*?(?:[.!?]+(?=\s|$)|$)", re.DOTALL)
+# A turn that reports someone else's question, or quotes one: "That's what my boss asked me".
+_REPORTED_RE = re.compile(r"\b(?:ask|asks|asked|asking|say|says|said|saying|told|tells|wonder|wondered|wants to know|"
+                          r"quote|quoting)\b|[\"\u201c\u201d]", re.IGNORECASE)
+# "Ben, are you ...?" / "... coming, Ben?": a name the question is addressed to.
+_LEAD_NAME_RE = re.compile(r"^([A-Z][\w'-]*),\s+(?=[a-z])")
+_TAIL_NAME_RE = re.compile(r",\s+([A-Z][\w'-]*)\s*(?=\?$)")
 _IDIOM_RE = re.compile(r"\b(?:these days|this (?:week|weekend|month|year|summer|winter|spring|fall|autumn|time|morning|"
                        r"evening)|that time)\b", re.IGNORECASE)
 
@@ -84,12 +106,29 @@ def idioms_out(question: str) -> str:
     return _IDIOM_RE.sub(" ", question)
 
 
-def the_question(previous: str) -> str | None:
-    """The one question of the turn before, or None when it asks none or several."""
-    said = previous.strip()
-    asked = [s.strip() for s in _SENTENCE_RE.findall(said if said.endswith(("?", ".", "!")) else said + ".")
-             if s.strip().endswith("?")]
-    return asked[0] if len(asked) == 1 else None
+def sentences(text: str) -> list[str]:
+    return [m.group(0).strip() for m in _SENTENCE_RE.finditer(text.strip())]
+
+
+def the_question(previous: str, answerer: str) -> str | None:
+    """The question the turn before ends on, asked of ``answerer`` (a name it is addressed
+    to, first or last, stripped); None when the turn asks none, several, another person's,
+    someone else's reported, or shouts it."""
+    said = sentences(previous)
+    asked = [s for s in said if s.endswith("?")]
+    if len(asked) != 1 or said[-1] != asked[0] or _REPORTED_RE.search(previous):
+        return None
+    q = asked[0]
+    words = q.split()
+    if sum(c.isupper() for c in q) > len(q) / 2 or sum(w[:1].isupper() for w in words[1:]) > len(words) / 2:
+        return None  # shouted, or Title Case: a headline or a joke, not a plain question
+    for pattern in (_LEAD_NAME_RE, _TAIL_NAME_RE):
+        m = pattern.search(q)
+        if m is not None:
+            if m.group(1) != answerer:
+                return None  # "Where do you live, Ben?" is Ben's to answer
+            q = q[:m.start()] + q[m.end():] if pattern is _TAIL_NAME_RE else q[m.end():]
+    return q
 
 
 def _empty(aux: str, words: list[str]) -> bool:
@@ -135,18 +174,21 @@ def affirmed(text: str, previous: str, previous_speaker: str, name: str) -> str:
         return text
     m = _AFFIRM_RE.match(text)
     after = m and re.compile(_AFTER.format(name=re.escape(previous_speaker))).match(text, m.end())
-    if not after:
-        return text
-    question = the_question(previous)
+    if not after or _UNSURE_RE.search(text):
+        return text  # "Yes! Just kidding.", "Yeah, I used to.", "Oh yeah, totally. Not."
+    question = the_question(previous, name)
     statement = _as_statement(question) if question else None
-    if statement is None:
-        return text
-    rest = _ECHO_RE.sub("", text[after.end():], count=1).strip()
+    said = text[after.end():].strip()
+    first = sentences(said)[0] if said else ""
+    if statement is None or _TAKEN_BACK_RE.search(first) or _OTHER_SUBJECT_RE.match(first) \
+            or _COUNT_ONLY_RE.match(first) or re.search(rf"\b{re.escape(name)}\b", statement):
+        return text  # "Yeah, I didn't.", "Yes, a nurse actually.", "Yes, my husband is", "Yes, two."
+    rest = _ECHO_RE.sub("", said, count=1).strip()
     if not rest:
         return statement + "."
-    first = re.match(r"[^.!?]*", rest).group(0)  # type: ignore[union-attr]
+    first = sentences(rest)[0]
     if re.match(r"(?:and|but|so)\b", rest, re.IGNORECASE) or (
-            len(first.split()) <= _FRAGMENT_WORDS and _SUBJECT_RE.match(first) is None):
+            len(first.split()) <= _FRAGMENT_WORDS and _DETAIL_RE.match(first) is not None):
         # "Yes, and I have to ..." / "Yes, every Sunday with my band.": one sentence
         lead = rest.split(None, 1)[0]
         plain = lead.lower() in STOPWORDS and lead != "I" and not lead.startswith("I'") or lead.lower() in _OPENERS

@@ -8,189 +8,201 @@ completed with it ("I have about 2,000 followers now.", "my sister's name is Lil
 "I live these days in Leeds, near the university."), and the turn is then extracted like
 any other (first person to name, dates, filing).
 
-Only questions of a few plain shapes are completed, each asked of "you" or "your"
-something, and only with an answer of the shape it asks for:
+A wrong fact is worse than a missing one, so only a few questions are completed, each
+asked of "you" or "your" something, and only with an answer that is wholly of the shape
+it asks for (the whole first sentence matches, or nothing changes):
 
-- how many: "How many N do / did / have / will you V ...?" with a number or a count;
-- where: "Where do / did you V ...?", "Where are you from / based / living ...?" with a
-  place ("in Leeds", "Leeds", "at the hospital");
-- what is: "What's your N?" / "What was your N?" with a short noun phrase ("Lily",
-  "probably Dune");
-- when: "When is / was X?", "When do / did / will you V ...?" with a time ("June 14th",
-  "next Monday", "in 2019");
-- how long: "How long have you been V-ing ...?" with a span ("three years", "since I was
-  twelve");
-- how old: "How old is your N?" with an age ("She's three.", "Three.").
+- how many: "How many N do / have / will you V ...?" -- a count ("About 2,000", "three or
+  so"; not "one", not "two brothers and a sister");
+- where: "Where do you live / work / study ...?", "Where did you grow up?", "Where are you
+  from / based ...?" -- a place by its name ("Leeds", "in New York", "St James's
+  Hospital, near the park"), not "with my parents" or "don't ask";
+- a name: "What's your (sister's) name?", "What's your favourite N?" -- a name or title in
+  capitals ("Lily", "probably Dune");
+- when: "When is / was X?", "When do / will you V ...?" -- a date or a day ("June 14th",
+  "next Monday", "in 2019"), in the question's tense;
+- how long: "How long have you been V-ing ...?" -- a span ("5 years already", "since I
+  was twelve");
+- how old: "How old is your N?" -- an age ("She's three.", "almost 2").
 
-The question must be the one question of the other speaker's turn just before, hold no
-pointer ("Where did you buy it?": what is "it"?), none of the asker's "I/me/my" and no
-"or"; the answer's first sentence must be short (``MAX_ANSWER_WORDS``) and not a sentence
-with its own subject ("I live in Leeds." says it already). A "yes" is ``affirm``'s.
+The question is ``affirm.the_question``'s (the other speaker's turn ends on it, asked of
+the answerer, not reported, shouted or put to someone else) and may hold no pointer ("Where
+did you buy it?"), none of the asker's "I/me/my", no "or" and no negation. A "yes" is
+``affirm``'s.
 """
 
 from __future__ import annotations
 
 import re
 
-from memfs.extract.affirm import PAST, idioms_out, the_question
-from memfs.extract.lexicon import STOPWORDS
+from memfs.extract.affirm import idioms_out, sentences, the_question
 
 #: The longest first sentence read as a short answer to complete.
 MAX_ANSWER_WORDS = 8
 
-# A question's words that point elsewhere or belong to the asker: not completed.
 _BLOCKED_RE = re.compile(r"\b(?:it|its|that|this|these|those|them|they|there|he|him|she|her|one|ones|or|i|me|my|"
-                         r"mine|we|us|our|i'm|i've|i'd|i'll|else)\b", re.IGNORECASE)
+                         r"mine|we|us|our|i'm|i've|i'd|i'll|else|not|never|no|\w+n't|and)\b", re.IGNORECASE)
 _LEAD_RE = re.compile(r"^(?:(?:so|and|oh|hey|wow|nice|cool)[,!]?\s+)+", re.IGNORECASE)
-# An answer that opens on its own subject is a sentence, not a completion ("I live in Leeds.").
-# ... and one that opens on talk answers nothing ("Thanks!", "Good question.").
-_SUBJECT_RE = re.compile(r"^(?:i|i'm|i've|i'd|i'll|we|we're|we've|he|she|he's|she's|they|they're|it|it's|my|our|his|her|"
-                         r"their|its|your|"
-                         r"you|that|this|there|yes|yeah|yep|no|nope|not|nah|haha|lol|dunno|idk|thanks|thank|thx|ty|"
-                         r"wow|ok|okay|sure|great|cool|nice|awesome|aw+|yay|hey|hi|hello|good|same|me too|you too|"
-                         r"of course|definitely|absolutely|who knows|no idea|hard to say|hmm+|what|how|why|where|when|"
-                         r"who|which|let's|lets|please|sorry)\b", re.IGNORECASE)
-# The answer's hedges and fillers before its content: dropped ("Um, Leeds") or kept lower-case ("probably Dune").
-_FILLER_RE = re.compile(r"^(?:(?:um+|uh+|hmm+|well|oh|ah|honestly|actually)[,.]?\s+)+", re.IGNORECASE)
-_HEDGES = frozenset("""probably maybe definitely just only around about almost nearly roughly over under since for
-near from to until after before during every next last this early late tomorrow today tonight yesterday""".split())
-_NUMBER = (r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
-           r"forty|fifty|hundred|hundreds|thousand|thousands|dozen|dozens|a few|a couple|several|a lot|lots|many)")
-_COUNT_RE = re.compile(rf"\b{_NUMBER}\b", re.IGNORECASE)
-# A count and nothing else: "About 2,000", "three or so" -- not "two brothers and a sister".
-_ONLY_COUNT_RE = re.compile(rf"^(?:(?:about|around|like|maybe|almost|nearly|over|just|only|roughly|probably)\s+)?"
-                            rf"{_NUMBER}(?:\s+or so|ish|\+)?$", re.IGNORECASE)
-_VERB_RE = re.compile(r"\b(?:is|was|are|were|has|have|had|do|does|did|will|would|can|could)\b", re.IGNORECASE)
-_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
-           "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
-_WHEN_WORD_RE = re.compile(rf"\b(?:{_MONTHS}|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|"
-                           r"today|tonight|yesterday|next|last|this|week|weekend|month|year|spring|summer|autumn|"
-                           r"fall|winter|christmas|\d{4}|\d{1,2}(?:st|nd|rd|th)?)\b", re.IGNORECASE)
-_TIME_PREP_RE = re.compile(r"^(?:on|in|at|next|last|this|tomorrow|today|tonight|yesterday|around|early|late|mid|"
-                           r"before|after|from|until|by|since|sometime|every)\b", re.IGNORECASE)
-_DAY_RE = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)?\b|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
-                     re.IGNORECASE)
-_PLACE_PREP_RE = re.compile(r"^(?:in|at|on|near|by|from|to|outside|around|downtown|abroad|overseas|home|back|up|down|"
-                            r"across|over)\b", re.IGNORECASE)
-_FROM_RE = re.compile(r"^from\s+", re.IGNORECASE)
-_MOTION = frozenset("go went move moved travel travelled traveled fly flew head drive drove".split())
-_SPAN_RE = re.compile(rf"^(?:for\s+|since\s+|about\s+|around\s+|almost\s+|nearly\s+|over\s+)?(?:{_NUMBER}|a|an)\s+"
-                      r"(?:years?|months?|weeks?|days?|hours?|decades?)\b|^since\b", re.IGNORECASE)
-_AGE_RE = re.compile(rf"\b({_NUMBER})\b(?:\s+(years?|months?|weeks?)(?:\s+old)?)?", re.IGNORECASE)
+# Dropped before the answer proper; a hedge is kept, lower-cased ("Probably Dune").
+_FILLER_RE = re.compile(r"^(?:(?:um+|uh+|hmm+|well|oh|ah|originally|currently|basically|honestly|actually)[,.]?\s+)+",
+                        re.IGNORECASE)
+_HEDGE = r"(?:(?:probably|maybe|about|around|almost|nearly|roughly|over|just|only|like)\s+)?"
+# An answer's words that undo it: a doubt, a guess, a no ("Not sure, 5?", "Don't ask.").
+_DOUBT_RE = re.compile(r"\b(?:not|no|never|none|nowhere|nobody|nothing|\w+n't|guess|sure|idea|depends|unemployed|"
+                       r"cancel\w*|postponed|yet|ask|secret|whatever)\b|\?", re.IGNORECASE)
+_COUNT = (r"(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:k|m| thousand| million| billion)?|two|three|four|five|six|seven|"
+          r"eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|a hundred|hundreds|thousands|"
+          r"a dozen|dozens|a few|a couple|several")
+_COUNT_RE = re.compile(rf"^{_HEDGE}(?P<n>{_COUNT})(?P<tail>\s+or so|ish|\+)?$", re.IGNORECASE)
+_AGE_RE = re.compile(rf"^(?:(?:she|he|it|they)(?:'s| is| are)\s+)?(?P<n>{_HEDGE}(?:\d+(?:\.\d+)?|one|two|three|four|"
+                     r"five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
+                     r"eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety))"
+                     r"(?:\s+(?P<unit>years?|months?|weeks?)(?:\s+old)?)?(?:\s+now)?$", re.IGNORECASE)
+# A place by its name: an optional preposition, capitalised words (with "of", "the", "upon"
+# between), then optionally a comma and a short detail that takes nothing back.
+_PLACE_RE = re.compile(r"^(?P<prep>(?i:in|at|near|outside|from)\s+)?(?P<name>(?:(?i:the)\s+)?[A-Z][\w'.-]*"
+                       r"(?:\s+(?:(?:of|the|upon|on|de|la|le)\s+)?[A-Z][\w'.-]*)*(?:\s+(?:hospital|university|college|"
+                       r"school|park|street|road|avenue|office|centre|center|library|station|airport|mall|clinic))?)"
+                       r"(?P<more>,\s+[^,]{1,40})?$")
+# Capitalised at the start, but no place: "Everywhere.", "Home, mostly.", "Remote."
+_NO_PLACE = frozenset("""everywhere nowhere somewhere anywhere home remote remotely here there around abroad
+overseas online work school downtown locally""".split())
+_NAME_RE = re.compile(rf"^(?P<hedge>(?i:{_HEDGE}))(?P<name>[A-Z][\w'.-]*(?:\s+(?:(?:of|the|and|a|in|on|&)\s+)?"
+                      r"[A-Z0-9][\w'.:-]*){0,4})$")
+_MONTHS = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|" \
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_WHEN_RE = re.compile(
+    rf"^(?P<prep>(?:on|in)\s+)?(?P<when>(?:(?:next|this|last)\s+(?:{_DAYS}|week|weekend|month|year|{_MONTHS}|"
+    rf"spring|summer|autumn|fall|winter)|tomorrow|tonight|today|yesterday|"
+    rf"(?:{_DAYS},?\s+)?(?:{_MONTHS}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS})"
+    rf"(?:,?\s+\d{{4}})?|{_MONTHS}(?:\s+\d{{4}})?|\d{{4}}|{_DAYS}|\d+\s+(?:days?|weeks?|months?|years?)\s+ago))$",
+    re.IGNORECASE)
+_PAST_WHEN_RE = re.compile(r"\b(?:last|yesterday|ago)\b", re.IGNORECASE)
+_FUTURE_WHEN_RE = re.compile(r"\b(?:next|tomorrow|tonight)\b", re.IGNORECASE)
+_SPAN_RE = re.compile(rf"^(?:for\s+)?{_HEDGE}(?:{_COUNT}|a|an)\s+(?:years?|months?|weeks?|days?|decades?)"
+                      r"(?:\s+(?:now|already))?$|^since\s+\S.*$", re.IGNORECASE)
 
-_HOW_MANY_RE = re.compile(r"^how many ([a-z][\w-]*(?: [a-z][\w-]*)?) (do|did|have|will) you ([a-z][\w'-]*)(.*)$",
+_HOW_MANY_RE = re.compile(r"^how many ([a-z][\w-]*s(?: [a-z][\w-]*s)?) (do|have|will) you ([a-z][\w'-]*)(.*)$",
                           re.IGNORECASE)
-_WHERE_DO_RE = re.compile(r"^where (do|did) you ([a-z][\w'-]*)(.*)$", re.IGNORECASE)
-_WHERE_ARE_RE = re.compile(r"^where are you (from|based|living|staying|working|studying|going|moving|headed)(.*)$",
-                           re.IGNORECASE)
-_WHAT_IS_RE = re.compile(r"^what(?:'s| is| was) your ([a-z][\w' -]*)$", re.IGNORECASE)
+_WHERE_DO_RE = re.compile(r"^where (do|did) you (live|work|study|stay|grow up|go to school|go to college)(.*)$",
+                          re.IGNORECASE)
+_WHERE_ARE_RE = re.compile(r"^where are you (from|based|living|staying|working|studying)(.*)$", re.IGNORECASE)
+_NAME_Q_RE = re.compile(r"^what(?:'s| is| was) your ((?:[a-z]+'s )?name|favou?rite [a-z][\w -]*)(?: again)?$",
+                        re.IGNORECASE)
 _WHEN_IS_RE = re.compile(r"^when(?:'s| is| was| are| were) ((?:your|the|[A-Z][\w-]*'s) [\w' -]+)$", re.IGNORECASE)
-_WHEN_DO_RE = re.compile(r"^when (do|did|will) you ([a-z][\w'-]*)(.*)$", re.IGNORECASE)
+_WHEN_DO_RE = re.compile(r"^when (do|will) you ([a-z][\w'-]*)(.*)$", re.IGNORECASE)
 _HOW_LONG_RE = re.compile(r"^how long have you been ([a-z][\w'-]*)(.*)$", re.IGNORECASE)
-_HOW_OLD_RE = re.compile(r"^how old (?:is|are) your ([a-z][\w'-]*(?: [a-z][\w'-]*)?)$", re.IGNORECASE)
+_HOW_OLD_RE = re.compile(r"^how old (is|are) your ([a-z][\w'-]*(?: [a-z][\w'-]*)?)$", re.IGNORECASE)
+_PAST_DO = {"live": "lived", "work": "worked", "study": "studied", "stay": "stayed", "grow up": "grew up",
+            "go to school": "went to school", "go to college": "went to college"}
 
 
 def _mine(words: str) -> str:
     return re.sub(r"\byour\b", "my", re.sub(r"\byourself\b", "myself", words, flags=re.IGNORECASE), flags=re.IGNORECASE)
 
 
-def _plain(answer: str) -> str:
-    """The answer without its filler, a hedge lower-cased: "Um, Probably Dune" -> "probably Dune"."""
-    answer = _FILLER_RE.sub("", answer).strip()
+def _lower_hedge(answer: str) -> str:
+    """ "Probably Dune" -> "probably Dune", "About 2,000" -> "about 2,000"; names keep their capitals."""
     lead = answer.split(None, 1)[0] if answer else ""
-    second = answer.split()[1] if len(answer.split()) > 1 else ""
-    if lead.lower() in _HEDGES or (lead.lower() in STOPWORDS and lead != "I") or _COUNT_RE.fullmatch(lead) \
-            or second[:1].islower() and lead[1:].islower():  # "Mixed feelings", not "New York"
-        answer = answer[:1].lower() + answer[1:]
-    return answer
+    hedge = re.fullmatch(r"probably|maybe|about|around|almost|nearly|roughly|over|just|only|like|since|for|in|on|"
+                         r"at|near|outside|from|next|this|last|tomorrow|tonight|today|yesterday|the|a|an|"
+                         r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+                         r"forty|fifty|hundreds|thousands|dozens|several", lead, re.IGNORECASE)
+    return answer[:1].lower() + answer[1:] if hedge else answer
 
 
-def _when(answer: str) -> str | None:
-    if not _WHEN_WORD_RE.search(answer):
-        return None
-    if _TIME_PREP_RE.match(answer):
-        return answer
-    return ("on " if _DAY_RE.search(answer) else "in ") + answer
-
-
-def _complete(question: str, answer: str) -> str | None:
-    """The question said as the answerer's statement, completed with ``answer``; None when
-    the two are not of a shape above."""
-    q = _LEAD_RE.sub("", question.rstrip("?").strip())
-    if _BLOCKED_RE.search(idioms_out(q)) or not answer:
-        return None
+def _complete(q: str, answer: str) -> str | None:
+    """The question ``q`` said as the answerer's statement, completed with ``answer``; None
+    when the answer is not wholly of the shape the question asks for."""
     if (m := _HOW_OLD_RE.match(q)) is not None:
-        age = _AGE_RE.search(answer)
-        if age is None or len(answer.split()) > 4:
+        age = _AGE_RE.match(answer)
+        if age is None:
             return None
-        be = "are" if re.search(r"[^s]s$", m.group(1)) else "is"  # "my twins are"
-        return f"my {m.group(1)} {be} {age.group(1).lower()} {age.group(2) or 'years'} old"
-    if _SUBJECT_RE.match(answer):
-        return None
+        unit = age.group("unit") or "years"
+        be = "are" if m.group(1).lower() == "are" else "is"
+        whose = re.sub(r"\s+now$", "", m.group(2))  # "How old is your dog now?"
+        return f"my {whose} {be} {_lower_hedge(age.group('n'))} {unit.lower()} old"
     if (m := _HOW_MANY_RE.match(q)) is not None:
+        count = _COUNT_RE.match(answer)
+        if count is None or re.fullmatch(r"0+(?:\.0+)?", count.group("n")):
+            return None
         noun, aux, verb, rest = m.groups()
-        if not _ONLY_COUNT_RE.match(answer) or aux == "did" and verb.lower() not in PAST:
+        said = {"do": f"I {verb}", "have": f"I have {verb}", "will": f"I will {verb}"}[aux.lower()]
+        return f"{said} {_lower_hedge(answer)} {noun}{_mine(rest)}"
+    if (m := _WHERE_ARE_RE.match(q) or _WHERE_DO_RE.match(q)) is not None:
+        place = _PLACE_RE.match(answer)
+        if place is None or place.group("name").lower() in _NO_PLACE:
             return None
-        said = {"do": f"I {verb}", "did": f"I {PAST.get(verb.lower(), verb)}", "have": f"I have {verb}",
-                "will": f"I will {verb}"}[aux.lower()]
-        return f"{said} {answer} {_mine(noun)}{_mine(rest)}"
-    if (m := _WHERE_ARE_RE.match(q)) is not None:
-        how, rest = m.groups()
-        if how.lower() == "from":
-            return f"I am from {_FROM_RE.sub('', answer)}{_mine(rest)}"
-        if rest.lower().startswith(" to "):
-            return None  # "Where are you going to stay?": not where they are going
-        place = answer if _PLACE_PREP_RE.match(answer) else ("to " if how.lower() in ("going", "moving", "headed") else "in ") + answer
-        return f"I am {how}{_mine(rest)} {place}"
-    if (m := _WHERE_DO_RE.match(q)) is not None:
+        more = place.group("more") or ""
+        if m.re is _WHERE_ARE_RE:
+            how, rest = m.groups()
+            if how.lower() == "from":  # "Where are you from originally?" -> "I am from Manchester originally"
+                return f"I am from {place.group('name')}{more}{_mine(rest)}"
+            return f"I am {how}{_mine(rest)} {(place.group('prep') or 'in ').lower()}{place.group('name')}{more}"
         aux, verb, rest = m.groups()
-        if aux.lower() == "did" and verb.lower() not in PAST or rest.lower().startswith(" to "):
+        done = _PAST_DO[verb.lower()] if aux.lower() == "did" else verb.lower()
+        prep = (place.group("prep") or "in ").lower()
+        return f"I {done}{_mine(rest)} {prep}{place.group('name')}{more}"
+    if (m := _NAME_Q_RE.match(q)) is not None:
+        name = _NAME_RE.match(answer)
+        if name is None:
             return None
-        done = PAST[verb.lower()] if aux.lower() == "did" else verb
-        place = answer if _PLACE_PREP_RE.match(answer) else ("to " if verb.lower() in _MOTION else "in ") + answer
-        return f"I {done}{_mine(rest)} {place}"
-    if (m := _WHAT_IS_RE.match(q)) is not None:
-        if len(answer.split()) > 5 or _VERB_RE.search(answer):
-            return None  # "Paris is lovely" is a sentence of its own
-        noun = re.sub(r"\s+again$", "", _mine(m.group(1)))  # "What's your name again?"
-        return f"my {noun} {'was' if ' was ' in f' {q.lower()} ' else 'is'} {answer}"
-    if (m := _WHEN_IS_RE.match(q)) is not None:
-        when = _when(answer)
-        verb = re.match(r"^when(?:'s| (is|was|are|were))", q, re.IGNORECASE)
-        return None if when is None else f"{_mine(m.group(1))} {(verb.group(1) or 'is').lower() if verb else 'is'} {when}"
-    if (m := _WHEN_DO_RE.match(q)) is not None:
+        be = "was" if re.match(r"^what was", q, re.IGNORECASE) else "is"
+        return f"my {_mine(m.group(1))} {be} {name.group('hedge').lower()}{name.group('name')}"
+    if (m := _WHEN_IS_RE.match(q) or _WHEN_DO_RE.match(q)) is not None:
+        when = _WHEN_RE.match(answer)
+        if when is None:
+            return None
+        words = when.group("when")
+        past = bool(re.match(r"^when(?: was| were)", q, re.IGNORECASE))
+        future = m.re is _WHEN_DO_RE and m.group(1).lower() == "will"
+        if _PAST_WHEN_RE.search(words) and not past or _FUTURE_WHEN_RE.search(words) and past:
+            return None  # "When is the wedding?" / "Last Saturday.": which is it?
+        prep = (when.group("prep") or "").lower()
+        if not prep and not re.match(r"(?:next|this|last|tomorrow|tonight|today|yesterday|\d+\s+\w+\s+ago)\b",
+                                     words, re.IGNORECASE):
+            prep = "on " if re.search(rf"\d{{1,2}}(?:st|nd|rd|th)?\b(?!\d)|^{_DAYS}", words, re.IGNORECASE) \
+                and not re.fullmatch(r"\d{4}", words) else "in "
+        when_said = _lower_hedge(words) if re.match(r"(?:next|this|last|tomorrow|tonight|today|yesterday)\b", words,
+                                                    re.IGNORECASE) else words
+        if m.re is _WHEN_IS_RE:
+            verb = re.match(r"^when(?:'s| (is|was|are|were))", q, re.IGNORECASE)
+            be = (verb.group(1) or "is").lower() if verb else "is"
+            return f"{_mine(m.group(1))} {be} {prep}{when_said}"
         aux, verb, rest = m.groups()
-        when = _when(answer)
-        if when is None or aux.lower() == "did" and verb.lower() not in PAST:
-            return None
-        done = {"do": verb, "did": PAST.get(verb.lower(), verb), "will": f"will {verb}"}[aux.lower()]
-        return f"I {done}{_mine(rest)} {when}"
+        return f"I {'will ' if future else ''}{verb}{_mine(rest)} {prep}{when_said}"
     if (m := _HOW_LONG_RE.match(q)) is not None:
-        if not _SPAN_RE.match(answer):
+        if _SPAN_RE.match(answer) is None:
             return None
-        span = answer if re.match(r"^(?:for|since)\b", answer, re.IGNORECASE) else f"for {answer}"
-        return f"I have been {m.group(1)}{_mine(m.group(2))} {span}"
+        span = answer if re.match(r"^(?:for|since)\b", answer, re.IGNORECASE) else f"for {_lower_hedge(answer)}"
+        return f"I have been {m.group(1)}{_mine(m.group(2))} {span[:1].lower()}{span[1:]}"
     return None
 
 
 def answered(text: str, previous: str, previous_speaker: str, name: str) -> str:
     """``text`` (a turn by ``name``) with a short first sentence said as the fact it
-    completes, when the turn before (by ``previous_speaker``) asked one question of a shape
-    above; otherwise ``text`` as it is."""
-    if not previous or not previous_speaker or previous_speaker == name:
+    completes, when the turn before (by ``previous_speaker``) ends on one question of a
+    shape above asked of them; otherwise ``text`` as it is."""
+    if not previous or not previous_speaker or previous_speaker == name or not text.strip():
         return text
-    question = the_question(previous)
+    question = the_question(previous, name)
     if question is None:
         return text
-    m = re.match(r"\s*([^.!?]*[^.!?\s])\s*([.!?]+|$)\s*", text)
-    if m is None:
+    q = _LEAD_RE.sub("", question.rstrip("?").strip())
+    if _BLOCKED_RE.search(idioms_out(q)):
         return text
-    first = re.sub(rf"^(?:{re.escape(previous_speaker)}[,!]?\s+)|(?:,\s*{re.escape(previous_speaker)})$", "",
-                   m.group(1)).strip()
-    if not first or len(first.split()) > MAX_ANSWER_WORDS:
+    said = sentences(text)
+    first = said[0]
+    if first.endswith("?") or len(first.split()) > MAX_ANSWER_WORDS:
+        return text  # "Leeds? No, York.": a question back is no answer
+    answer = re.sub(rf"^{re.escape(previous_speaker)}[,!]?\s+|,\s*{re.escape(previous_speaker)}(?=[.!]*$)", "",
+                    first).rstrip(".!").strip()
+    answer = _FILLER_RE.sub("", answer).strip()
+    if not answer or _DOUBT_RE.search(answer):
         return text
-    statement = _complete(question, _plain(first))
-    if statement is None:
+    statement = _complete(q, answer)
+    if statement is None or re.search(rf"\b{re.escape(name)}\b", statement):
         return text
-    rest = text[m.end():].strip()
+    rest = " ".join(said[1:])
     return f"{statement}." + (f" {rest}" if rest else "")

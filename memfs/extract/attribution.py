@@ -122,6 +122,12 @@ _SHARED_NOUNS = frozenset({"friendship", "chat", "chats", "talk", "talks", "conv
                            "conversations", "meeting", "call", "catch-up"})
 
 
+def _takes_object(word: str) -> bool:
+    """ "give you love", "misses you love", "seeing you enjoy it": "you" is the object there."""
+    low = word.lower()
+    return low in _OBJECT_TAKERS or low.endswith("ing") or low[:-1] in _OBJECT_TAKERS or low[:-2] in _OBJECT_TAKERS
+
+
 def possessive(name: str) -> str:
     return name + "'s"
 
@@ -332,7 +338,7 @@ class _Rewriter:
                 (self._word_before(i, 2).lower() in _DETERMINERS or self._word_before(i, 2).lower() == "how")
                 and self._prev_word(i) not in _OBJECT_TAKERS and nxt is not None
                 and _looks_like_base_verb(toks[nxt])) or (  # "doing activities you love"
-                nxt_low in _PRESENT_ONLY and self._prev_word(i) not in _OBJECT_TAKERS)
+                nxt_low in _PRESENT_ONLY and not _takes_object(self._prev_word(i)))
             if (subject or self._prev_word(i) in _OBJECT_TAKERS) and speaker_last_named(before, other) \
                     and not they_before(toks, self.own, i):  # "John shows how much they care", verb as said
                 toks[i] = "they" if subject else "them"
