@@ -26,8 +26,6 @@ REF = datetime(2023, 5, 8, 13, 56)
     ("Where do you work?", "Um, St James's hospital.", "I work in St James's hospital."),
     ("Where did you grow up?", "Lagos, mostly.", "I grew up in Lagos, mostly."),
     ("Where are you from originally?", "Manchester.", "I am from Manchester originally."),
-    ("What's your sister's name?", "Lily.", "my sister's name is Lily."),
-    ("What is your favorite book?", "Probably Dune.", "my favorite book is probably Dune."),
     ("When is the wedding?", "June 14th.", "the wedding is on June 14th."),
     ("When is Lily's graduation?", "Next Friday, Tess!", "Lily's graduation is next Friday."),
     ("When do you start?", "Next Monday.", "I start next Monday."),
@@ -58,6 +56,8 @@ def test_a_short_answer_completes_its_question(question: str, answer: str, expec
     ("Do you live in Leeds?", "Leeds."),                           # a yes-no question: ``affirm``'s
     ("Where do you live? And what do you do?", "Leeds."),          # two questions: which?
     ("I moved to Leeds.", "Nice."),                                # no question
+    ("What's your sister's name?", "Lily."),                       # a name: any capital reads as one
+    ("What's your name?", "Sorry."),
     # a review's findings: each stored a false or garbled fact once
     ("What's your GPA?", "3.8."),                                  # not a name; "3." was its first sentence
     ("How old is your mom?", "She passed at 80."),                 # an age, but not now
@@ -81,6 +81,18 @@ def test_a_short_answer_completes_its_question(question: str, answer: str, expec
     ("How many kids do you have?", "0."),
     ("How many siblings do you have?", "Two brothers and a sister."),
     ("How many followers do you have?", "Lots? I never check."),
+    # the second review's
+    ("When do you think you'll be back?", "Monday."),            # a second "you"
+    ("How many kids do you think you want?", "Three."),
+    ("When do you guys leave?", "Friday."),                       # not the one listener
+    ("How old is your son?", "2015."),                            # a year
+    ("Where do you live, \u00c9lodie?", "Leeds."),               # asked of someone else
+    ("Where do you live, Mrs Smith?", "Leeds."),
+    ("Where do you live?", "Okay. Leeds."),                       # no answer in the first sentence
+    ("Where do you live?", "With Tom."),
+    ("Where do you live?", "Still Leeds."),
+    ("What's your favorite movie?", "Hmm. Probably Dune."),
+    ("How long have you been together?", "5 years."),
 ])
 def test_anything_else_is_left_as_said(question: str, answer: str) -> None:
     assert answered(answer, question, "Tess", "Ola") == answer

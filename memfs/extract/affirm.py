@@ -46,7 +46,9 @@ _YOU_Q_RE = re.compile(r"^(are|were|have|do|did|will)\s+you\s+(?!guys\b|all\b|tw
 # "Is your sister getting married?": the auxiliary, then "your" something.
 _YOUR_Q_RE = re.compile(r"^(is|was|are|were|has|have|does|did|will)\s+your\s+(.+)$", re.IGNORECASE)
 # "your (new) sister | getting married": one noun (an adjective before it at most), then the rest.
-_OWNED_RE = re.compile(r"((?:(?:new|old|little|big|best|older|younger|own)\s+)?[a-z][\w-]*)\s+(?![A-Z])(\S.*)$")
+_OWNED_RE = re.compile(r"((?:(?:new|old|little|big|best|older|younger|own)\s+)?[a-z][\w-]*)\s+"
+                       r"((?:[a-z]+ing|[a-z]+ed|still|really|very|so|ok|okay|fine|well|good|better|back|home|ready|"
+                       r"done|over|a|an|the)\b.*)$")
 #: A first sentence this short opening on a preposition or a frequency ("Every Sunday with
 #: my band.") is a detail of the affirmed fact, not a sentence of its own.
 _FRAGMENT_WORDS = 6
@@ -57,6 +59,12 @@ _UNSURE_RE = re.compile(r"\b(?:kidding|joking|jk|pigs fly|as if|i wish|not reall
                         r"sort of|kind of|not exactly|not quite|yes and no|yes but no|yeah,? right|yeah,? sure|sure,? jan|"
                         r"in (?:my|your) dreams|in another life|one day|someday|some day|who knows|sarcas\w*)\b|"
                         r"(?:^|[.!?]\s+)(?:not|no|nope|nah)[.!]", re.IGNORECASE)
+# Anywhere in the answer: the state the yes affirms has changed or is to come ("He passed
+# away", "Got laid off yesterday", "Retired now", "Starting next month", "Acting manager").
+_CHANGED_RE = re.compile(r"\b(?:passed away|passed|died|dead|lost|laid off|fired|quit|left|separated|divorced|"
+                         r"broke up|split up|called it off|retired|former|ex|rescinded|cancel\w*|acting|starting|"
+                         r"next (?:week|month|year)|soon|was|were|then|anymore|until|till)\b",
+                         re.IGNORECASE)
 # Right after the yes: a yes taken back or corrected ("Yeah, I didn't.", "Yes, a nurse actually.").
 _TAKEN_BACK_RE = re.compile(r"\b(?:not|no|never|nope|nah|\w+n't|actually|rather|instead|technically|mean|wish|"
                             r"right|but|except|though|although|well|maybe|probably|perhaps|hopefully|possibly|if|unless|"
@@ -69,9 +77,11 @@ _COUNT_ONLY_RE = re.compile(r"^(?:about|around|like|maybe|just|only)?\s*(?:\d[\d
                             r"eight|nine|ten|a few|a couple|several|many|lots)\b[^.!?]{0,12}[.!?]*$", re.IGNORECASE)
 # Openers of such a detail that are no name, though not stopwords: lower-cased when joined.
 _OPENERS = frozenset("twice mostly usually sometimes always often daily weekly monthly".split())
-# A state that, affirmed, is no fact worth a line ("Are you okay?" / "Yes.").
-_EMPTY_STATES = frozenset("""okay ok alright sure serious kidding joking ready done free around home back in up
-awake busy fine good well set""".split())
+# What one word after "Are you" says that is worth a line; any other ("Are you hungry?",
+# "Are you coming?", "Are you game?") passes with the day.
+_STATUS = frozenset("""vegetarian vegan pescatarian married single engaged divorced widowed pregnant retired
+employed unemployed allergic diabetic coeliac celiac religious catholic muslim jewish christian hindu buddhist
+atheist left-handed right-handed deaf blind vaccinated adopted""".split())
 # "Did you join in?": a verb and its particle alone are about what was said before.
 _PARTICLES = frozenset("in out up on off over back along through around".split())
 # Common verbs after "did you", in the past: "Did you get the job?" -> "I got the job".
@@ -88,15 +98,19 @@ _BLOCKED_RE = re.compile(
     r"anywhere|anymore|anytime|ever|yet|at all|or|either|i|me|my|mine|we|us|our|i'm|i've|i'd|i'll|"
     r"not|no|never|nobody|nothing|nowhere|none|longer|\w+n't|"
     r"mind|believe|know|remember|think|suppose|reckon|guess|mean|realize|realise|recall|promise|swear|"
-    r"kidding|joking|serious|sure|mad|crazy|insane|minute|second|sec|moment)\b", re.IGNORECASE)
+    r"kidding|joking|serious|sure|mad|crazy|insane|minute|second|sec|moment|for real|up for|down for)\b", re.IGNORECASE)
 # A sentence: up to ".", "!" or "?" before a space or the end ("3.8", "ola@x.com" are no end).
 _SENTENCE_RE = re.compile(r"\S.*?(?:[.!?]+(?=\s|$)|$)", re.DOTALL)
 # A turn that reports someone else's question, or quotes one: "That's what my boss asked me".
 _REPORTED_RE = re.compile(r"\b(?:ask|asks|asked|asking|say|says|said|saying|told|tells|wonder|wondered|wants to know|"
                           r"quote|quoting)\b|[\"\u201c\u201d]", re.IGNORECASE)
-# "Ben, are you ...?" / "... coming, Ben?": a name the question is addressed to.
-_LEAD_NAME_RE = re.compile(r"^([A-Z][\w'-]*),\s+(?=[a-z])")
-_TAIL_NAME_RE = re.compile(r",\s+([A-Z][\w'-]*)\s*(?=\?$)")
+# "Ben, are you ...?" / "... coming, Ben?" / "..., honey?": whom the question is addressed to.
+_LEAD_NAME_RE = re.compile(r"^([^\W\d_][\w'.-]*(?:\s+[^\W\d_][\w'.-]*)?),\s+")
+_TAIL_NAME_RE = re.compile(r",\s+([^,?]{1,30}?)\s*\?$")
+_OPENERS_Q = frozenset("so and oh hey well wow okay ok now also but anyway btw yeah yes right hmm um".split())
+# A game, a quiz or a role the answerer plays: their answers are not about them.
+GAME_RE = re.compile(r"\b(?:game|let's play|pretend|role-?play|roleplay|imagine (?:you|that)|quiz|riddle|"
+                      r"20 questions|twenty questions|act as|acting as|i'm thinking of|play the role)\b", re.IGNORECASE)
 _IDIOM_RE = re.compile(r"\b(?:these days|this (?:week|weekend|month|year|summer|winter|spring|fall|autumn|time|morning|"
                        r"evening)|that time)\b", re.IGNORECASE)
 
@@ -110,31 +124,37 @@ def sentences(text: str) -> list[str]:
     return [m.group(0).strip() for m in _SENTENCE_RE.finditer(text.strip())]
 
 
-def the_question(previous: str, answerer: str) -> str | None:
-    """The question the turn before ends on, asked of ``answerer`` (a name it is addressed
-    to, first or last, stripped); None when the turn asks none, several, another person's,
-    someone else's reported, or shouts it."""
+def the_question(previous: str, answerer: str, group: bool = False) -> str | None:
+    """The question the turn before ends on, asked of ``answerer``; None when the turn asks
+    none or several, reports or quotes one, shouts it, or addresses it to anyone else by
+    name. In a ``group`` (more than two people) it must name the answerer: "you" could be
+    any of them."""
     said = sentences(previous)
     asked = [s for s in said if s.endswith("?")]
-    if len(asked) != 1 or said[-1] != asked[0] or _REPORTED_RE.search(previous):
+    if len(asked) != 1 or said[-1] != asked[0] or _REPORTED_RE.search(previous) or GAME_RE.search(previous):
         return None
     q = asked[0]
     words = q.split()
     if sum(c.isupper() for c in q) > len(q) / 2 or sum(w[:1].isupper() for w in words[1:]) > len(words) / 2:
         return None  # shouted, or Title Case: a headline or a joke, not a plain question
-    for pattern in (_LEAD_NAME_RE, _TAIL_NAME_RE):
-        m = pattern.search(q)
-        if m is not None:
-            if m.group(1) != answerer:
-                return None  # "Where do you live, Ben?" is Ben's to answer
-            q = q[:m.start()] + q[m.end():] if pattern is _TAIL_NAME_RE else q[m.end():]
-    return q
+    addressed = False
+    tail = _TAIL_NAME_RE.search(q)
+    if tail is not None and len(tail.group(1).split()) <= 3:
+        if tail.group(1) != answerer:
+            return None  # "Where do you live, Ben?" is Ben's to answer; "..., honey?" leaves a tail
+        q, addressed = q[:tail.start()] + "?", True
+    lead = _LEAD_NAME_RE.match(q)
+    if lead is not None and lead.group(1)[:1].isupper() and lead.group(1).lower() not in _OPENERS_Q:
+        if lead.group(1) != answerer:
+            return None
+        q, addressed = q[lead.end():], True
+    return q if addressed or not group else None
 
 
 def _empty(aux: str, words: list[str]) -> bool:
     """ "Are you okay?", "Did you join in?": turned, it says nothing a reader can keep."""
     if aux in ("are", "were"):
-        return not words or (len(words) == 1 and words[0] in _EMPTY_STATES)
+        return not words or (len(words) == 1 and words[0] not in _STATUS)
     return len(words) < 2 or (len(words) == 2 and words[1] in _PARTICLES)
 
 
@@ -166,31 +186,37 @@ def _as_statement(question: str) -> str | None:
     return None
 
 
-def affirmed(text: str, previous: str, previous_speaker: str, name: str) -> str:
+def affirmed(text: str, previous: str, previous_speaker: str, name: str, *, earlier: str = "",
+             group: bool = False) -> str:
     """``text`` (a turn by ``name``) with its opening "yes" said as the fact it affirms,
-    when the turn before (by ``previous_speaker``) asked one plain yes-no question of them;
-    otherwise ``text`` as it is."""
+    when the turn before (by ``previous_speaker``; ``earlier``: the one before that) asked
+    one plain yes-no question of them; otherwise ``text`` as it is. The answer may hold
+    nothing but the yes, an echo ("Yes, I did."), and one sentence of the answerer's own
+    ("..., and I'm allergic to peanuts.") or a short detail ("..., every Sunday"): a later
+    sentence may take the yes back ("Yes. He passed away last year.")."""
     if not previous or not previous_speaker or previous_speaker == name:
         return text
     m = _AFFIRM_RE.match(text)
     after = m and re.compile(_AFTER.format(name=re.escape(previous_speaker))).match(text, m.end())
-    if not after or _UNSURE_RE.search(text):
-        return text  # "Yes! Just kidding.", "Yeah, I used to.", "Oh yeah, totally. Not."
-    question = the_question(previous, name)
+    if not after or _UNSURE_RE.search(text) or _CHANGED_RE.search(text) or GAME_RE.search(earlier):
+        return text  # "Yes! Just kidding.", "Yeah, I used to.", "Yes! Retired now.", a quiz
+    question = the_question(previous, name, group)
     statement = _as_statement(question) if question else None
-    said = text[after.end():].strip()
-    first = sentences(said)[0] if said else ""
-    if statement is None or _TAKEN_BACK_RE.search(first) or _OTHER_SUBJECT_RE.match(first) \
-            or _COUNT_ONLY_RE.match(first) or re.search(rf"\b{re.escape(name)}\b", statement):
-        return text  # "Yeah, I didn't.", "Yes, a nurse actually.", "Yes, my husband is", "Yes, two."
-    rest = _ECHO_RE.sub("", said, count=1).strip()
+    if statement is None or re.search(rf"\b{re.escape(name)}\b", statement):
+        return text
+    rest = _ECHO_RE.sub("", text[after.end():].strip(), count=1).strip()
     if not rest:
         return statement + "."
-    first = sentences(rest)[0]
-    if re.match(r"(?:and|but|so)\b", rest, re.IGNORECASE) or (
-            len(first.split()) <= _FRAGMENT_WORDS and _DETAIL_RE.match(first) is not None):
-        # "Yes, and I have to ..." / "Yes, every Sunday with my band.": one sentence
-        lead = rest.split(None, 1)[0]
-        plain = lead.lower() in STOPWORDS and lead != "I" and not lead.startswith("I'") or lead.lower() in _OPENERS
-        return f"{statement}, {rest[:1].lower() if plain else rest[:1]}{rest[1:]}"
-    return f"{statement}. {rest[:1].upper()}{rest[1:]}"
+    said = sentences(rest)
+    first = said[0]
+    if len(said) > 1 or _TAKEN_BACK_RE.search(first) or _COUNT_ONLY_RE.match(first) or re.search(r"\byou\b", first,
+                                                                                               re.IGNORECASE):
+        return text  # "Yes, you do." is anyone's; "Yes, two." says otherwise
+    own = re.match(r"(?:and\s+)?(?=(?:I|I'm|I've|I'll|I'd)\b)", first)
+    if own is not None:  # "Yes, and I'm allergic to peanuts." -> "I am vegetarian. I'm allergic ..."
+        return f"{statement}. {first[own.end():]}"
+    if len(first.split()) <= _FRAGMENT_WORDS and _DETAIL_RE.match(first) is not None:
+        lead = first.split(None, 1)[0]
+        plain = lead.lower() in STOPWORDS or lead.lower() in _OPENERS
+        return f"{statement}, {first[:1].lower() if plain else first[:1]}{first[1:]}"
+    return text  # "Yes, she is.", "Yeah, Tom and Sue are.", "Yes, my parents.": someone else's yes

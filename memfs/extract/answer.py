@@ -1,41 +1,41 @@
 """A short answer to the other speaker's question, said as the fact it completes.
 
-"How many followers do you have now?" / "About 2,000." and "What's your sister's name?" /
-"Lily." hold facts of the answerer's that their turn alone does not say: "About 2,000."
+"How many followers do you have now?" / "About 2,000." and "How old is your dog?" / "She's
+three." hold facts of the answerer's that their turn alone does not say: "About 2,000."
 names nothing, so it was not stored at all, and "In Leeds, near the university." was stored
 as a line no reader could place. The answer's first sentence is replaced by the question
-completed with it ("I have about 2,000 followers now.", "my sister's name is Lily.",
-"I live these days in Leeds, near the university."), and the turn is then extracted like
-any other (first person to name, dates, filing).
+completed with it ("I have about 2,000 followers now.", "my dog is three years old.", "I
+live these days in Leeds, near the university."), and the turn is then extracted like any
+other (first person to name, dates, filing).
 
 A wrong fact is worse than a missing one, so only a few questions are completed, each
-asked of "you" or "your" something, and only with an answer that is wholly of the shape
-it asks for (the whole first sentence matches, or nothing changes):
+asked of "you" (once) or "your" something, and only with an answer that is wholly of the
+shape it asks for (the whole first sentence matches, or nothing changes):
 
 - how many: "How many N do / have / will you V ...?" -- a count ("About 2,000", "three or
-  so"; not "one", not "two brothers and a sister");
+  so"; not 0, not "two brothers and a sister");
 - where: "Where do you live / work / study ...?", "Where did you grow up?", "Where are you
   from / based ...?" -- a place by its name ("Leeds", "in New York", "St James's
-  Hospital, near the park"), not "with my parents" or "don't ask";
-- a name: "What's your (sister's) name?", "What's your favourite N?" -- a name or title in
-  capitals ("Lily", "probably Dune");
+  Hospital, near the park"), not "with my parents", "Okay. Leeds." or "don't ask";
 - when: "When is / was X?", "When do / will you V ...?" -- a date or a day ("June 14th",
   "next Monday", "in 2019"), in the question's tense;
 - how long: "How long have you been V-ing ...?" -- a span ("5 years already", "since I
   was twelve");
-- how old: "How old is your N?" -- an age ("She's three.", "almost 2").
+- how old: "How old is your N?" -- an age ("She's three.", "almost 2"; not a year).
 
-The question is ``affirm.the_question``'s (the other speaker's turn ends on it, asked of
-the answerer, not reported, shouted or put to someone else) and may hold no pointer ("Where
-did you buy it?"), none of the asker's "I/me/my", no "or" and no negation. A "yes" is
-``affirm``'s.
+A name ("What's your sister's name?" / "Lily.") is not completed: any capitalised word
+reads as one ("Sorry.", "Same!", "Guess."). The question is ``affirm.the_question``'s (the
+other speaker's turn ends on it, asked of the answerer, not reported, shouted, put to
+someone else or part of a game) and may hold no pointer ("Where did you buy it?"), none of
+the asker's "I/me/my", no "or", no negation and no second "you" ("When do you think you'll
+be back?"). A "yes" is ``affirm``'s.
 """
 
 from __future__ import annotations
 
 import re
 
-from memfs.extract.affirm import idioms_out, sentences, the_question
+from memfs.extract.affirm import GAME_RE, affirmed, idioms_out, sentences, the_question
 
 #: The longest first sentence read as a short answer to complete.
 MAX_ANSWER_WORDS = 8
@@ -64,11 +64,13 @@ _PLACE_RE = re.compile(r"^(?P<prep>(?i:in|at|near|outside|from)\s+)?(?P<name>(?:
                        r"(?:\s+(?:(?:of|the|upon|on|de|la|le)\s+)?[A-Z][\w'.-]*)*(?:\s+(?:hospital|university|college|"
                        r"school|park|street|road|avenue|office|centre|center|library|station|airport|mall|clinic))?)"
                        r"(?P<more>,\s+[^,]{1,40})?$")
+# A first word that is no answer: an interjection, a filler, a preposition of company.
+_NOT_ANSWER = frozenset("""hmm hm okay ok well pardon same idk dunno sorry um uh haha lol go with beside still mostly
+yes no nope yeah yep sure thanks what huh eh meh ugh wow oh ah nice cool great good fine whatever anyway
+probably maybe perhaps hopefully somewhere everywhere nowhere depends""".split())
 # Capitalised at the start, but no place: "Everywhere.", "Home, mostly.", "Remote."
 _NO_PLACE = frozenset("""everywhere nowhere somewhere anywhere home remote remotely here there around abroad
 overseas online work school downtown locally""".split())
-_NAME_RE = re.compile(rf"^(?P<hedge>(?i:{_HEDGE}))(?P<name>[A-Z][\w'.-]*(?:\s+(?:(?:of|the|and|a|in|on|&)\s+)?"
-                      r"[A-Z0-9][\w'.:-]*){0,4})$")
 _MONTHS = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|" \
           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
@@ -88,8 +90,6 @@ _HOW_MANY_RE = re.compile(r"^how many ([a-z][\w-]*s(?: [a-z][\w-]*s)?) (do|have|
 _WHERE_DO_RE = re.compile(r"^where (do|did) you (live|work|study|stay|grow up|go to school|go to college)(.*)$",
                           re.IGNORECASE)
 _WHERE_ARE_RE = re.compile(r"^where are you (from|based|living|staying|working|studying)(.*)$", re.IGNORECASE)
-_NAME_Q_RE = re.compile(r"^what(?:'s| is| was) your ((?:[a-z]+'s )?name|favou?rite [a-z][\w -]*)(?: again)?$",
-                        re.IGNORECASE)
 _WHEN_IS_RE = re.compile(r"^when(?:'s| is| was| are| were) ((?:your|the|[A-Z][\w-]*'s) [\w' -]+)$", re.IGNORECASE)
 _WHEN_DO_RE = re.compile(r"^when (do|will) you ([a-z][\w'-]*)(.*)$", re.IGNORECASE)
 _HOW_LONG_RE = re.compile(r"^how long have you been ([a-z][\w'-]*)(.*)$", re.IGNORECASE)
@@ -117,8 +117,9 @@ def _complete(q: str, answer: str) -> str | None:
     when the answer is not wholly of the shape the question asks for."""
     if (m := _HOW_OLD_RE.match(q)) is not None:
         age = _AGE_RE.match(answer)
-        if age is None:
-            return None
+        digits = re.sub(r"\D", "", age.group("n")) if age else ""
+        if age is None or digits and (len(digits.split(".")[0]) >= 4 or float(re.sub(r"[^\d.]", "", age.group("n"))) > 130):
+            return None  # "2015." is a year, not an age
         unit = age.group("unit") or "years"
         be = "are" if m.group(1).lower() == "are" else "is"
         whose = re.sub(r"\s+now$", "", m.group(2))  # "How old is your dog now?"
@@ -132,7 +133,8 @@ def _complete(q: str, answer: str) -> str | None:
         return f"{said} {_lower_hedge(answer)} {noun}{_mine(rest)}"
     if (m := _WHERE_ARE_RE.match(q) or _WHERE_DO_RE.match(q)) is not None:
         place = _PLACE_RE.match(answer)
-        if place is None or place.group("name").lower() in _NO_PLACE:
+        if place is None or place.group("name").lower() in _NO_PLACE or any(
+                w.lower() in _NOT_ANSWER for w in place.group("name").split()):
             return None
         more = place.group("more") or ""
         if m.re is _WHERE_ARE_RE:
@@ -144,12 +146,6 @@ def _complete(q: str, answer: str) -> str | None:
         done = _PAST_DO[verb.lower()] if aux.lower() == "did" else verb.lower()
         prep = (place.group("prep") or "in ").lower()
         return f"I {done}{_mine(rest)} {prep}{place.group('name')}{more}"
-    if (m := _NAME_Q_RE.match(q)) is not None:
-        name = _NAME_RE.match(answer)
-        if name is None:
-            return None
-        be = "was" if re.match(r"^what was", q, re.IGNORECASE) else "is"
-        return f"my {_mine(m.group(1))} {be} {name.group('hedge').lower()}{name.group('name')}"
     if (m := _WHEN_IS_RE.match(q) or _WHEN_DO_RE.match(q)) is not None:
         when = _WHEN_RE.match(answer)
         if when is None:
@@ -180,18 +176,30 @@ def _complete(q: str, answer: str) -> str | None:
     return None
 
 
-def answered(text: str, previous: str, previous_speaker: str, name: str) -> str:
+def completed(text: str, previous: str, previous_speaker: str, name: str, *, earlier: str = "",
+              group: bool = False) -> str:
+    """``text`` with a yes (``affirm``) or a short answer (below) said as the fact it
+    completes; the arguments are ``answered``'s."""
+    text = affirmed(text, previous, previous_speaker, name, earlier=earlier, group=group)
+    return answered(text, previous, previous_speaker, name, earlier=earlier, group=group)
+
+
+def answered(text: str, previous: str, previous_speaker: str, name: str, *, earlier: str = "",
+             group: bool = False) -> str:
     """``text`` (a turn by ``name``) with a short first sentence said as the fact it
-    completes, when the turn before (by ``previous_speaker``) ends on one question of a
-    shape above asked of them; otherwise ``text`` as it is."""
-    if not previous or not previous_speaker or previous_speaker == name or not text.strip():
+    completes, when the turn before (by ``previous_speaker``; ``earlier``: the one before
+    that; ``group``: more than two people talk) ends on one question of a shape above asked
+    of them; otherwise ``text`` as it is."""
+    if not previous or not previous_speaker or previous_speaker == name or not text.strip() \
+            or GAME_RE.search(earlier):
         return text
-    question = the_question(previous, name)
+    question = the_question(previous, name, group)
     if question is None:
         return text
     q = _LEAD_RE.sub("", question.rstrip("?").strip())
-    if _BLOCKED_RE.search(idioms_out(q)):
-        return text
+    if _BLOCKED_RE.search(idioms_out(q)) or len(re.findall(r"\byou\b", q, re.IGNORECASE)) > 1 \
+            or re.search(r"\byou (?:guys|two|all|both|lot)\b|\btogether\b", q, re.IGNORECASE):
+        return text  # "When do you think you'll be back?": whose answer is it?
     said = sentences(text)
     first = said[0]
     if first.endswith("?") or len(first.split()) > MAX_ANSWER_WORDS:
@@ -199,8 +207,9 @@ def answered(text: str, previous: str, previous_speaker: str, name: str) -> str:
     answer = re.sub(rf"^{re.escape(previous_speaker)}[,!]?\s+|,\s*{re.escape(previous_speaker)}(?=[.!]*$)", "",
                     first).rstrip(".!").strip()
     answer = _FILLER_RE.sub("", answer).strip()
-    if not answer or _DOUBT_RE.search(answer):
-        return text
+    words = [w.strip(",.!").lower() for w in answer.split()]
+    if not answer or _DOUBT_RE.search(answer) or words[0] in _NOT_ANSWER:
+        return text  # "Hmm.", "Okay. Leeds.", "With Tom.", "Still Leeds."
     statement = _complete(q, answer)
     if statement is None or re.search(rf"\b{re.escape(name)}\b", statement):
         return text

@@ -34,8 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memfs.core.segment import Fact, ParsedSource, Segment
-from memfs.extract.affirm import affirmed
-from memfs.extract.answer import answered
+from memfs.extract.answer import completed
 from memfs.extract.antecedent import resolve_opening, resolve_view
 from memfs.extract.attribution import (
     ASSISTANT_ROLES,
@@ -275,7 +274,7 @@ def _segment_facts(seg: Segment, ctx: _Context) -> list[Fact]:
         # Marcus would read "Marcus is Marcus, the backend engineer".
         text = drop_introduction(text, name)
         if ctx.kind == "conversation":  # "Are you vegetarian?" / "Yes, ..." or "Where do you live?" / "Leeds."
-            text = answered(affirmed(text, ctx.previous, ctx.previous_speaker, name), ctx.previous, ctx.previous_speaker, name)
+            text = completed(text, ctx.previous, ctx.previous_speaker, name, earlier=ctx.earlier, group=len(ctx.names) > 2)
     if not text.strip():
         return []
     blocks = (document_blocks(text, seg.heading) if ctx.kind == "document"
