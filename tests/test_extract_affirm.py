@@ -93,6 +93,7 @@ def test_a_yes_says_what_it_affirms(question: str, answer: str, expected: str) -
     ("Was your trip to Paris fun?", "Yes!"),
     ("Are you hungry?", "Yes."),                                              # passes with the day
     ("Are you for real?", "Yes."),
+    ("Are you having a laugh?", "Yes."),
 ])
 def test_anything_else_is_left_as_said(question: str, answer: str) -> None:
     assert affirmed(answer, question, "Tess", "Ola") == answer

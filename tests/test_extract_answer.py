@@ -93,6 +93,8 @@ def test_a_short_answer_completes_its_question(question: str, answer: str, expec
     ("Where do you live?", "Still Leeds."),
     ("What's your favorite movie?", "Hmm. Probably Dune."),
     ("How long have you been together?", "5 years."),
+    ("Multiply by 9/5 and add 32. How many degrees do you have?", "About 30."),  # a measure
+    ("When do you start?", "2019."),                               # a bare year, asked in the present
 ])
 def test_anything_else_is_left_as_said(question: str, answer: str) -> None:
     assert answered(answer, question, "Tess", "Ola") == answer

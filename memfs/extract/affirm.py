@@ -98,7 +98,7 @@ _BLOCKED_RE = re.compile(
     r"anywhere|anymore|anytime|ever|yet|at all|or|either|i|me|my|mine|we|us|our|i'm|i've|i'd|i'll|"
     r"not|no|never|nobody|nothing|nowhere|none|longer|\w+n't|"
     r"mind|believe|know|remember|think|suppose|reckon|guess|mean|realize|realise|recall|promise|swear|"
-    r"kidding|joking|serious|sure|mad|crazy|insane|minute|second|sec|moment|for real|up for|down for)\b", re.IGNORECASE)
+    r"kidding|joking|serious|sure|mad|crazy|insane|minute|second|sec|moment|for real|up for|down for|having a laugh)\b", re.IGNORECASE)
 # A sentence: up to ".", "!" or "?" before a space or the end ("3.8", "ola@x.com" are no end).
 _SENTENCE_RE = re.compile(r"\S.*?(?:[.!?]+(?=\s|$)|$)", re.DOTALL)
 # A turn that reports someone else's question, or quotes one: "That's what my boss asked me".
@@ -216,7 +216,7 @@ def affirmed(text: str, previous: str, previous_speaker: str, name: str, *, earl
     if own is not None:  # "Yes, and I'm allergic to peanuts." -> "I am vegetarian. I'm allergic ..."
         return f"{statement}. {first[own.end():]}"
     if len(first.split()) <= _FRAGMENT_WORDS and _DETAIL_RE.match(first) is not None:
-        lead = first.split(None, 1)[0]
-        plain = lead.lower() in STOPWORDS or lead.lower() in _OPENERS
+        lead = first.split(None, 1)[0].strip(",.!").lower()
+        plain = lead in STOPWORDS or lead in _OPENERS
         return f"{statement}, {first[:1].lower() if plain else first[:1]}{first[1:]}"
     return text  # "Yes, she is.", "Yeah, Tom and Sue are.", "Yes, my parents.": someone else's yes

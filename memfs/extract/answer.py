@@ -64,6 +64,9 @@ _PLACE_RE = re.compile(r"^(?P<prep>(?i:in|at|near|outside|from)\s+)?(?P<name>(?:
                        r"(?:\s+(?:(?:of|the|upon|on|de|la|le)\s+)?[A-Z][\w'.-]*)*(?:\s+(?:hospital|university|college|"
                        r"school|park|street|road|avenue|office|centre|center|library|station|airport|mall|clinic))?)"
                        r"(?P<more>,\s+[^,]{1,40})?$")
+# Measures, not things one has: a count of them is a calculation's or a moment's.
+_UNITS = frozenset("""degrees points percent calories minutes seconds hours km kilometres kilometers miles meters
+metres dollars euros pounds steps reps grams kilos kg lbs pages words times years months weeks days""".split())
 # A first word that is no answer: an interjection, a filler, a preposition of company.
 _NOT_ANSWER = frozenset("""hmm hm okay ok well pardon same idk dunno sorry um uh haha lol go with beside still mostly
 yes no nope yeah yep sure thanks what huh eh meh ugh wow oh ah nice cool great good fine whatever anyway
@@ -126,8 +129,8 @@ def _complete(q: str, answer: str) -> str | None:
         return f"my {whose} {be} {_lower_hedge(age.group('n'))} {unit.lower()} old"
     if (m := _HOW_MANY_RE.match(q)) is not None:
         count = _COUNT_RE.match(answer)
-        if count is None or re.fullmatch(r"0+(?:\.0+)?", count.group("n")):
-            return None
+        if count is None or re.fullmatch(r"0+(?:\.0+)?", count.group("n")) or m.group(1).lower() in _UNITS:
+            return None  # "How many degrees do you have?" after a sum is no possession
         noun, aux, verb, rest = m.groups()
         said = {"do": f"I {verb}", "have": f"I have {verb}", "will": f"I will {verb}"}[aux.lower()]
         return f"{said} {_lower_hedge(answer)} {noun}{_mine(rest)}"
@@ -152,6 +155,8 @@ def _complete(q: str, answer: str) -> str | None:
             return None
         words = when.group("when")
         past = bool(re.match(r"^when(?: was| were)", q, re.IGNORECASE))
+        if re.fullmatch(r"\d{4}", words) and not past:
+            return None  # "When do you start?" / "2019.": started then, or starts then?
         future = m.re is _WHEN_DO_RE and m.group(1).lower() == "will"
         if _PAST_WHEN_RE.search(words) and not past or _FUTURE_WHEN_RE.search(words) and past:
             return None  # "When is the wedding?" / "Last Saturday.": which is it?
