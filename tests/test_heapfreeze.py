@@ -27,6 +27,31 @@ def test_frozen_once_and_only_for_a_big_store(monkeypatch: pytest.MonkeyPatch) -
     assert calls == ["freeze"]
 
 
+def test_a_settled_daemon_freezes_after_its_first_regeneration(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(heapfreeze, "_done", False)
+    monkeypatch.setattr(heapfreeze, "_regenerations", 0)
+    monkeypatch.setattr(heapfreeze, "_last_items", 0)
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr(gc, "collect", lambda *a: calls.append("collect") or 0)
+    assert not heapfreeze.settle_now()  # nothing regenerated yet: nothing to freeze
+    heapfreeze.after_regeneration(heapfreeze.FREEZE_MIN_ITEMS - 1)
+    assert not heapfreeze.settle_now() and calls == []  # a small store: never
+    heapfreeze.after_regeneration(heapfreeze.FREEZE_MIN_ITEMS)
+    assert heapfreeze.settle_now() and calls == ["collect", "freeze"]
+    assert not heapfreeze.settle_now()  # once
+    # the first input's regeneration then only freezes its survivors, no full collection
+    assert not heapfreeze.after_regeneration(heapfreeze.FREEZE_MIN_ITEMS)
+    assert calls == ["collect", "freeze", "freeze"]
+
+
+def test_a_warmed_up_memory_has_loaded_what_dedupe_searches(mem: Memory) -> None:
+    mem.add("Ola keeps her bicycle in the blue shed.")
+    mem.warm_up()
+    searcher = mem.runtime.memorizer.ctx.searcher
+    assert searcher is not None and searcher._matrix_version is not None  # the exact matrix, loaded
+
+
 def test_each_later_regeneration_freezes_its_survivors_and_a_grown_heap_is_collected(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """After the first freeze, what a regeneration left alive is frozen too (no collection

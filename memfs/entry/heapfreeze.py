@@ -38,6 +38,7 @@ _done = False
 _regenerations = 0  # regenerations of a big store in this process so far
 _frozen_base = 0  # objects frozen by the last full collection and freeze
 _grown = 0  # young objects frozen since then (made minus freed: the heap's growth)
+_last_items = 0  # the store's size at the last regeneration
 
 
 def after_regeneration(items: int) -> bool:
@@ -46,7 +47,8 @@ def after_regeneration(items: int) -> bool:
     a one-shot `memfs add` has no second, and its `gc.collect()` over the parsed file and
     the imports was ~70 ms of a 0.5 s add that ends right after; a long-lived process
     freezes one regeneration later, with the same state."""
-    global _done, _regenerations, _grown
+    global _done, _regenerations, _grown, _last_items
+    _last_items = items
     if items < FREEZE_MIN_ITEMS:
         return False
     if _done:
@@ -62,6 +64,20 @@ def after_regeneration(items: int) -> bool:
         return False
     _done = True
     _full_freeze(items)
+    return True
+
+
+def settle_now() -> bool:
+    """Freeze now what the process's first regeneration of a big store left alive (True
+    then), not at its next one: a daemon that has just started and refreshed its entry
+    files has nothing else to do, while its first input would wait ~0.5 s at 100,000 items
+    for the full collection. Nothing when the store is small, nothing was regenerated, or
+    the freeze is done."""
+    global _done
+    if _done or _regenerations < 1 or _last_items < FREEZE_MIN_ITEMS:
+        return False
+    _done = True
+    _full_freeze(_last_items)
     return True
 
 
