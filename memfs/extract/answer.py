@@ -43,7 +43,7 @@ MAX_ANSWER_WORDS = 8
 _BLOCKED_RE = re.compile(r"\b(?:it|its|that|this|these|those|them|they|there|he|him|she|her|one|ones|or|i|me|my|"
                          r"mine|we|us|our|i'm|i've|i'd|i'll|else|not|never|no|\w+n't|and)\b", re.IGNORECASE)
 _LEAD_RE = re.compile(r"^(?:(?:so|and|oh|hey|wow|nice|cool)[,!]?\s+)+", re.IGNORECASE)
-# Dropped before the answer proper; a hedge is kept, lower-cased ("Probably Dune").
+# Dropped before the answer proper ("Um, Leeds"); a hedge is kept, lower-cased ("About 2,000").
 _FILLER_RE = re.compile(r"^(?:(?:um+|uh+|hmm+|well|oh|ah|originally|currently|basically|honestly|actually)[,.]?\s+)+",
                         re.IGNORECASE)
 _HEDGE = r"(?:(?:probably|maybe|about|around|almost|nearly|roughly|over|just|only|like)\s+)?"
