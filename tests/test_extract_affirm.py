@@ -94,6 +94,13 @@ def test_a_yes_says_what_it_affirms(question: str, answer: str, expected: str) -
     ("Are you hungry?", "Yes."),                                              # passes with the day
     ("Are you for real?", "Yes."),
     ("Are you having a laugh?", "Yes."),
+    # a third review's, on realistic chats: a hedged yes, a rule rather than a fact
+    ("Are you on the Fiber 300 plan?", "Yes, I think so."),
+    ("Are you staying at the Hilton again?", "Yeah I think so."),
+    ("Are you going to take the job?", "Yes, I think I will."),
+    ("Are you covered by the new policy?", "Yes, I'm pretty sure."),
+    ("Are you vegetarian?", "Yes, mostly."),
+    ("Do you need a permit to camp in Yosemite?", "Yes, for the backcountry."),
 ])
 def test_anything_else_is_left_as_said(question: str, answer: str) -> None:
     assert affirmed(answer, question, "Tess", "Ola") == answer

@@ -24,7 +24,7 @@ REF = datetime(2023, 5, 8, 13, 56)
     ("Where do you live these days?", "In Leeds, near the university.",
      "I live these days in Leeds, near the university."),
     ("Where do you work?", "Um, St James's hospital.", "I work in St James's hospital."),
-    ("Where did you grow up?", "Lagos, mostly.", "I grew up in Lagos, mostly."),
+    ("Where did you grow up?", "Lagos.", "I grew up in Lagos."),
     ("Where are you from originally?", "Manchester.", "I am from Manchester originally."),
     ("When is the wedding?", "June 14th.", "the wedding is on June 14th."),
     ("When is Lily's graduation?", "Next Friday, Tess!", "Lily's graduation is next Friday."),
@@ -95,6 +95,20 @@ def test_a_short_answer_completes_its_question(question: str, answer: str, expec
     ("How long have you been together?", "5 years."),
     ("Multiply by 9/5 and add 32. How many degrees do you have?", "About 30."),  # a measure
     ("When do you start?", "2019."),                               # a bare year, asked in the present
+    # a third review's, on realistic chats: a later sentence that corrects, a hedge, a non-place
+    ("How many kids do you have?", "Three. Wait, four."),
+    ("Where do you live?", "Boston. Well, Cambridge technically."),
+    ("Where are you from?", "Ohio. Just kidding, Texas."),
+    ("How many employees do you have?", "Forty. Well, it was forty before the layoffs."),
+    ("Where do you work?", "Deloitte. Well, until Friday."),
+    ("Where did you grow up?", "Lagos, mostly."),
+    ("Where do you work?", "Retired!"),
+    ("Where do you work?", "Self-employed."),
+    ("Where do you live?", "Upstairs."),
+    ("Where are you staying?", "The Palmer House."),               # a stay to come, not where they are
+    ("When is your lease up?", "August."),
+    ("How many drinks have you had?", "Three."),
+    ("How many tabs do you have open right now?", "47."),
 ])
 def test_anything_else_is_left_as_said(question: str, answer: str) -> None:
     assert answered(answer, question, "Tess", "Ola") == answer

@@ -126,6 +126,7 @@ def test_questions_dropped_unless_they_carry_a_statement() -> None:
     ("I'll give you love and support.", "Caroline will give Melanie love and support."),
     ("Seeing you enjoy it made my day.", "Seeing Melanie enjoy it made Caroline's day."),
     ("I miss you love.", "Caroline misses Melanie love."),
+    ("Should you need anything, just text me.", "Should Melanie need anything, just text Caroline."),
     ("Gonna continue my edu.", "Caroline is going to continue their edu."),
     ("Love that painting!", "Caroline loves that painting!"),
     ("Lost my job yesterday.", "Caroline lost their job yesterday."),

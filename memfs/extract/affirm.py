@@ -64,7 +64,9 @@ _DETAIL_RE = re.compile(r"(?:every|each|on|at|in|with|for|since|from|near|by|mos
 # Anywhere in the answer: a yes not meant ("Just kidding", "I wish", "Not.") or not current ("I used to").
 _UNSURE_RE = re.compile(r"\b(?:kidding|joking|jk|pigs fly|as if|i wish|not really|used to|no longer|anymore|"
                         r"sort of|kind of|not exactly|not quite|yes and no|yes but no|yeah,? right|yeah,? sure|sure,? jan|"
-                        r"in (?:my|your) dreams|in another life|one day|someday|some day|who knows|sarcas\w*)\b|"
+                        r"in (?:my|your) dreams|in another life|one day|someday|some day|who knows|sarcas\w*|"
+                        r"i think|i believe|i hope|i guess|i assume|i suppose|i reckon|i'd say|i'd guess|"
+                        r"pretty sure|fairly sure|i'm sure|not sure|supposedly|apparently|temporarily|mostly)\b|"
                         r"(?:^|[.!?]\s+)(?:not|no|nope|nah)[.!]", re.IGNORECASE)
 # Anywhere in the answer: the state the yes affirms has changed or is to come ("He passed
 # away", "Got laid off yesterday", "Retired now", "Starting next month", "Acting manager").
@@ -97,14 +99,16 @@ PAST = {"end": "ended", "get": "got", "go": "went", "make": "made", "see": "saw"
 _STATEMENT = {"are": "I am", "were": "I was", "have": "I have", "do": "I", "did": "I did", "will": "I will"}
 # What a turned question may not hold: a pointer, a polarity word, a choice, the asker, a
 # negation ("Did you not get it?" turned would say the opposite), a verb of the mind or of
-# manners whose "yes" is no fact ("Do you mind ...?", "Did you know ...?"), an idiom.
+# manners whose "yes" is no fact ("Do you mind ...?", "Did you know ...?"), an idiom, a
+# need or a rule ("Do you need a permit to camp there?" is how the place works), a moment.
 _BLOCKED_RE = re.compile(
     r"\b(?:it|its|that|this|these|those|them|they|there|he|him|she|her|one|ones|any|anyone|anything|anybody|"
     r"anywhere|anymore|anytime|ever|yet|at all|or|either|i|me|my|mine|we|us|our|i'm|i've|i'd|i'll|"
     r"not|no|never|nobody|nothing|nowhere|none|longer|\w+n't|"
     r"mind|believe|know|remember|think|suppose|reckon|guess|mean|realize|realise|recall|promise|swear|"
     r"kidding|joking|serious|sure|mad|crazy|insane|minute|second|sec|moment|for real|up for|down for|"
-    r"having a laugh)\b", re.IGNORECASE)
+    r"having a laugh|need|needs|have to|has to|allowed|supposed|required|should|must|right now|at the moment)\b",
+    re.IGNORECASE)
 # A sentence: up to ".", "!" or "?" before a space or the end ("3.8", "ola@x.com" are no end).
 _SENTENCE_RE = re.compile(r"\S.*?(?:[.!?]+(?=\s|$)|$)", re.DOTALL)
 # A turn that reports someone else's question, or quotes one: "That's what my boss asked me".
@@ -119,6 +123,11 @@ GAME_RE = re.compile(r"\b(?:game|let's play|pretend|role-?play|roleplay|imagine 
                       r"20 questions|twenty questions|act as|acting as|i'm thinking of|play the role)\b", re.IGNORECASE)
 _IDIOM_RE = re.compile(r"\b(?:these days|this (?:week|weekend|month|year|summer|winter|spring|fall|autumn|time|morning|"
                        r"evening)|that time)\b", re.IGNORECASE)
+
+
+def hedged(answer: str) -> bool:
+    """The answer hedges, jokes or wishes somewhere in it ("I think so", "Just kidding")."""
+    return _UNSURE_RE.search(answer) is not None
 
 
 def idioms_out(question: str) -> str:
@@ -204,7 +213,7 @@ def affirmed(text: str, previous: str, previous_speaker: str, name: str, *, earl
         return text
     m = _AFFIRM_RE.match(text)
     after = m and re.compile(_AFTER.format(name=re.escape(previous_speaker))).match(text, m.end())
-    if not after or _UNSURE_RE.search(text) or _CHANGED_RE.search(text) or GAME_RE.search(earlier):
+    if not after or hedged(text) or _CHANGED_RE.search(text) or GAME_RE.search(earlier):
         return text  # "Yes! Just kidding.", "Yeah, I used to.", "Yes! Retired now.", a quiz
     question = the_question(previous, name, group)
     statement = _as_statement(question) if question else None

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 
-from memfs.extract.affirm import GAME_RE, affirmed, idioms_out, sentences, the_question
+from memfs.extract.affirm import GAME_RE, affirmed, hedged, idioms_out, sentences, the_question
 
 #: The longest first sentence read as a short answer to complete.
 MAX_ANSWER_WORDS = 8
@@ -64,6 +64,11 @@ _PLACE_RE = re.compile(r"^(?P<prep>(?i:in|at|near|outside|from)\s+)?(?P<name>(?:
                        r"(?:\s+(?:(?:of|the|upon|on|de|la|le)\s+)?[A-Z][\w'.-]*)*(?:\s+(?:hospital|university|college|"
                        r"school|park|street|road|avenue|office|centre|center|library|station|airport|mall|clinic))?)"
                        r"(?P<more>,\s+[^,]{1,40})?$")
+# A later sentence that corrects, doubts or dates the answer ("Three. Wait, four.", "Deloitte.
+# Well, until Friday.", "Forty. Well, it was forty before the layoffs.").
+_CORRECTED_RE = re.compile(r"\b(?:wait|actually|well|or|maybe|technically|kidding|joking|not|no|never|n't|\w+n't|"
+                           r"until|till|was|were|used to|before|need to check|think|guess|not sure|probably)\b|\?",
+                           re.IGNORECASE)
 # Measures, not things one has: a count of them is a calculation's or a moment's.
 _UNITS = frozenset("""degrees points percent calories minutes seconds hours km kilometres kilometers miles meters
 metres dollars euros pounds steps reps grams kilos kg lbs pages words times years months weeks days""".split())
@@ -73,7 +78,8 @@ yes no nope yeah yep sure thanks what huh eh meh ugh wow oh ah nice cool great g
 probably maybe perhaps hopefully somewhere everywhere nowhere depends""".split())
 # Capitalised at the start, but no place: "Everywhere.", "Home, mostly.", "Remote."
 _NO_PLACE = frozenset("""everywhere nowhere somewhere anywhere home remote remotely here there around abroad
-overseas online work school downtown locally""".split())
+overseas online work school downtown locally retired freelance freelancing self-employed unemployed upstairs
+downstairs nearby inside outside independent contract contracting""".split())
 _MONTHS = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|" \
           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
@@ -92,7 +98,7 @@ _HOW_MANY_RE = re.compile(r"^how many ([a-z][\w-]*s(?: [a-z][\w-]*s)?) (do|have|
                           re.IGNORECASE)
 _WHERE_DO_RE = re.compile(r"^where (do|did) you (live|work|study|stay|grow up|go to school|go to college)(.*)$",
                           re.IGNORECASE)
-_WHERE_ARE_RE = re.compile(r"^where are you (from|based|living|staying|working|studying)(.*)$", re.IGNORECASE)
+_WHERE_ARE_RE = re.compile(r"^where are you (from|based|living|working|studying)(.*)$", re.IGNORECASE)
 _WHEN_IS_RE = re.compile(r"^when(?:'s| is| was| are| were) ((?:your|the|[A-Z][\w-]*'s) [\w' -]+)$", re.IGNORECASE)
 _WHEN_DO_RE = re.compile(r"^when (do|will) you ([a-z][\w'-]*)(.*)$", re.IGNORECASE)
 _HOW_LONG_RE = re.compile(r"^how long have you been ([a-z][\w'-]*)(.*)$", re.IGNORECASE)
@@ -151,8 +157,8 @@ def _complete(q: str, answer: str) -> str | None:
         return f"I {done}{_mine(rest)} {prep}{place.group('name')}{more}"
     if (m := _WHEN_IS_RE.match(q) or _WHEN_DO_RE.match(q)) is not None:
         when = _WHEN_RE.match(answer)
-        if when is None:
-            return None
+        if when is None or m.re is _WHEN_IS_RE and re.search(r"\s(?:up|over|due|out|off|back)$", m.group(1)):
+            return None  # "When is your lease up?" is no "lease up is in August"
         words = when.group("when")
         past = bool(re.match(r"^when(?: was| were)", q, re.IGNORECASE))
         if re.fullmatch(r"\d{4}", words) and not past:
@@ -163,7 +169,7 @@ def _complete(q: str, answer: str) -> str | None:
         prep = (when.group("prep") or "").lower()
         if not prep and not re.match(r"(?:next|this|last|tomorrow|tonight|today|yesterday|\d+\s+\w+\s+ago)\b",
                                      words, re.IGNORECASE):
-            prep = "on " if re.search(rf"\d{{1,2}}(?:st|nd|rd|th)?\b(?!\d)|^{_DAYS}", words, re.IGNORECASE) \
+            prep = "on " if re.search(rf"(?<!\d)\d{{1,2}}(?:st|nd|rd|th)?(?!\d)|^{_DAYS}", words, re.IGNORECASE) \
                 and not re.fullmatch(r"\d{4}", words) else "in "
         when_said = _lower_hedge(words) if re.match(r"(?:next|this|last|tomorrow|tonight|today|yesterday)\b", words,
                                                     re.IGNORECASE) else words
@@ -203,7 +209,8 @@ def answered(text: str, previous: str, previous_speaker: str, name: str, *, earl
         return text
     q = _LEAD_RE.sub("", question.rstrip("?").strip())
     if _BLOCKED_RE.search(idioms_out(q)) or len(re.findall(r"\byou\b", q, re.IGNORECASE)) > 1 \
-            or re.search(r"\byou (?:guys|two|all|both|lot)\b|\btogether\b", q, re.IGNORECASE):
+            or re.search(r"\byou (?:guys|two|all|both|lot)\b|\btogether\b|\b(?:right now|at the moment|so far|today|"
+                         r"tonight|awake|had)\b", q, re.IGNORECASE):
         return text  # "When do you think you'll be back?": whose answer is it?
     said = sentences(text)
     first = said[0]
@@ -213,8 +220,9 @@ def answered(text: str, previous: str, previous_speaker: str, name: str, *, earl
                     first).rstrip(".!").strip()
     answer = _FILLER_RE.sub("", answer).strip()
     words = [w.strip(",.!").lower() for w in answer.split()]
-    if not answer or _DOUBT_RE.search(answer) or words[0] in _NOT_ANSWER:
-        return text  # "Hmm.", "Okay. Leeds.", "With Tom.", "Still Leeds."
+    if not answer or _DOUBT_RE.search(answer) or words[0] in _NOT_ANSWER or hedged(text) \
+            or _CORRECTED_RE.search(" ".join(said[1:])):
+        return text  # "Hmm.", "Okay. Leeds.", "With Tom.", "Three. Wait, four.", "Boston. Well, Cambridge."
     statement = _complete(q, answer)
     if statement is None or re.search(rf"\b{re.escape(name)}\b", statement):
         return text

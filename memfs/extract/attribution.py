@@ -123,9 +123,11 @@ _SHARED_NOUNS = frozenset({"friendship", "chat", "chats", "talk", "talks", "conv
 
 
 def _takes_object(word: str) -> bool:
-    """ "give you love", "misses you love", "seeing you enjoy it": "you" is the object there."""
+    """ "give you love", "misses you love", "seeing you enjoy it": "you" is the object there;
+    after an auxiliary ("do you want", "should you need") it is a question's subject, verb as said."""
     low = word.lower()
-    return low in _OBJECT_TAKERS or low.endswith("ing") or low[:-1] in _OBJECT_TAKERS or low[:-2] in _OBJECT_TAKERS
+    return low in _OBJECT_TAKERS or low.endswith("ing") or low[:-1] in _OBJECT_TAKERS or low[:-2] in _OBJECT_TAKERS \
+        or low in MODALS or low in ("do", "does", "did")  # "do you want tacos" typed without "?"
 
 
 def possessive(name: str) -> str:

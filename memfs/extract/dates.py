@@ -107,7 +107,7 @@ _RELATIVE_RULES: list[_Rule] = [
      lambda m, ref, t: _day_forms(ref, "night" if m.group("part2") else m.group("part").lower())),
     (frozenset({"tomorrow"}), re.compile(r"\btomorrow" + _PART + r"\b", _I), _h_tomorrow),
     (_WEEKDAY_WORDS,
-     re.compile(r"(?<!every )(?<!each )"
+     re.compile(r"(?<!every )(?<!each )(?<!every other )(?<!every second )(?<!every third )(?<!alternate )"
                 r"\b(?:(?P<mod>last|this\s+past|past|this\s+coming|coming|next|this)\s+"
                 r"(?P<wd>" + _WEEKDAY_ANY + r")|(?:(?P<prep>on|by|until|till|since|before|after)"
                 r"\s+)?(?P<wd2>" + _WEEKDAY_FULL + r"))\b(?!s\b|')", _I),
