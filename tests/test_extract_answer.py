@@ -38,6 +38,9 @@ REF = datetime(2023, 5, 8, 13, 56)
     ("Where do you live?", "London, but moving soon.", "I live in London, but moving soon."),
     ("Where are you from?", "Originally, Lagos.", "I am from Lagos."),
     ("How old is your dog now?", "Ten.", "my dog is ten years old."),
+    ("Welcome to Lisbon! What do you enjoy most?", "Pastel de nata with green tea every morning.",
+     "what I enjoy most is pastel de nata with green tea every morning."),
+    ("What do you read?", "Murakami.", "I read Murakami."),
 ])
 def test_a_short_answer_completes_its_question(question: str, answer: str, expected: str) -> None:
     assert answered(answer, question, "Tess", "Ola") == expected
@@ -109,9 +112,27 @@ def test_a_short_answer_completes_its_question(question: str, answer: str, expec
     ("When is your lease up?", "August."),
     ("How many drinks have you had?", "Three."),
     ("How many tabs do you have open right now?", "47."),
+    ("What do you enjoy most?", "I love the food here."),           # a sentence of its own
+    ("What do you like?", "Paris is lovely."),
+    ("What do you enjoy most?", "Hmm, hard to say."),
 ])
 def test_anything_else_is_left_as_said(question: str, answer: str) -> None:
     assert answered(answer, question, "Tess", "Ola") == answer
+
+
+def test_a_rewrite_that_fails_keeps_the_turns_facts(monkeypatch: pytest.MonkeyPatch) -> None:
+    import memfs.extract.answer as answer
+
+    def broken(*args: object, **kwargs: object) -> str:
+        raise RuntimeError("a rule with a bug")
+
+    monkeypatch.setattr(answer, "answered", broken)
+    src = ParsedSource(kind="conversation", format="memfs.conversation/1", time=REF,
+                       participants=["Tess", "Ola"], segments=[
+        Segment(anchor="D1:1", speaker="Tess", text="How are things?", time=REF),
+        Segment(anchor="D1:2", speaker="Ola", text="I moved to Leeds and I adopted a cat called Miso.", time=REF)])
+    texts = [f.text for f in extract_offline(src)]
+    assert any("Leeds" in t for t in texts) and any("Miso" in t for t in texts)
 
 
 def test_only_the_other_speakers_question_counts() -> None:

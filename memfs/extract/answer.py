@@ -21,7 +21,9 @@ shape it asks for (the whole first sentence matches, or nothing changes):
   "next Monday", "in 2019"), in the question's tense;
 - how long: "How long have you been V-ing ...?" -- a span ("5 years already", "since I
   was twelve");
-- how old: "How old is your N?" -- an age ("She's three.", "almost 2"; not a year).
+- how old: "How old is your N?" -- an age ("She's three.", "almost 2"; not a year);
+- what: "What do you like / enjoy / eat ... (most)?" -- a thing, no sentence ("Pastel de
+  nata with green tea every morning" -> "what I enjoy most is pastel de nata ...").
 
 A name ("What's your sister's name?" / "Lily.") is not completed: any capitalised word
 reads as one ("Sorry.", "Same!", "Guess."). The question is ``affirm.the_question``'s (the
@@ -33,9 +35,12 @@ be back?"). A "yes" is ``affirm``'s.
 
 from __future__ import annotations
 
+import logging
 import re
 
 from memfs.extract.affirm import GAME_RE, affirmed, hedged, idioms_out, sentences, the_question
+
+log = logging.getLogger(__name__)
 
 #: The longest first sentence read as a short answer to complete.
 MAX_ANSWER_WORDS = 8
@@ -49,7 +54,8 @@ _FILLER_RE = re.compile(r"^(?:(?:um+|uh+|hmm+|well|oh|ah|originally|currently|ba
 _HEDGE = r"(?:(?:probably|maybe|about|around|almost|nearly|roughly|over|just|only|like)\s+)?"
 # An answer's words that undo it: a doubt, a guess, a no ("Not sure, 5?", "Don't ask.").
 _DOUBT_RE = re.compile(r"\b(?:not|no|never|none|nowhere|nobody|nothing|\w+n't|guess|sure|idea|depends|unemployed|"
-                       r"cancel\w*|postponed|yet|ask|secret|whatever)\b|\?", re.IGNORECASE)
+                       r"cancel\w*|postponed|yet|ask|secret|whatever|hard to|tough to|too many|question|"
+                       r"tough one|depends)\b|\?", re.IGNORECASE)
 _COUNT = (r"(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:k|m| thousand| million| billion)?|two|three|four|five|six|seven|"
           r"eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|a hundred|hundreds|thousands|"
           r"a dozen|dozens|a few|a couple|several")
@@ -102,6 +108,10 @@ _WHERE_ARE_RE = re.compile(r"^where are you (from|based|living|working|studying)
 _WHEN_IS_RE = re.compile(r"^when(?:'s| is| was| are| were) ((?:your|the|[A-Z][\w-]*'s) [\w' -]+)$", re.IGNORECASE)
 _WHEN_DO_RE = re.compile(r"^when (do|will) you ([a-z][\w'-]*)(.*)$", re.IGNORECASE)
 _HOW_LONG_RE = re.compile(r"^how long have you been ([a-z][\w'-]*)(.*)$", re.IGNORECASE)
+# A verb in a short answer makes it a sentence of its own, not a thing ("Paris is lovely").
+_VERB_RE = re.compile(r"\b(?:is|was|are|were|has|have|had|do|does|did|will|would|can|could)\b", re.IGNORECASE)
+_WHAT_DO_RE = re.compile(r"^what do you (like|love|enjoy|prefer|miss|eat|drink|play|read|watch|listen to|study|use)"
+                         r"( most| best| the most)?$", re.IGNORECASE)
 _HOW_OLD_RE = re.compile(r"^how old (is|are) your ([a-z][\w'-]*(?: [a-z][\w'-]*)?)$", re.IGNORECASE)
 _PAST_DO = {"live": "lived", "work": "worked", "study": "studied", "stay": "stayed", "grow up": "grew up",
             "go to school": "went to school", "go to college": "went to college"}
@@ -118,7 +128,9 @@ def _lower_hedge(answer: str) -> str:
                          r"at|near|outside|from|next|this|last|tomorrow|tonight|today|yesterday|the|a|an|"
                          r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
                          r"forty|fifty|hundreds|thousands|dozens|several", lead, re.IGNORECASE)
-    return answer[:1].lower() + answer[1:] if hedge else answer
+    words = answer.split()
+    common = len(words) > 1 and words[1][:1].islower() and lead[1:].islower()  # "Pastel de nata", not "New York"
+    return answer[:1].lower() + answer[1:] if hedge or common else answer
 
 
 def _complete(q: str, answer: str) -> str | None:
@@ -179,6 +191,12 @@ def _complete(q: str, answer: str) -> str | None:
             return f"{_mine(m.group(1))} {be} {prep}{when_said}"
         aux, verb, rest = m.groups()
         return f"I {'will ' if future else ''}{verb}{_mine(rest)} {prep}{when_said}"
+    if (m := _WHAT_DO_RE.match(q)) is not None:
+        if _VERB_RE.search(answer) or re.match(r"(?:i|i'm|i've|my|we|our)\b", answer, re.IGNORECASE):
+            return None  # "I love the food here." says it already; "Tom is great" is a sentence
+        thing = _lower_hedge(answer)
+        verb, most = m.group(1).lower(), (m.group(2) or "").lower()
+        return f"what I {verb}{most} is {thing}" if most else f"I {verb} {thing}"
     if (m := _HOW_LONG_RE.match(q)) is not None:
         if _SPAN_RE.match(answer) is None:
             return None
@@ -191,8 +209,12 @@ def completed(text: str, previous: str, previous_speaker: str, name: str, *, ear
               group: bool = False) -> str:
     """``text`` with a yes (``affirm``) or a short answer (below) said as the fact it
     completes; the arguments are ``answered``'s."""
-    text = affirmed(text, previous, previous_speaker, name, earlier=earlier, group=group)
-    return answered(text, previous, previous_speaker, name, earlier=earlier, group=group)
+    try:
+        said = affirmed(text, previous, previous_speaker, name, earlier=earlier, group=group)
+        return answered(said, previous, previous_speaker, name, earlier=earlier, group=group)
+    except Exception:  # noqa: BLE001 - a rewrite that fails must not cost the turn its facts
+        log.warning("answer completion skipped for a turn by %s", name, exc_info=True)
+        return text
 
 
 def answered(text: str, previous: str, previous_speaker: str, name: str, *, earlier: str = "",
