@@ -33,6 +33,7 @@ wrong.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memfs.extract.lexicon import STOPWORDS
 
@@ -121,8 +122,15 @@ _OPENERS_Q = frozenset("so and oh hey well wow okay ok now also but anyway btw y
 # A game, a quiz or a role the answerer plays: their answers are not about them.
 GAME_RE = re.compile(r"\b(?:game|let's play|pretend|role-?play|roleplay|imagine (?:you|that)|quiz|riddle|"
                       r"20 questions|twenty questions|act as|acting as|i'm thinking of|play the role)\b", re.IGNORECASE)
+_YOUR_RE = re.compile(r"\byour\b", re.IGNORECASE)
+_YOURSELF_RE = re.compile(r"\byourself\b", re.IGNORECASE)
 _IDIOM_RE = re.compile(r"\b(?:these days|this (?:week|weekend|month|year|summer|winter|spring|fall|autumn|time|morning|"
                        r"evening)|that time)\b", re.IGNORECASE)
+
+
+def mine(words: str) -> str:
+    """The asker's "your"/"yourself" as the answerer says them: "my"/"myself"."""
+    return _YOURSELF_RE.sub("myself", _YOUR_RE.sub("my", words))
 
 
 def hedged(answer: str) -> bool:
@@ -139,6 +147,7 @@ def sentences(text: str) -> list[str]:
     return [m.group(0).strip() for m in _SENTENCE_RE.finditer(text.strip())]
 
 
+@lru_cache(maxsize=64)  # a yes turn asks it twice (``affirmed``, then ``answer.answered``)
 def the_question(previous: str, answerer: str, group: bool = False) -> str | None:
     """The question the turn before ends on, asked of ``answerer``; None when the turn asks
     none or several, reports or quotes one, shouts it, or addresses it to anyone else by
@@ -183,7 +192,7 @@ def _as_statement(question: str) -> str | None:
     m = _YOU_Q_RE.match(q)
     if m is not None:
         aux, rest = m.group(1).lower(), m.group(2)
-        rest = re.sub(r"\byour\b", "my", re.sub(r"\byourself\b", "myself", rest, flags=re.IGNORECASE), flags=re.IGNORECASE)
+        rest = mine(rest)
         if re.search(r"\byou\b", rest, re.IGNORECASE) or _empty(aux, rest.lower().split()):
             return None  # "Do you think you ...": a second clause; "Are you okay?": nothing kept
         if aux == "did":  # "Did you end up moving?" -> "I ended up moving"; else "I did go"

@@ -38,7 +38,7 @@ from __future__ import annotations
 import logging
 import re
 
-from memfs.extract.affirm import GAME_RE, affirmed, hedged, idioms_out, sentences, the_question
+from memfs.extract.affirm import GAME_RE, affirmed, hedged, idioms_out, mine, sentences, the_question
 
 log = logging.getLogger(__name__)
 
@@ -117,10 +117,6 @@ _PAST_DO = {"live": "lived", "work": "worked", "study": "studied", "stay": "stay
             "go to school": "went to school", "go to college": "went to college"}
 
 
-def _mine(words: str) -> str:
-    return re.sub(r"\byour\b", "my", re.sub(r"\byourself\b", "myself", words, flags=re.IGNORECASE), flags=re.IGNORECASE)
-
-
 def _lower_hedge(answer: str) -> str:
     """ "Probably Dune" -> "probably Dune", "About 2,000" -> "about 2,000"; names keep their capitals."""
     lead = answer.split(None, 1)[0] if answer else ""
@@ -151,7 +147,7 @@ def _complete(q: str, answer: str) -> str | None:
             return None  # "How many degrees do you have?" after a sum is no possession
         noun, aux, verb, rest = m.groups()
         said = {"do": f"I {verb}", "have": f"I have {verb}", "will": f"I will {verb}"}[aux.lower()]
-        return f"{said} {_lower_hedge(answer)} {noun}{_mine(rest)}"
+        return f"{said} {_lower_hedge(answer)} {noun}{mine(rest)}"
     if (m := _WHERE_ARE_RE.match(q) or _WHERE_DO_RE.match(q)) is not None:
         place = _PLACE_RE.match(answer)
         if place is None or place.group("name").lower() in _NO_PLACE or any(
@@ -161,12 +157,12 @@ def _complete(q: str, answer: str) -> str | None:
         if m.re is _WHERE_ARE_RE:
             how, rest = m.groups()
             if how.lower() == "from":  # "Where are you from originally?" -> "I am from Manchester originally"
-                return f"I am from {place.group('name')}{more}{_mine(rest)}"
-            return f"I am {how}{_mine(rest)} {(place.group('prep') or 'in ').lower()}{place.group('name')}{more}"
+                return f"I am from {place.group('name')}{more}{mine(rest)}"
+            return f"I am {how}{mine(rest)} {(place.group('prep') or 'in ').lower()}{place.group('name')}{more}"
         aux, verb, rest = m.groups()
         done = _PAST_DO[verb.lower()] if aux.lower() == "did" else verb.lower()
         prep = (place.group("prep") or "in ").lower()
-        return f"I {done}{_mine(rest)} {prep}{place.group('name')}{more}"
+        return f"I {done}{mine(rest)} {prep}{place.group('name')}{more}"
     if (m := _WHEN_IS_RE.match(q) or _WHEN_DO_RE.match(q)) is not None:
         when = _WHEN_RE.match(answer)
         if when is None or m.re is _WHEN_IS_RE and re.search(r"\s(?:up|over|due|out|off|back)$", m.group(1)):
@@ -188,9 +184,9 @@ def _complete(q: str, answer: str) -> str | None:
         if m.re is _WHEN_IS_RE:
             verb = re.match(r"^when(?:'s| (is|was|are|were))", q, re.IGNORECASE)
             be = (verb.group(1) or "is").lower() if verb else "is"
-            return f"{_mine(m.group(1))} {be} {prep}{when_said}"
+            return f"{mine(m.group(1))} {be} {prep}{when_said}"
         aux, verb, rest = m.groups()
-        return f"I {'will ' if future else ''}{verb}{_mine(rest)} {prep}{when_said}"
+        return f"I {'will ' if future else ''}{verb}{mine(rest)} {prep}{when_said}"
     if (m := _WHAT_DO_RE.match(q)) is not None:
         if _VERB_RE.search(answer) or re.match(r"(?:i|i'm|i've|my|we|our)\b", answer, re.IGNORECASE):
             return None  # "I love the food here." says it already; "Tom is great" is a sentence
@@ -201,7 +197,7 @@ def _complete(q: str, answer: str) -> str | None:
         if _SPAN_RE.match(answer) is None:
             return None
         span = answer if re.match(r"^(?:for|since)\b", answer, re.IGNORECASE) else f"for {_lower_hedge(answer)}"
-        return f"I have been {m.group(1)}{_mine(m.group(2))} {span[:1].lower()}{span[1:]}"
+        return f"I have been {m.group(1)}{mine(m.group(2))} {span[:1].lower()}{span[1:]}"
     return None
 
 

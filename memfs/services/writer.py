@@ -7,7 +7,7 @@ the file it changed.
 
 from __future__ import annotations
 
-from memfs.categorize import Categorizer, CategorySpec
+from memfs.categorize import PART_SEP, Categorizer, CategorySpec
 from memfs.core.model import DEFAULT_TYPE_OF_KIND, KIND_OF_TYPE, KINDS, MEMORY_TYPES, Item, normalize_text, parse_when
 from memfs.errors import MemfsError, NotFoundError
 from memfs.index import repository
@@ -84,7 +84,7 @@ def resolve_category(rt: Runtime, category: str | None, item_type: str, vector, 
             name = name[:-3] if name.endswith(".md") else name
             if kind not in KINDS:
                 raise MemfsError(f"unknown kind {kind!r} in {category!r}: use memory/, index/ or skill/")
-            if ("/" in name or "--" in name) and f"{kind}/{name}.md" in rt.ws.category_rels():
+            if ("/" in name or PART_SEP in name) and f"{kind}/{name}.md" in rt.ws.category_rels():
                 return CategorySpec(kind, name, "")  # a nested note or a split part, named exactly
             return CategorySpec(kind, slugify(name), "")
         slug = slugify(category)
