@@ -253,6 +253,16 @@ class Memory:
 
         return _ingest.ingest(self.runtime, paths, progress=progress, allow_relearn=allow_relearn, stop=stop)
 
+    def keep_warm(self) -> int | None:
+        """After an in-process ingest: on a store of `[daemon] auto_start_items` items or
+        more, start a background daemon the next inputs are handed to (services/autodaemon.py).
+        Its pid, or None (a small store, turned off, or a daemon runs already)."""
+        from memfs.services.autodaemon import start, wanted
+
+        if not wanted(self.config, lambda: self.indexer.db.count_items()):
+            return None
+        return start(self.root, self.ws.state)
+
     def file_failure(self, path: Path, err: BaseException) -> tuple[str, bool]:
         """Move an input whose ingest raised to inbox/failed/: (its one-line reason, filed)."""
         from memfs.services import ingest as _ingest

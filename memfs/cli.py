@@ -300,6 +300,11 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
         with _memory() as mem, Progress("memorizing") as bar:
             results = mem.ingest(rest, progress=lambda n, total, added: bar.update(n, total, items=added),
                                  allow_relearn=allow_relearn)
+            warm = mem.keep_warm() if results else None  # a big store: a daemon for the next ones
+        if warm is not None:
+            from memfs.services.autodaemon import started_line
+
+            typer.echo(started_line(warm, mem.config), err=True)
     lines, code = render_results(results, as_json)
     if reply is not None:
         code = max(code, int(reply["exit"]))
@@ -315,45 +320,14 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
 
 
 @app.command()
-def daemon(commit: bool = typer.Option(False, "--commit", help="git commit each processed input.")) -> None:
+def daemon(commit: bool = typer.Option(False, "--commit", help="git commit each processed input."),
+           auto: bool = typer.Option(False, "--auto-started", hidden=True)) -> None:
     """Process inbox/, then watch it (and the store) until SIGINT/SIGTERM."""
     from memfs.daemon import Daemon
 
     with _memory() as mem:
-        code = Daemon(mem, commit=True if commit else None).run()
+        code = Daemon(mem, commit=True if commit else None, auto_started=auto).run()
     raise typer.Exit(code)
-
-
-@app.command()
-def doctor(fix: bool = typer.Option(False, "--fix", help="Repair what is safe to repair: rebuild a damaged or "
-                                    "stale index, remove stale temp files and sockets."),
-           as_json: bool = typer.Option(False, "--json")) -> None:
-    """Check the workspace: config, category files, index, embedder, daemon, inbox, git.
-
-    One line per check; exit 0 when healthy, 1 when a check failed."""
-    from memfs.doctor import run_doctor
-    from memfs.workspace import find_workspace
-
-    report = run_doctor(find_workspace(explicit=_state["dir"]), fix=fix)
-    if as_json:
-        _echo_json({"root": report.root, "healthy": report.healthy,
-                    "checks": [c.model_dump() for c in report.checks]})
-    else:
-        for c in report.checks:
-            if c.fixed:
-                typer.echo(f"fixed {c.name:<14} {c.fixed}")
-            typer.echo(f"{c.level:<4}  {c.name:<14} {c.detail}")
-        if not fix and any(c.fixable and c.level != "ok" for c in report.checks):
-            typer.echo("`memfs doctor --fix` can repair what is marked fixable", err=True)
-    raise typer.Exit(0 if report.healthy else 1)
-
-
-@app.command()
-def retry() -> None:
-    """Move everything in inbox/failed/ back into inbox/."""
-    with _memory() as mem:
-        moved = mem.retry()
-    typer.echo(f"re-queued {len(moved)} file(s)" + (": " + ", ".join(moved) if moved else ""))
 
 
 @app.command()
@@ -364,8 +338,10 @@ def context() -> None:
 
 
 from memfs.cli_agents import register as _register_agent_commands  # noqa: E402
+from memfs.cli_upkeep import register as _register_upkeep_commands  # noqa: E402
 
 _register_agent_commands(app, lambda: _state["dir"])
+_register_upkeep_commands(app, lambda: _state["dir"], _echo_json)
 
 
 def main() -> None:

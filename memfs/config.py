@@ -84,6 +84,15 @@ class IngestConfig(_Section):
                                       "owed). false: embed every fact before its write, as `memfs ingest` does.")
 
 
+class DaemonConfig(_Section):
+    auto_start_items: int = Field(10_000, ge=0, description="A `memfs ingest` done in-process on a store of at "
+                                  "least this many items starts a `memfs daemon` in the background, so the next "
+                                  "ones are handed to a warm process instead of rebuilding the entry files' state "
+                                  "(seconds at 100,000 items); 0 never starts one.")
+    idle_exit_seconds: float = Field(600.0, gt=0, description="A daemon started that way stops after this long "
+                                     "with no input, request or edit.")
+
+
 class GitConfig(_Section):
     autocommit: bool = False
 
@@ -101,6 +110,7 @@ class Config(_Section):
     memory: MemoryFileConfig = MemoryFileConfig()
     ingest: IngestConfig = IngestConfig()
     git: GitConfig = GitConfig()
+    daemon: DaemonConfig = DaemonConfig()
     agents: AgentsConfig = AgentsConfig()
     categories: dict[str, CategoryConfig] = Field(default_factory=dict)
 

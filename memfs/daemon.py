@@ -22,11 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memfs.core.model import KINDS
+from memfs.services.autodaemon import AUTO_PURPOSE, STOPPED_LINE, give_way, idle_seconds
 from memfs.errors import LockedError
 from memfs.fsutil import WriterLock, has_writer
-from memfs.inbox import is_candidate, pending
-from memfs.walk import is_note_rel
+from memfs.inbox import pending
 from memfs.workspace import folder_id, folder_is
 from memfs.warm_write import WriteQueue
 
@@ -42,8 +41,11 @@ FINISH_SECONDS = 15.0
 
 class Daemon:
     def __init__(self, memory: "Memory", log: Callable[[str], None] | None = None, poll: float = 0.05,
-                 commit: bool | None = None) -> None:
+                 commit: bool | None = None, auto_started: bool = False) -> None:
         self.memory = memory
+        #: Started by `memfs ingest` (memfs.services.autodaemon): stops when idle, gives way to a person's daemon.
+        self.auto_started = auto_started
+        self._active_at = time.monotonic()  # the last input or synced edit (idle: memfs.services.autodaemon)
         self.commit = commit  # git commit each processed input (None: as `[git] autocommit` says)
         self.ws = memory.ws
         self.poll = poll
@@ -64,54 +66,14 @@ class Daemon:
 
     # -- events (watchdog thread) -----------------------------------------------------
     def _on_event(self, event) -> None:  # type: ignore[no-untyped-def]
-        src = Path(event.src_path if isinstance(event.src_path, str) else event.src_path.decode())
-        dest = getattr(event, "dest_path", "") or ""
-        dest_path = Path(dest if isinstance(dest, str) else dest.decode()) if dest else None
-        for path, renamed in ((src, False), (dest_path, True)):
-            if path is None:
-                continue
-            try:
-                rel = path.relative_to(self.ws.root)
-            except ValueError:
-                continue
-            parts = rel.parts
-            if not parts:
-                continue
-            if parts[0] == "inbox" and len(parts) == 2 and parts[1] != "failed" and is_candidate(parts[1]):
-                with self._lock:
-                    if renamed and event.event_type == "moved":
-                        self._ready.add(parts[1])
-                    self._seen.setdefault(parts[1], (-1, -1.0, 0.0))
-            elif parts[0] in KINDS and (
-                    (is_candidate(path.name) and is_note_rel(self.ws.root, rel.as_posix()))
-                    or (getattr(event, "is_directory", False) and event.event_type in ("moved", "deleted")
-                        and not path.name.startswith("."))):
-                # The walk's rule (memfs.walk), any depth; a folder moved or deleted changes all in it.
-                with self._lock:
-                    self._store_dirty_at = time.monotonic()
+        from memfs.daemon_watch import on_event
+
+        on_event(self, event)
 
     def _start_observer(self):  # type: ignore[no-untyped-def]
-        from watchdog.events import FileSystemEventHandler
-        from watchdog.observers import Observer
+        from memfs.daemon_watch import start_observer
 
-        daemon = self
-
-        class Handler(FileSystemEventHandler):
-            def on_any_event(self, event) -> None:  # type: ignore[no-untyped-def]
-                if event.event_type in ("created", "modified", "moved", "deleted", "closed"):
-                    daemon._on_event(event)
-
-        observer = Observer()
-        handler = Handler()
-        self.ws.inbox.mkdir(exist_ok=True)
-        observer.schedule(handler, str(self.ws.inbox), recursive=False)
-        for kind in KINDS:
-            folder = self.ws.root / kind
-            folder.mkdir(exist_ok=True)
-            observer.schedule(handler, str(folder), recursive=True)
-        observer.daemon = True
-        observer.start()
-        return observer
+        return start_observer(self)
 
     # -- the loop -----------------------------------------------------------------------
     def _ripe(self, now: float) -> list[Path]:
@@ -177,6 +139,7 @@ class Daemon:
 
     def _process(self, path: Path, defer_views: bool = False) -> None:
         name = path.name
+        self._active_at = time.monotonic()
         try:
             # One batch of a large input per turn: SIGTERM and the inputs behind it wait at
             # most one batch (ingest.batch_segments), never the whole input.
@@ -325,15 +288,33 @@ class Daemon:
         except Exception as err:  # noqa: BLE001 - warming up is an optimisation only
             self.log(f"memfs daemon: warm-up skipped ({type(err).__name__}: {err})")
 
+    def _idle_out(self, now: float, warm) -> bool:  # type: ignore[no-untyped-def]
+        """Started by `memfs ingest` and idle for `[daemon] idle_exit_seconds`: stop."""
+        limit = self.memory.config.daemon.idle_exit_seconds
+        with self._lock:
+            waiting = bool(self._seen or self._partial)
+        if waiting or idle_seconds(now, self._active_at, self.writes.active_at,
+                                   getattr(getattr(warm, "server", None), "active_at", 0.0)) < limit:
+            return False
+        self.log(f"memfs daemon: nothing to do for {limit:g}s (started by memfs ingest); stopping")
+        self.stopping.set()
+        return True
+
     def _rescan(self) -> None:
         for path in pending(self.ws):
             with self._lock:
                 self._seen.setdefault(path.name, (-1, -1.0, 0.0))
 
     def run(self) -> int:
-        lock = WriterLock(self.ws.state / "daemon.lock", timeout=0, purpose="daemon")
+        lock = WriterLock(self.ws.state / "daemon.lock", timeout=0, purpose=AUTO_PURPOSE if self.auto_started
+                          else "daemon")
         try:
-            lock.acquire()
+            try:
+                lock.acquire()
+            except LockedError:  # a person's daemon takes over from one `memfs ingest` started
+                if self.auto_started or not give_way(self.ws.state, self.log):
+                    raise
+                lock.acquire()
         except LockedError:
             self.log(f"memfs daemon: another memfs daemon is already running on {self.ws.root}")
             return 1
@@ -374,6 +355,7 @@ class Daemon:
                     try:
                         report = self.memory.sync(vectors=False)  # the loop fills them, in chunks
                         self._vectors_due = True  # an edit may free a check left to retry
+                        self._active_at = time.monotonic()
                         if report.changed:
                             self.log(f"memfs daemon: synced edits: +{report.items_added} ~{report.items_updated} "
                                      f"-{report.items_removed}")
@@ -384,6 +366,8 @@ class Daemon:
                 if now - last_scan >= RESCAN_SECONDS:
                     self._rescan()
                     last_scan = now
+                    if self.auto_started and self._idle_out(now, warm):
+                        break
                 self.writes.wait_and_drain(self.memory, self.poll)
             self._finish_vectors()
         finally:
@@ -396,5 +380,5 @@ class Daemon:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
             lock.release()
-        self.log("memfs daemon: stopped")
+        self.log(STOPPED_LINE)
         return 0

@@ -9,7 +9,6 @@ front-matter and uncommitted edits are the person's to resolve; doctor only name
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import subprocess
@@ -22,6 +21,7 @@ from pydantic import BaseModel
 
 from memfs.config import Config, load_config
 from memfs.errors import MemfsError
+from memfs.services.autodaemon import AUTO_PURPOSE, lock_holder
 from memfs.workspace import Workspace
 
 Level = Literal["ok", "warn", "fail"]
@@ -195,23 +195,8 @@ def _embedder(ws: Workspace, config: Config) -> Check:
 
 def daemon_pid(ws: Workspace) -> int | None:
     """The pid of the daemon holding this workspace's daemon lock, or None if none runs."""
-    path = ws.state / "daemon.lock"
-    if not path.exists():
-        return None
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except OSError:
-            text = os.pread(fd, 64, 0).decode(errors="replace").split()
-            return int(text[0]) if text and text[0].isdigit() else -1
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    finally:
-        os.close(fd)
+    holder = lock_holder(ws.state)
+    return holder[0] if holder is not None else None
 
 
 def _daemon(ws: Workspace) -> Check:
@@ -225,6 +210,8 @@ def _daemon(ws: Workspace) -> Check:
                          detail=f"not running, but {ws.rel(sock)} is left behind")
         return Check(name="daemon", level="ok", detail="not running (start it with `memfs daemon`)")
     who = f"pid {pid}" if pid > 0 else "pid unknown"
+    if (lock_holder(ws.state) or (0, ""))[1] == AUTO_PURPOSE:
+        who += ", started by `memfs ingest`; it stops when idle"
     if not sock.exists():
         return Check(name="daemon", level="ok", detail=f"running ({who}); no warm recall socket (recall works cold)")
     ms = ping(ws.state)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import TYPE_CHECKING, Any
 
 from memfs.addwire import INGEST_VERB
@@ -61,6 +62,7 @@ def _answer(server: Any, line: bytes) -> bytes:
     """One request line in, one answer out (the server side of the protocol): a JSON line,
     or for RENDER_VERB `ok\n` and the text to print (an error is one `error: ...` line)."""
     req: Any = None
+    server.active_at = time.monotonic()  # a daemon `memfs ingest` started stops when idle (memfs.services.autodaemon)
     try:
         req = json.loads(line)
         verb = req.get("verb")

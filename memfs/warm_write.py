@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 from memfs.addwire import INGEST_VERB, config_key, render_added
@@ -53,10 +54,12 @@ class WriteQueue:
         self._jobs: list[_Job] = []
         self._closed = False
         self.wake = threading.Event()  # set when a job arrives: the loop's wait ends early
+        self.active_at = 0.0  # monotonic time of the last request taken or done (memfs.services.autodaemon)
 
     def submit(self, req: dict, pickup: float = PICKUP_SECONDS) -> dict:
         """The answer for one add request (called from a handler thread)."""
         job = _Job(req)
+        self.active_at = time.monotonic()
         if self.config is not None and req.get("config") != self.config:
             return REFUSED  # the client's config differs from the one this daemon loaded
         with self._lock:
@@ -94,6 +97,7 @@ class WriteQueue:
             try:
                 job.reply = perform(memory, job.req, self._stopping)
             finally:
+                self.active_at = time.monotonic()
                 job.done.set()
 
     def close(self) -> None:

@@ -38,7 +38,7 @@ TIERS: dict[str, int] = {
     # 4 the facade
     "memfs.api": 4,
     # 5 the edges: CLI, daemon, agents' servers, doctor
-    "memfs.cli": 5, "memfs.cli_agents": 5, "memfs.console": 5, "memfs.coldrecall": 5, "memfs.daemon": 5, "memfs.warm": 5,
+    "memfs.cli": 5, "memfs.cli_agents": 5, "memfs.cli_upkeep": 5, "memfs.daemon_watch": 5, "memfs.console": 5, "memfs.coldrecall": 5, "memfs.daemon": 5, "memfs.warm": 5,
     "memfs.warm_write": 5, "memfs.addwire": 0,  # `memfs add` over the daemon's socket (addwire: stdlib only)
     "memfs.doctor": 5, "memfs.agents": 5,
 }
