@@ -1,7 +1,7 @@
 """A one-shot `memfs ingest FILE` (a fresh process; with --daemon, one handing it to a daemon) as the store grows
 (issue #18 item 4).
 
-    python bench/oneshot_ingest.py --store-cache DIR --tree base=/path/to/old --tree this=. [--runs 5] [--daemon]
+    python bench/oneshot_ingest.py --store-cache DIR --tree base=/path/to/old --tree this=. [--runs 5] [--daemon | --auto]
 
 The README's own command: each run is a whole `memfs -C STORE ingest chat.json` process (the
 installed script's entry, `memfs.console.entry`, run by this interpreter), timed from outside (interpreter start, imports, the pipeline, the entry files a
@@ -18,6 +18,13 @@ of each store, started and caught up (its "caught up" line and socket) before th
 ingest and stopped with SIGTERM after the timed ones: each run is still a whole CLI process,
 which hands the file to the daemon (memfs.addwire.try_daemon_ingest). Every such run must
 not have loaded memfs.api (the CLI ingesting locally would), else the bench fails.
+
+Without --daemon or --auto every run is a fresh process doing the whole ingest itself
+(`[daemon] auto_start_items` = 0). With --auto the config is the default one: the untimed
+first ingest of a store of `auto_start_items` items or more starts a daemon in the background
+(memfs.services.autodaemon), the bench waits until it has caught up (the time is reported),
+times the runs as a user's next commands would go (each says whether it was handed over)
+and stops that daemon with SIGTERM at the end.
 """
 
 from __future__ import annotations
@@ -49,21 +56,30 @@ TRACED = ("import sys\ntry:\n    from memfs.console import entry; entry()\nfinal
 READY_TIMEOUT = 600.0  # a daemon's catch-up at 100,000 items
 
 
-def tree_env(tree: Path) -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=str(tree), MEMFS_EMBEDDER_PROVIDER="hashing")
+def tree_env(tree: Path, auto: bool = False) -> dict[str, str]:
+    env = dict(os.environ, PYTHONPATH=str(tree), MEMFS_EMBEDDER_PROVIDER="hashing")
+    if not auto:  # (a tree without the setting ignores it: MEMFS_DAEMON is no section there)
+        env["MEMFS_DAEMON_AUTO_START_ITEMS"] = "0"
+    return env
 
 
-def ingest_once(tree: Path, root: Path, chat: Path, daemon: bool = False) -> float:
-    env = tree_env(tree)
+#: Whether each timed run was handed to a daemon (--auto), per tree and size.
+HANDED: dict[str, dict[str, list[bool]]] = {}
+
+
+def ingest_once(tree: Path, root: Path, chat: Path, daemon: bool = False, auto: bool = False) -> float:
+    env = tree_env(tree, auto)
     t = time.perf_counter()
     # cwd: `-c` puts the current folder first on sys.path, before PYTHONPATH's tree
-    done = subprocess.run([sys.executable, "-c", TRACED if daemon else ENTRY, "-C", str(root), "ingest", str(chat)],
-                          env=env, capture_output=True, text=True, cwd=root.parent)
+    done = subprocess.run([sys.executable, "-c", TRACED if daemon or auto else ENTRY, "-C", str(root), "ingest",
+                           str(chat)], env=env, capture_output=True, text=True, cwd=root.parent)
     took = time.perf_counter() - t
     if done.returncode != 0 or "+10 added" not in done.stdout:
         raise SystemExit(f"{tree}: ingest failed: {done.stdout}{done.stderr}")
     if daemon and "\napi loaded: False\n" not in done.stderr:
         raise SystemExit(f"{tree}: the CLI did not hand {chat.name} to the daemon: {done.stderr}")
+    if auto:
+        HANDED.setdefault(str(tree), {}).setdefault(root.name, []).append("\napi loaded: False\n" in done.stderr)
     where = subprocess.run([sys.executable, "-c", "import memfs; print(memfs.__file__)"], env=env, cwd=root.parent,
                            capture_output=True, text=True).stdout.strip()
     if not where.startswith(str(tree)):
@@ -87,6 +103,51 @@ def start_daemon(tree: Path, root: Path, log: Path) -> tuple[subprocess.Popen[by
     return proc, time.perf_counter() - t
 
 
+def auto_daemon_pid(root: Path) -> int | None:
+    """The pid in the daemon lock of ROOT, if a daemon holds it (memfs.services.autodaemon.lock_holder)."""
+    import fcntl
+
+    try:
+        fd = os.open(root / ".memfs" / "daemon.lock", os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            words = os.pread(fd, 64, 0).decode(errors="replace").split()
+            return int(words[0]) if words and words[0].isdigit() else None
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def wait_auto_daemon(tree: Path, root: Path) -> float | None:
+    """Seconds until the daemon the first ingest started (if any) has caught up and listens."""
+    t = time.perf_counter()
+    log, sock = root / ".memfs" / "daemon.log", root / ".memfs" / "daemon.sock"
+    time.sleep(0.5)  # its lock is taken within this
+    if auto_daemon_pid(root) is None:
+        return None
+    while not (log.exists() and "memfs daemon: caught up" in log.read_text(errors="replace") and sock.exists()):
+        if auto_daemon_pid(root) is None or time.perf_counter() - t > READY_TIMEOUT:
+            raise SystemExit(f"{tree}: the started daemon on {root} exited or did not catch up:\n"
+                             f"{log.read_text(errors='replace') if log.exists() else ''}")
+        time.sleep(0.05)
+    return time.perf_counter() - t + 0.5
+
+
+def stop_auto_daemon(root: Path) -> None:
+    pid = auto_daemon_pid(root)
+    if pid is None:
+        return
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.perf_counter() + 120
+    while auto_daemon_pid(root) is not None and time.perf_counter() < deadline:
+        time.sleep(0.1)
+
+
 def stop_daemon(tree: Path, proc: subprocess.Popen[bytes], log: Path) -> str:
     """SIGTERM, which must end it with 0; its log."""
     proc.send_signal(signal.SIGTERM)
@@ -108,6 +169,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json", type=Path)
     ap.add_argument("--daemon", action="store_true", help="a memfs daemon runs on each store (the CLI hands it over)")
+    ap.add_argument("--auto", action="store_true", help="the default config: the first ingest of a big store "
+                    "starts a daemon the next ones are handed to")
     args = ap.parse_args()
     trees = {name: Path(path).resolve() for name, path in (t.split("=", 1) for t in args.tree)}
     rng = random.Random(11)
@@ -133,14 +196,20 @@ def main() -> int:
                 for name, tree in trees.items() if args.daemon else ():
                     log = tmp / f"daemon-{name}-{size}.log"
                     daemons[name] = (*start_daemon(tree, roots[name], log), log)
-                first = {name: ingest_once(tree, roots[name], chats[0], args.daemon) for name, tree in trees.items()}
+                first = {name: ingest_once(tree, roots[name], chats[0], args.daemon, args.auto)
+                         for name, tree in trees.items()}
+                started = {name: wait_auto_daemon(tree, roots[name]) for name, tree in trees.items()} \
+                    if args.auto else {}
+                HANDED.clear()  # the timed runs only
                 times: dict[str, list[float]] = {name: [] for name in trees}
                 for chat in chats[1:]:
                     for name, tree in trees.items():
-                        times[name].append(ingest_once(tree, roots[name], chat, args.daemon))
+                        times[name].append(ingest_once(tree, roots[name], chat, args.daemon, args.auto))
                 for name, (proc, _, log) in daemons.items():
                     print(f"{size:>7} items  {name}: daemon log:\n{stop_daemon(trees[name], proc, log)}", end="")
             finally:
+                for root in roots.values() if args.auto else ():
+                    stop_auto_daemon(root)
                 for proc, _, _ in daemons.values():
                     if proc.poll() is None:
                         proc.kill()
@@ -149,6 +218,10 @@ def main() -> int:
                 shutil.rmtree(roots[name], ignore_errors=True)
                 out.setdefault(name, {})[str(size)] = times[name]
                 ready = f", daemon ready in {daemons[name][1]:.2f} s" if name in daemons else ""
+                if args.auto:
+                    handed = HANDED.get(str(trees[name]), {}).get(roots[name].name, [])
+                    ready = (f", a daemon started, ready {started[name]:.2f} s after it" if started.get(name)
+                             else ", no daemon started") + f"; handed over: {sum(handed)} of {len(handed)}"
                 print(f"{size:>7} items  {name}: median {statistics.median(times[name]):.2f} s "
                       f"{[round(t, 2) for t in times[name]]} (first, untimed: {first[name]:.2f} s{ready})", flush=True)
     for name, by_size in out.items():
