@@ -300,7 +300,11 @@ def ingest(paths: list[Path] = typer.Argument(..., help="Files to memorize (any 
         with _memory() as mem, Progress("memorizing") as bar:
             results = mem.ingest(rest, progress=lambda n, total, added: bar.update(n, total, items=added),
                                  allow_relearn=allow_relearn)
-            warm = mem.keep_warm() if results else None  # a big store: a daemon for the next ones
+            try:
+                warm = mem.keep_warm() if results else None  # a big store: a daemon for the next ones
+            except OSError as err:  # the input is memorized all the same
+                typer.echo(f"memfs: warning: could not start a daemon for this store: {err}", err=True)
+                warm = None
         if warm is not None:
             from memfs.services.autodaemon import started_line
 

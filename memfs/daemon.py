@@ -289,10 +289,16 @@ class Daemon:
             self.log(f"memfs daemon: warm-up skipped ({type(err).__name__}: {err})")
 
     def _idle_out(self, now: float, warm) -> bool:  # type: ignore[no-untyped-def]
-        """Started by `memfs ingest` and idle for `[daemon] idle_exit_seconds`: stop."""
+        """Started by `memfs ingest`: stop when idle for `[daemon] idle_exit_seconds` (no input
+        waiting, no edit to sync), or once a CLI with another config asked (the next
+        in-process ingest then starts a daemon with that config)."""
+        if self.writes.foreign.is_set():
+            self.log("memfs daemon: a CLI with another config (memfs.toml or MEMFS_* changed) asked; stopping")
+            self.stopping.set()
+            return True
         limit = self.memory.config.daemon.idle_exit_seconds
         with self._lock:
-            waiting = bool(self._seen or self._partial)
+            waiting = bool(self._seen or self._partial) or self._store_dirty_at is not None
         if waiting or idle_seconds(now, self._active_at, self.writes.active_at,
                                    getattr(getattr(warm, "server", None), "active_at", 0.0)) < limit:
             return False

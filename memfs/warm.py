@@ -62,10 +62,11 @@ def _answer(server: Any, line: bytes) -> bytes:
     """One request line in, one answer out (the server side of the protocol): a JSON line,
     or for RENDER_VERB `ok\n` and the text to print (an error is one `error: ...` line)."""
     req: Any = None
-    server.active_at = time.monotonic()  # a daemon `memfs ingest` started stops when idle (memfs.services.autodaemon)
     try:
         req = json.loads(line)
         verb = req.get("verb")
+        if verb not in (ADD_VERB, INGEST_VERB):  # (a write counts once its queue takes it)
+            server.active_at = time.monotonic()  # a daemon `memfs ingest` started stops when idle
         if verb == "ping":  # `memfs doctor`: is anyone answering?
             return b'{"ok": true}\n'
         if verb in (ADD_VERB, INGEST_VERB):  # performed by the daemon's loop (memfs.warm_write)
@@ -105,6 +106,8 @@ def query_embedder(shared: Any) -> Any:
 #: default is 5: eight recall loops on a busy machine overflowed it; half their requests
 #: failed over to a cold recall).
 BACKLOG = 128
+#: How long a stopping daemon waits for a queued client's request line.
+BACKLOG_READ_SECONDS = 2.0
 
 
 def _server_class() -> type:
@@ -136,7 +139,6 @@ class WarmServer:
     """Serves recall from a reader Memory of its own (own SQLite connection, shared model)."""
 
     def __init__(self, memory: "Memory", writes: Any = None) -> None:
-        import socketserver
         import threading
 
         from memfs.api import Memory
@@ -181,17 +183,39 @@ class WarmServer:
         self.thread.start()
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
         # Only our own socket: after `rm -rf .memfs` a second daemon may have bound the same
-        # path by now, and removing its socket left it running without warm recall.
+        # path by now, and removing its socket left it running without warm recall. Removed
+        # first: a client connecting from now on finds no daemon and does the work itself.
         try:
             now = os.stat(self.path)
             if (now.st_dev, now.st_ino) == self._bound:
                 self.path.unlink()
         except FileNotFoundError:
             pass
+        self.server.shutdown()
+        self._answer_backlog()
+        self.server.server_close()
         self.server.memory.close()  # type: ignore[attr-defined]
+
+    def _answer_backlog(self) -> None:
+        """Answer the connections still queued on the socket: closing it reset them, and a
+        client whose request was sent then reports an unknown outcome (maybe done) for a
+        write the daemon never read. A stopping daemon refuses writes, so each such client
+        does its write itself (a recall is answered)."""
+        sock = self.server.socket
+        sock.setblocking(False)
+        while True:
+            try:
+                conn, addr = sock.accept()
+            except OSError:  # BlockingIOError: none left
+                return
+            try:
+                conn.settimeout(BACKLOG_READ_SECONDS)
+                self.server.finish_request(conn, addr)
+            except OSError:
+                pass
+            finally:
+                self.server.shutdown_request(conn)
 
 
 def start_warm(memory: "Memory", writes: "WriteQueue", log: "Callable[[str], None]") -> "WarmServer | None":

@@ -55,13 +55,17 @@ class WriteQueue:
         self._closed = False
         self.wake = threading.Event()  # set when a job arrives: the loop's wait ends early
         self.active_at = 0.0  # monotonic time of the last request taken or done (memfs.services.autodaemon)
+        #: Set when a request came with another config (memfs.toml edited, other MEMFS_*): a
+        #: daemon `memfs ingest` started stops then, so the next ingest starts one with it.
+        self.foreign = threading.Event()
 
     def submit(self, req: dict, pickup: float = PICKUP_SECONDS) -> dict:
         """The answer for one add request (called from a handler thread)."""
         job = _Job(req)
-        self.active_at = time.monotonic()
         if self.config is not None and req.get("config") != self.config:
+            self.foreign.set()
             return REFUSED  # the client's config differs from the one this daemon loaded
+        self.active_at = time.monotonic()
         with self._lock:
             if self._closed or self._stopping.is_set():
                 return REFUSED

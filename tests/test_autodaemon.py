@@ -20,11 +20,17 @@ from tests.support.cli import env, init, run
 from tests.support.daemon import cli_traced, serving, wait
 
 
+#: Each chat says different things (near-duplicates would be merged into one line).
+_SAID = [("I keep my bicycle in the blue shed behind the bakery.", "I started a pottery class at the community centre."),
+         ("My sister Mira moved to Porto for a design job.", "Our landlord Viktor raised the rent by ninety euros."),
+         ("I adopted a grey parrot called Zorkel from the shelter.", "The quarterly budget review moved to Thursday.")]
+
+
 def _chat(n: int) -> dict:
+    ola, tess = _SAID[n - 1]
     return {"format": "memfs.conversation/1", "participants": ["Ola", "Tess"],
             "sessions": [{"id": f"S{n}", "time": f"2026-03-0{n} 10:00", "turns": [
-                {"id": f"S{n}:1", "speaker": "Ola", "text": f"I keep bicycle number {n} in the blue shed behind the bakery."},
-                {"id": f"S{n}:2", "speaker": "Tess", "text": f"I started pottery class {n} at the community centre."}]}]}
+                {"id": f"S{n}:1", "speaker": "Ola", "text": ola}, {"id": f"S{n}:2", "speaker": "Tess", "text": tess}]}]}
 
 
 def _auto_env(idle: float = 60.0, items: int = 1, **extra: str) -> dict[str, str]:
@@ -164,3 +170,139 @@ def test_a_started_daemon_that_died_is_not_started_again_at_every_ingest(tmp_pat
     os.utime(log, (old, old))
     out = run(["ingest", str(chats[1])], ws, e=_auto_env())
     assert "started a daemon" in out.stderr and lock_holder(ws / ".memfs") is not None
+
+
+def test_an_ingest_sent_as_the_daemon_stops_on_its_own_is_done_here(tmp_path: Path, chats: list[Path],
+                                                                    stores: list[Path]) -> None:
+    """Its socket's queued connections are answered (refused), not reset: a reset read as
+    "the daemon took it and gave no answer", and the input was never memorized."""
+    for trial in range(2):
+        ws = init(tmp_path / f"w{trial}")
+        stores.append(ws)
+        run(["ingest", str(chats[0])], ws, e=_auto_env(idle=2))
+        log = ws / ".memfs" / LOG_NAME
+        wait(lambda: "nothing to do" in log.read_text(), 60, "the idle stop")
+        out = run(["ingest", str(chats[1])], ws, e=_auto_env(idle=2), check=False)
+        assert out.returncode == 0 and out.stdout.startswith("chat2.json: +"), out.stderr
+        text = "".join(p.read_text(encoding="utf-8") for p in (ws / "memory").rglob("*.md"))
+        assert "bicycle" in text and "Mira" in text
+
+
+def test_a_started_daemon_stops_when_a_cli_with_another_config_asks(tmp_path: Path, chats: list[Path],
+                                                                     stores: list[Path]) -> None:
+    ws = init(tmp_path / "w")
+    stores.append(ws)
+    run(["ingest", str(chats[0])], ws, e=_auto_env())
+    first = lock_holder(ws / ".memfs")
+    assert first is not None
+    wait(lambda: (ws / ".memfs" / "daemon.sock").exists(), 60, "the started daemon listens")
+    config = ws / "memfs.toml"
+    config.write_text(config.read_text(encoding="utf-8") + "\n# a person edited this file\n", encoding="utf-8")
+    out, local = cli_traced(ws, ["ingest", str(chats[1])], _auto_env())
+    assert out.returncode == 0 and local  # refused by the daemon of the old config: done here
+    wait(lambda: lock_holder(ws / ".memfs") is None, 60, "the stale daemon stops")
+    assert "another config" in (ws / ".memfs" / LOG_NAME).read_text()
+    out = run(["ingest", str(chats[2])], ws, e=_auto_env())
+    assert "started a daemon" in out.stderr  # one with the new config
+    second = lock_holder(ws / ".memfs")
+    assert second is not None and second[0] != first[0]
+
+
+def test_a_started_daemon_does_not_stop_while_a_person_keeps_editing(tmp_path: Path, chats: list[Path],
+                                                                     stores: list[Path]) -> None:
+    ws = init(tmp_path / "w")
+    stores.append(ws)
+    run(["ingest", str(chats[0])], ws, e=_auto_env(idle=2))
+    holder = lock_holder(ws / ".memfs")
+    assert holder is not None
+    note = ws / "memory" / "notes.md"
+    end = time.monotonic() + 5
+    n = 0
+    while time.monotonic() < end:  # a save every 0.3 s: never 2 s without an edit, never 0.5 s settled
+        n += 1
+        with open(note, "a", encoding="utf-8") as fh:
+            fh.write(f"- Ola's locker code {n} is quuxblue{n}.\n")
+        time.sleep(0.3)
+    assert lock_holder(ws / ".memfs") == holder  # still running when the edits end
+    wait(lambda: lock_holder(ws / ".memfs") is None, 60, "the idle stop after the edits")
+    log = (ws / ".memfs" / LOG_NAME).read_text()
+    assert log.index("synced edits") < log.index("nothing to do")  # the last edit synced before it left
+    hits = json.loads(run(["recall", f"quuxblue{n}", "--json"], ws, e=_auto_env(items=0)).stdout)
+    assert any(f"quuxblue{n}." in h["text"] for h in hits)
+
+
+def test_a_daemon_hands_over_ingests_after_its_index_was_deleted(tmp_path: Path, chats: list[Path],
+                                                                 stores: list[Path]) -> None:
+    """`.memfs/` is a cache: deleted under a daemon that ingested over its socket, the next
+    handed-over ingest works (its replay ledger's tables are made again)."""
+    import shutil
+
+    ws = init(tmp_path / "w")
+    stores.append(ws)
+    mine = serving(ws, tmp_path / "mine.log", env())
+    try:
+        out, local = cli_traced(ws, ["ingest", str(chats[0])], env())
+        assert out.returncode == 0 and not local, out.stderr
+        shutil.rmtree(ws / ".memfs")
+        wait(lambda: "rebuilding the index" in mine.log() and (ws / ".memfs" / "daemon.sock").exists(), 60,
+             "the daemon rebuilt its index")
+        wait(lambda: mine.log().count("caught up") >= 1 and "rebuild after" not in mine.log(), 5, "no failure")
+        for chat in chats[1:]:
+            out, _ = cli_traced(ws, ["ingest", str(chat)], env())
+            assert out.returncode == 0 and out.stdout.startswith(f"{chat.name}: +"), out.stderr
+    finally:
+        assert mine.stop() == 0
+
+
+def test_a_daemon_that_cannot_be_started_leaves_the_ingest_done(tmp_path: Path, chats: list[Path],
+                                                                stores: list[Path]) -> None:
+    ws = init(tmp_path / "w")
+    stores.append(ws)
+    (ws / ".memfs" / LOG_NAME).mkdir(parents=True)  # its log cannot be opened
+    out = run(["ingest", str(chats[0])], ws, e=_auto_env(), check=False)
+    assert out.returncode == 0 and out.stdout.startswith("chat1.json: +")
+    assert "memfs: warning: could not start a daemon for this store" in out.stderr
+    assert lock_holder(ws / ".memfs") is None
+
+
+_HOLDER = """
+import fcntl, os, signal, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.flock(fd, fcntl.LOCK_EX)
+os.ftruncate(fd, 0); os.write(fd, f"{os.getpid()} daemon-auto\\n".encode())
+busy = float(sys.argv[2])  # seconds it goes on after SIGTERM (an input to finish), -1: forever
+signal.signal(signal.SIGTERM, lambda *_: (time.sleep(busy), sys.exit(0)) if busy >= 0 else None)
+print("locked", flush=True)
+while True:
+    time.sleep(0.05)
+"""
+
+
+@pytest.mark.parametrize("busy", [1.5, -1.0])
+def test_a_persons_daemon_waits_for_a_busy_started_one_or_says_why_not(tmp_path: Path, busy: float,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """give_way against a real process holding the lock as a started daemon: one still on
+    its input is waited for (with notices); one that never stops is named, never killed."""
+    import subprocess
+    import sys
+
+    from memfs.services import autodaemon
+
+    state = tmp_path / ".memfs"
+    state.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(state / "daemon.lock"), str(busy)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
+        monkeypatch.setattr(autodaemon, "GIVE_WAY_NOTICE_SECONDS", 0.5)
+        said: list[str] = []
+        took = autodaemon.give_way(state, said.append, timeout=1.0 if busy < 0 else 30.0)
+        assert took is (busy >= 0)
+        assert any("still waiting" in line for line in said)
+        if busy < 0:
+            assert "did not stop within 1s" in said[-1] and proc.poll() is None
+        else:
+            assert proc.wait(timeout=10) == 0
+    finally:
+        proc.kill()
+        proc.wait()

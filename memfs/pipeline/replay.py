@@ -57,6 +57,10 @@ class MessageLedger:
         self.rt = rt
         self._ready = False
 
+    def reset(self) -> None:
+        """The index was reset (deleted, rebuilt): reconcile again, its tables made anew."""
+        self._ready = False
+
     def _conversation_resources(self) -> set[str]:
         root = self.rt.ws.resources
         found: set[str] = set()

@@ -37,9 +37,12 @@ LOCK_NAME = "daemon.lock"
 LOG_NAME = "daemon.log"
 #: The log is started afresh past this size (one line an input).
 LOG_MAX = 1 << 20
-#: How long a person's `memfs daemon` waits for a started one to finish and stop (its clean
-#: stop fills owed vectors for at most memfs.daemon.FINISH_SECONDS).
-GIVE_WAY_SECONDS = 40.0
+#: How long a person's `memfs daemon` waits for a started one to stop: it finishes the input
+#: (or batch of a large one) it is on and fills owed vectors for at most
+#: memfs.daemon.FINISH_SECONDS; an LLM mode batch can take minutes.
+GIVE_WAY_SECONDS = 600.0
+#: How often the waiting daemon says it still waits.
+GIVE_WAY_NOTICE_SECONDS = 30.0
 #: After a started daemon ended without a clean stop, how long before another is started.
 RETRY_SECONDS = 600.0
 #: A daemon's last log line when it stopped cleanly (memfs.daemon).
@@ -139,11 +142,17 @@ def give_way(state: Path, log: Callable[[str], None], timeout: float = GIVE_WAY_
         pass
     except PermissionError:
         return False
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    started = time.monotonic()
+    notice = started + GIVE_WAY_NOTICE_SECONDS
+    while time.monotonic() < started + timeout:
         if lock_holder(state) is None:
             return True
+        if time.monotonic() >= notice:
+            log(f"memfs daemon: still waiting for pid {pid} to finish the input it is on")
+            notice += GIVE_WAY_NOTICE_SECONDS
         time.sleep(0.1)
+    log(f"memfs daemon: pid {pid} did not stop within {timeout:g}s; it was asked to: start `memfs daemon` "
+        "again once it has")
     return False
 
 

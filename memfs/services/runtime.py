@@ -155,6 +155,7 @@ class Runtime:
         self._journal = None
         if self._memorizer is not None:
             self._memorizer.ctx.searcher = None
+            self._memorizer.ledger.reset()  # its tables are gone with the index
         if damaged is not None:
             move_aside(self.ws.state / "index.sqlite3", damaged)
 
