@@ -40,14 +40,16 @@ ANSWER_TIMEOUT = 300.0
 INGEST_TIMEOUT = 3600.0
 CONNECT_TIMEOUT = 2.0
 #: MEMFS_* variables that do not change the config (where, whether, how loudly), so a CLI and
-#: a daemon that differ only in them still agree.
+#: a daemon that differ only in them still agree; so do MEMFS_DAEMON_* (when a daemon starts
+#: and stops, not what a write does).
 _NOT_CONFIG = ("MEMFS_DIR", "MEMFS_NO_WARM", "MEMFS_DEBUG", "MEMFS_PROGRESS_DELAY")
 
 
 def config_key(root: str | Path) -> str:
     """The key of the config this process would add with in `root` (memfs.configsnap's,
     over the environment without the variables that are not config)."""
-    env = {k: v for k, v in os.environ.items() if k not in _NOT_CONFIG and not k.startswith("MEMFS_TEST_")}
+    env = {k: v for k, v in os.environ.items() if k not in _NOT_CONFIG and not k.startswith(("MEMFS_TEST_",
+                                                                                           "MEMFS_DAEMON_"))}
     return snapshot_key(str(root), env)
 
 

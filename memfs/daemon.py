@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memfs.addwire import config_key
 from memfs.services.autodaemon import AUTO_PURPOSE, STOPPED_LINE, give_way, idle_seconds
 from memfs.errors import LockedError
 from memfs.fsutil import WriterLock, has_writer
@@ -292,10 +293,12 @@ class Daemon:
         """Started by `memfs ingest`: stop when idle for `[daemon] idle_exit_seconds` (no input
         waiting, no edit to sync), or once a CLI with another config asked (the next
         in-process ingest then starts a daemon with that config)."""
-        if self.writes.foreign.is_set():
-            self.log("memfs daemon: a CLI with another config (memfs.toml or MEMFS_* changed) asked; stopping")
-            self.stopping.set()
-            return True
+        if self.writes.foreign.is_set():  # a CLI with another config asked: memfs.toml edited?
+            self.writes.foreign.clear()
+            if config_key(self.ws.root) != self.writes.config:
+                self.log("memfs daemon: memfs.toml changed since this daemon started; stopping")
+                self.stopping.set()
+                return True
         limit = self.memory.config.daemon.idle_exit_seconds
         with self._lock:
             waiting = bool(self._seen or self._partial) or self._store_dirty_at is not None
@@ -307,6 +310,8 @@ class Daemon:
         return True
 
     def _rescan(self) -> None:
+        if self.auto_started:  # it serves the CLI; what lands in inbox/ waits for `memfs ingest`
+            return
         for path in pending(self.ws):
             with self._lock:
                 self._seen.setdefault(path.name, (-1, -1.0, 0.0))
@@ -337,6 +342,8 @@ class Daemon:
             started = time.monotonic()
             self.memory.sync(vectors=False)  # the loop fills pending vectors, in chunks
             warm = self._start_warm()
+            if warm is None and self.auto_started:  # nothing can be handed to it: of no use
+                self.stopping.set()
             self._rescan()
             self.log(f"memfs daemon: watching {self.ws.root} (pid {__import__('os').getpid()})")
             self._refresh_root_files()  # a previous run may have died between archive and views

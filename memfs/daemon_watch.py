@@ -53,7 +53,8 @@ def on_event(daemon: "Daemon", event: Any) -> None:
         parts = rel.parts
         if not parts:
             continue
-        if parts[0] == "inbox" and len(parts) == 2 and parts[1] != "failed" and is_candidate(parts[1]):
+        if parts[0] == "inbox" and len(parts) == 2 and parts[1] != "failed" and is_candidate(parts[1]) \
+                and not daemon.auto_started:  # (one `memfs ingest` started leaves inbox/ to the CLI)
             with daemon._lock:
                 if renamed and event.event_type == "moved":
                     daemon._ready.add(parts[1])

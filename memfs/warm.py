@@ -106,8 +106,9 @@ def query_embedder(shared: Any) -> Any:
 #: default is 5: eight recall loops on a busy machine overflowed it; half their requests
 #: failed over to a cold recall).
 BACKLOG = 128
-#: How long a stopping daemon waits for a queued client's request line.
-BACKLOG_READ_SECONDS = 2.0
+#: How long a connection may take to send its request line (a client stalled by load sends
+#: within this; one that never does frees its thread).
+HANDLER_READ_SECONDS = 10.0
 
 
 def _server_class() -> type:
@@ -124,13 +125,25 @@ def _handler_class() -> type:
     # imports this module for try_warm_recall does not pay for them.
     import socketserver
 
+    import threading
+
     class _Handler(socketserver.StreamRequestHandler):
+        timeout = HANDLER_READ_SECONDS  # (the connection's: a client that never sends ends here)
+
         def handle(self) -> None:
-            answer = _answer(self.server, self.rfile.readline(MAX_REQUEST))
+            live = getattr(self.server, "live", None)
+            me = threading.current_thread()
+            if live is not None:  # a stopping daemon waits for it (WarmServer.stop)
+                live.add(me)
             try:
-                self.wfile.write(answer)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client is gone (Ctrl-C): what it asked is done all the same
+                answer = _answer(self.server, self.rfile.readline(MAX_REQUEST))
+                try:
+                    self.wfile.write(answer)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client is gone (Ctrl-C): what it asked is done all the same
+            finally:
+                if live is not None:
+                    live.discard(me)
 
     return _Handler
 
@@ -160,6 +173,7 @@ class WarmServer:
         self.server.lock = threading.Lock()  # type: ignore[attr-defined]
         self.server.writes = writes  # type: ignore[attr-defined]  # a WriteQueue: `memfs add` served
         self.server.daemon_threads = True
+        self.server.live = set()  # type: ignore[attr-defined]  # handler threads at work (stop waits)
         self.thread = threading.Thread(target=self._serve, daemon=True, name="memfs-warm")
 
     def _serve(self) -> None:
@@ -194,6 +208,12 @@ class WarmServer:
             pass
         self.server.shutdown()
         self._answer_backlog()
+        # The requests being read or answered now: the process must not end under them (its
+        # threads are daemon threads), or a client whose request is read late (a stalled
+        # machine) is cut off and reports a lost answer for a write never done.
+        deadline = time.monotonic() + HANDLER_READ_SECONDS + 2.0
+        for thread in list(self.server.live):  # type: ignore[attr-defined]
+            thread.join(max(0.0, deadline - time.monotonic()))
         self.server.server_close()
         self.server.memory.close()  # type: ignore[attr-defined]
 
@@ -209,8 +229,7 @@ class WarmServer:
                 conn, addr = sock.accept()
             except OSError:  # BlockingIOError: none left
                 return
-            try:
-                conn.settimeout(BACKLOG_READ_SECONDS)
+            try:  # (the handler reads with its own timeout, HANDLER_READ_SECONDS)
                 self.server.finish_request(conn, addr)
             except OSError:
                 pass

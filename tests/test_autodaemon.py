@@ -201,7 +201,7 @@ def test_a_started_daemon_stops_when_a_cli_with_another_config_asks(tmp_path: Pa
     out, local = cli_traced(ws, ["ingest", str(chats[1])], _auto_env())
     assert out.returncode == 0 and local  # refused by the daemon of the old config: done here
     wait(lambda: lock_holder(ws / ".memfs") is None, 60, "the stale daemon stops")
-    assert "another config" in (ws / ".memfs" / LOG_NAME).read_text()
+    assert "memfs.toml changed since this daemon started" in (ws / ".memfs" / LOG_NAME).read_text()
     out = run(["ingest", str(chats[2])], ws, e=_auto_env())
     assert "started a daemon" in out.stderr  # one with the new config
     second = lock_holder(ws / ".memfs")
@@ -306,3 +306,87 @@ def test_a_persons_daemon_waits_for_a_busy_started_one_or_says_why_not(tmp_path:
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_started_daemon_leaves_inbox_files_to_the_cli(tmp_path: Path, chats: list[Path],
+                                                        stores: list[Path]) -> None:
+    """`memfs ingest inbox/X` a moment after the copy: the daemon did not take X first (which
+    made the CLI say "failed: not a regular file" for an input that was memorized)."""
+    import shutil
+
+    ws = init(tmp_path / "w")
+    stores.append(ws)
+    run(["ingest", str(chats[0])], ws, e=_auto_env())
+    wait(lambda: (ws / ".memfs" / "daemon.sock").exists(), 60, "the started daemon listens")
+    for chat in chats[1:]:
+        shutil.copy(chat, ws / "inbox" / chat.name)
+    time.sleep(1.5)  # settled long past ingest.settle_seconds
+    assert sorted(p.name for p in (ws / "inbox").glob("*.json")) == ["chat2.json", "chat3.json"]
+    out, local = cli_traced(ws, ["ingest", str(ws / "inbox" / "chat2.json"), str(ws / "inbox" / "chat3.json")],
+                            _auto_env())
+    assert out.returncode == 0 and not local, out.stderr
+    assert [line.split(":")[0] for line in out.stdout.splitlines()] == ["chat2.json", "chat3.json"]
+    assert "failed" not in out.stdout + out.stderr
+
+
+def test_no_daemon_is_started_where_its_socket_cannot_be_bound(tmp_path: Path, chats: list[Path],
+                                                               stores: list[Path]) -> None:
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    ws = init(deep / "w")
+    stores.append(ws)
+    assert len(os.fsencode(ws / ".memfs" / "daemon.sock")) > 107
+    out = run(["ingest", str(chats[0])], ws, e=_auto_env())
+    assert out.stdout.startswith("chat1.json: +") and "started a daemon" not in out.stderr
+    assert lock_holder(ws / ".memfs") is None
+
+
+def test_a_cli_with_other_settings_is_refused_and_the_daemon_stays(tmp_path: Path, chats: list[Path],
+                                                                   stores: list[Path]) -> None:
+    """Only memfs.toml changing stops a started daemon: a CLI with other MEMFS_* settings
+    ingests in-process beside it (two such CLIs stopped each other's daemons), and
+    MEMFS_DAEMON_* settings are not part of the config a write is checked against."""
+    ws = init(tmp_path / "w")
+    stores.append(ws)
+    run(["ingest", str(chats[0])], ws, e=_auto_env())
+    holder = lock_holder(ws / ".memfs")
+    wait(lambda: (ws / ".memfs" / "daemon.sock").exists(), 60, "the started daemon listens")
+    out, local = cli_traced(ws, ["ingest", str(chats[1])], _auto_env(MEMFS_RECALL_TOP_K="12"))
+    assert out.returncode == 0 and local and "started a daemon" not in out.stderr
+    time.sleep(2.5)  # past the daemon's next check
+    assert lock_holder(ws / ".memfs") == holder
+    out, local = cli_traced(ws, ["ingest", str(chats[2])], _auto_env(idle=30, items=5))
+    assert out.returncode == 0 and not local, out.stderr  # other MEMFS_DAEMON_*: still handed over
+
+
+def test_a_request_sent_late_to_a_stopping_daemon_is_answered(tmp_path: Path, chats: list[Path],
+                                                              stores: list[Path]) -> None:
+    """A client connected, stalled, and sent its request after the daemon was told to stop:
+    it gets a whole answer (the process waits for the request being read), not a cut-off
+    connection that the CLI must report as a lost answer."""
+    import socket
+
+    ws = init(tmp_path / "w")
+    stores.append(ws)
+    e = env()
+    mine = serving(ws, tmp_path / "mine.log", e)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(ws / ".memfs" / "daemon.sock"))
+        time.sleep(0.3)  # accepted: its handler waits for the request line
+        mine.proc.send_signal(signal.SIGTERM)
+        time.sleep(1.5)
+        # another config's key: refused, but a whole answer (a stopping daemon refuses writes anyway)
+        sock.sendall(json.dumps({"verb": "ingest", "paths": [str(chats[0])], "allow_relearn": False,
+                                 "json": False, "config": "another"}).encode() + b"\n")
+        sock.settimeout(30)
+        answer = b""
+        while not answer.endswith(b"\n"):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+        assert json.loads(answer)["status"] == "refused"
+    finally:
+        sock.close()
+        assert mine.stop() == 0

@@ -10,6 +10,8 @@ output: a caller waiting on the CLI's pipes is not held), its log in `.memfs/dae
 The next `memfs ingest` or `memfs add` is handed to it (memfs.addwire). It
 
 - marks its lock as started this way (`AUTO_PURPOSE`, what `memfs doctor` shows);
+- does not take what lands in inbox/ (that waits for `memfs ingest`, as without a daemon);
+- stops once memfs.toml changed under it (the next ingest starts one with the new config);
 - stops after `[daemon] idle_exit_seconds` (600) with no input, request or edit, or when
   its folder goes, as any daemon does;
 - gives way to a `memfs daemon` a person starts (SIGTERM: it finishes its input first).
@@ -47,6 +49,8 @@ GIVE_WAY_NOTICE_SECONDS = 30.0
 RETRY_SECONDS = 600.0
 #: A daemon's last log line when it stopped cleanly (memfs.daemon).
 STOPPED_LINE = "memfs daemon: stopped"
+#: The longest Unix socket path (sun_path is 108 bytes with its NUL, on Linux).
+SUN_PATH_MAX = 107
 #: How long `start` waits for the daemon it started to take its lock.
 LOCK_WAIT_SECONDS = 15.0
 
@@ -91,8 +95,8 @@ def start(root: Path, state: Path) -> int | None:
     holds its lock already; its pid, or None. The same interpreter and environment as
     this process (so the same config key: the daemon takes this CLI's requests)."""
     root, log = root.resolve(), state / LOG_NAME
-    if lock_holder(state) is not None or failed_recently(log):
-        return None
+    if lock_holder(state) is not None or failed_recently(log) or len(os.fsencode(state / "daemon.sock")) > SUN_PATH_MAX:
+        return None  # (a socket path too long to bind: the CLI could hand it nothing)
     try:
         if log.stat().st_size > LOG_MAX:
             log.replace(state / (LOG_NAME + ".1"))
