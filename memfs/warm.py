@@ -124,7 +124,6 @@ def _handler_class() -> type:
     # socketserver and threading are the server's: the thin client (memfs.console) that
     # imports this module for try_warm_recall does not pay for them.
     import socketserver
-
     import threading
 
     class _Handler(socketserver.StreamRequestHandler):

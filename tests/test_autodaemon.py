@@ -21,7 +21,8 @@ from tests.support.daemon import cli_traced, serving, wait
 
 
 #: Each chat says different things (near-duplicates would be merged into one line).
-_SAID = [("I keep my bicycle in the blue shed behind the bakery.", "I started a pottery class at the community centre."),
+_SAID = [("I keep my bicycle in the blue shed behind the bakery.",
+          "I started a pottery class at the community centre."),
          ("My sister Mira moved to Porto for a design job.", "Our landlord Viktor raised the rent by ninety euros."),
          ("I adopted a grey parrot called Zorkel from the shelter.", "The quarterly budget review moved to Thursday.")]
 

@@ -95,8 +95,10 @@ def start(root: Path, state: Path) -> int | None:
     holds its lock already; its pid, or None. The same interpreter and environment as
     this process (so the same config key: the daemon takes this CLI's requests)."""
     root, log = root.resolve(), state / LOG_NAME
-    if lock_holder(state) is not None or failed_recently(log) or len(os.fsencode(state / "daemon.sock")) > SUN_PATH_MAX:
-        return None  # (a socket path too long to bind: the CLI could hand it nothing)
+    if len(os.fsencode(state / "daemon.sock")) > SUN_PATH_MAX:
+        return None  # its socket could not be bound: the CLI could hand it nothing
+    if lock_holder(state) is not None or failed_recently(log):
+        return None
     try:
         if log.stat().st_size > LOG_MAX:
             log.replace(state / (LOG_NAME + ".1"))
