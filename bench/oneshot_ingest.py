@@ -104,23 +104,11 @@ def start_daemon(tree: Path, root: Path, log: Path) -> tuple[subprocess.Popen[by
 
 
 def auto_daemon_pid(root: Path) -> int | None:
-    """The pid in the daemon lock of ROOT, if a daemon holds it (memfs.services.autodaemon.lock_holder)."""
-    import fcntl
+    """The pid in the daemon lock of ROOT, if a daemon holds it (this checkout's reading of the lock)."""
+    from memfs.services.autodaemon import lock_holder
 
-    try:
-        fd = os.open(root / ".memfs" / "daemon.lock", os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except OSError:
-            words = os.pread(fd, 64, 0).decode(errors="replace").split()
-            return int(words[0]) if words and words[0].isdigit() else None
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    finally:
-        os.close(fd)
+    holder = lock_holder(root / ".memfs")
+    return holder[0] if holder is not None and holder[0] > 0 else None
 
 
 def wait_auto_daemon(tree: Path, root: Path) -> float | None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memfs.addwire import config_key
+from memfs.daemon_watch import on_event, start_observer
 from memfs.services.autodaemon import AUTO_PURPOSE, STOPPED_LINE, give_way, idle_seconds
 from memfs.errors import LockedError
 from memfs.fsutil import WriterLock, has_writer
@@ -67,13 +68,9 @@ class Daemon:
 
     # -- events (watchdog thread) -----------------------------------------------------
     def _on_event(self, event) -> None:  # type: ignore[no-untyped-def]
-        from memfs.daemon_watch import on_event
-
         on_event(self, event)
 
     def _start_observer(self):  # type: ignore[no-untyped-def]
-        from memfs.daemon_watch import start_observer
-
         return start_observer(self)
 
     # -- the loop -----------------------------------------------------------------------

@@ -202,15 +202,16 @@ def daemon_pid(ws: Workspace) -> int | None:
 def _daemon(ws: Workspace) -> Check:
     from memfs.warm import ping, socket_path
 
-    pid = daemon_pid(ws)
+    holder = lock_holder(ws.state)
     sock = socket_path(ws.state)
-    if pid is None:
+    if holder is None:
         if sock.exists():
             return Check(name="daemon", level="warn", fixable=True,
                          detail=f"not running, but {ws.rel(sock)} is left behind")
         return Check(name="daemon", level="ok", detail="not running (start it with `memfs daemon`)")
+    pid, purpose = holder
     who = f"pid {pid}" if pid > 0 else "pid unknown"
-    if (lock_holder(ws.state) or (0, ""))[1] == AUTO_PURPOSE:
+    if purpose == AUTO_PURPOSE:
         who += ", started by `memfs ingest`; it stops when idle"
     if not sock.exists():
         return Check(name="daemon", level="ok", detail=f"running ({who}); no warm recall socket (recall works cold)")

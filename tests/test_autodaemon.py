@@ -10,7 +10,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -62,10 +62,17 @@ def chats(tmp_path: Path) -> list[Path]:
 
 
 @pytest.fixture
-def stores(tmp_path: Path) -> Iterator[list[Path]]:
-    """Workspaces whose daemons are stopped after the test, whatever it left."""
+def store(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
+    """`store(rel)`: a new workspace at tmp_path/rel; its daemons are stopped after the test,
+    whatever it left."""
     made: list[Path] = []
-    yield made
+
+    def make(rel: str) -> Path:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        made.append(init(tmp_path / rel))
+        return made[-1]
+
+    yield make
     for ws in made:
         holder = lock_holder(ws / ".memfs")
         if holder is not None and holder[0] > 0:
@@ -73,9 +80,8 @@ def stores(tmp_path: Path) -> Iterator[list[Path]]:
 
 
 def test_a_big_store_starts_a_daemon_the_next_ingest_is_handed_to_and_it_stops_when_idle(
-        tmp_path: Path, chats: list[Path], stores: list[Path]) -> None:
-    alone, ws = init(tmp_path / "alone"), init(tmp_path / "w")
-    stores += [alone, ws]
+        tmp_path: Path, chats: list[Path], store: Callable[[str], Path]) -> None:
+    alone, ws = store("alone"), store("w")
     for chat in chats[:2]:
         run(["ingest", str(chat)], alone, e=_auto_env(items=0))
     t = time.monotonic()
@@ -101,11 +107,10 @@ def test_a_big_store_starts_a_daemon_the_next_ingest_is_handed_to_and_it_stops_w
 
 
 def test_no_daemon_below_the_threshold_turned_off_or_without_warm_work(
-        tmp_path: Path, chats: list[Path], stores: list[Path]) -> None:
+        tmp_path: Path, chats: list[Path], store: Callable[[str], Path]) -> None:
     for name, e in (("default", env()), ("off", _auto_env(items=0)), ("big", _auto_env(items=10_000)),
                     ("nowarm", _auto_env(MEMFS_NO_WARM="1"))):
-        ws = init(tmp_path / name)
-        stores.append(ws)
+        ws = store(name)
         out = run(["ingest", str(chats[0])], ws, e=e)
         assert out.stdout.startswith("chat1.json: +") and "started a daemon" not in out.stderr, name
         time.sleep(0.3)
@@ -113,9 +118,8 @@ def test_no_daemon_below_the_threshold_turned_off_or_without_warm_work(
 
 
 def test_a_second_ingest_while_the_daemon_starts_does_not_start_another(
-        tmp_path: Path, chats: list[Path], stores: list[Path]) -> None:
-    ws = init(tmp_path / "w")
-    stores.append(ws)
+        tmp_path: Path, chats: list[Path], store: Callable[[str], Path]) -> None:
+    ws = store("w")
     run(["ingest", str(chats[0])], ws, e=_auto_env())
     holder = lock_holder(ws / ".memfs")
     assert holder is not None
@@ -125,9 +129,8 @@ def test_a_second_ingest_while_the_daemon_starts_does_not_start_another(
 
 
 def test_a_persons_daemon_takes_over_from_a_started_one(tmp_path: Path, chats: list[Path],
-                                                        stores: list[Path]) -> None:
-    ws = init(tmp_path / "w")
-    stores.append(ws)
+                                                        store: Callable[[str], Path]) -> None:
+    ws = store("w")
     run(["ingest", str(chats[0])], ws, e=_auto_env())
     started = lock_holder(ws / ".memfs")
     assert started is not None and started[1] == AUTO_PURPOSE
@@ -145,9 +148,8 @@ def test_a_persons_daemon_takes_over_from_a_started_one(tmp_path: Path, chats: l
 
 
 def test_a_started_daemon_never_takes_over_from_a_persons(tmp_path: Path, chats: list[Path],
-                                                           stores: list[Path]) -> None:
-    ws = init(tmp_path / "w")
-    stores.append(ws)
+                                                           store: Callable[[str], Path]) -> None:
+    ws = store("w")
     # another config: the daemon refuses the CLI's ingest, which is then done in-process
     mine = serving(ws, tmp_path / "mine.log", _auto_env(MEMFS_RECALL_TOP_K="7"))
     try:
@@ -160,9 +162,8 @@ def test_a_started_daemon_never_takes_over_from_a_persons(tmp_path: Path, chats:
 
 
 def test_a_started_daemon_that_died_is_not_started_again_at_every_ingest(tmp_path: Path, chats: list[Path],
-                                                                          stores: list[Path]) -> None:
-    ws = init(tmp_path / "w")
-    stores.append(ws)
+                                                                          store: Callable[[str], Path]) -> None:
+    ws = store("w")
     log = ws / ".memfs" / LOG_NAME
     log.write_text("memfs daemon: watching x (pid 1)\nmemfs daemon: inotify watch limit reached\n", encoding="utf-8")
     out = run(["ingest", str(chats[0])], ws, e=_auto_env())
@@ -174,12 +175,11 @@ def test_a_started_daemon_that_died_is_not_started_again_at_every_ingest(tmp_pat
 
 
 def test_an_ingest_sent_as_the_daemon_stops_on_its_own_is_done_here(tmp_path: Path, chats: list[Path],
-                                                                    stores: list[Path]) -> None:
+                                                                    store: Callable[[str], Path]) -> None:
     """Its socket's queued connections are answered (refused), not reset: a reset read as
     "the daemon took it and gave no answer", and the input was never memorized."""
     for trial in range(2):
-        ws = init(tmp_path / f"w{trial}")
-        stores.append(ws)
+        ws = store(f"w{trial}")
         run(["ingest", str(chats[0])], ws, e=_auto_env(idle=2))
         log = ws / ".memfs" / LOG_NAME
         wait(lambda: "nothing to do" in log.read_text(), 60, "the idle stop")
@@ -190,9 +190,8 @@ def test_an_ingest_sent_as_the_daemon_stops_on_its_own_is_done_here(tmp_path: Pa
 
 
 def test_a_started_daemon_stops_when_a_cli_with_another_config_asks(tmp_path: Path, chats: list[Path],
-                                                                     stores: list[Path]) -> None:
-    ws = init(tmp_path / "w")
-    stores.append(ws)
+                                                                     store: Callable[[str], Path]) -> None:
+    ws = store("w")
     run(["ingest", str(chats[0])], ws, e=_auto_env())
     first = lock_holder(ws / ".memfs")
     assert first is not None
@@ -210,9 +209,8 @@ def test_a_started_daemon_stops_when_a_cli_with_another_config_asks(tmp_path: Pa
 
 
 def test_a_started_daemon_does_not_stop_while_a_person_keeps_editing(tmp_path: Path, chats: list[Path],
-                                                                     stores: list[Path]) -> None:
-    ws = init(tmp_path / "w")
-    stores.append(ws)
+                                                                     store: Callable[[str], Path]) -> None:
+    ws = store("w")
     run(["ingest", str(chats[0])], ws, e=_auto_env(idle=2))
     holder = lock_holder(ws / ".memfs")
     assert holder is not None
@@ -233,13 +231,12 @@ def test_a_started_daemon_does_not_stop_while_a_person_keeps_editing(tmp_path: P
 
 
 def test_a_daemon_hands_over_ingests_after_its_index_was_deleted(tmp_path: Path, chats: list[Path],
-                                                                 stores: list[Path]) -> None:
+                                                                 store: Callable[[str], Path]) -> None:
     """`.memfs/` is a cache: deleted under a daemon that ingested over its socket, the next
     handed-over ingest works (its replay ledger's tables are made again)."""
     import shutil
 
-    ws = init(tmp_path / "w")
-    stores.append(ws)
+    ws = store("w")
     mine = serving(ws, tmp_path / "mine.log", env())
     try:
         out, local = cli_traced(ws, ["ingest", str(chats[0])], env())
@@ -256,9 +253,8 @@ def test_a_daemon_hands_over_ingests_after_its_index_was_deleted(tmp_path: Path,
 
 
 def test_a_daemon_that_cannot_be_started_leaves_the_ingest_done(tmp_path: Path, chats: list[Path],
-                                                                stores: list[Path]) -> None:
-    ws = init(tmp_path / "w")
-    stores.append(ws)
+                                                                store: Callable[[str], Path]) -> None:
+    ws = store("w")
     (ws / ".memfs" / LOG_NAME).mkdir(parents=True)  # its log cannot be opened
     out = run(["ingest", str(chats[0])], ws, e=_auto_env(), check=False)
     assert out.returncode == 0 and out.stdout.startswith("chat1.json: +")
@@ -310,13 +306,12 @@ def test_a_persons_daemon_waits_for_a_busy_started_one_or_says_why_not(tmp_path:
 
 
 def test_a_started_daemon_leaves_inbox_files_to_the_cli(tmp_path: Path, chats: list[Path],
-                                                        stores: list[Path]) -> None:
+                                                        store: Callable[[str], Path]) -> None:
     """`memfs ingest inbox/X` a moment after the copy: the daemon did not take X first (which
     made the CLI say "failed: not a regular file" for an input that was memorized)."""
     import shutil
 
-    ws = init(tmp_path / "w")
-    stores.append(ws)
+    ws = store("w")
     run(["ingest", str(chats[0])], ws, e=_auto_env())
     wait(lambda: (ws / ".memfs" / "daemon.sock").exists(), 60, "the started daemon listens")
     for chat in chats[1:]:
@@ -331,11 +326,8 @@ def test_a_started_daemon_leaves_inbox_files_to_the_cli(tmp_path: Path, chats: l
 
 
 def test_no_daemon_is_started_where_its_socket_cannot_be_bound(tmp_path: Path, chats: list[Path],
-                                                               stores: list[Path]) -> None:
-    deep = tmp_path / ("d" * 60) / ("e" * 60)
-    deep.mkdir(parents=True)
-    ws = init(deep / "w")
-    stores.append(ws)
+                                                               store: Callable[[str], Path]) -> None:
+    ws = store(f"{'d' * 60}/{'e' * 60}/w")
     assert len(os.fsencode(ws / ".memfs" / "daemon.sock")) > 107
     out = run(["ingest", str(chats[0])], ws, e=_auto_env())
     assert out.stdout.startswith("chat1.json: +") and "started a daemon" not in out.stderr
@@ -343,12 +335,11 @@ def test_no_daemon_is_started_where_its_socket_cannot_be_bound(tmp_path: Path, c
 
 
 def test_a_cli_with_other_settings_is_refused_and_the_daemon_stays(tmp_path: Path, chats: list[Path],
-                                                                   stores: list[Path]) -> None:
+                                                                   store: Callable[[str], Path]) -> None:
     """Only memfs.toml changing stops a started daemon: a CLI with other MEMFS_* settings
     ingests in-process beside it (two such CLIs stopped each other's daemons), and
     MEMFS_DAEMON_* settings are not part of the config a write is checked against."""
-    ws = init(tmp_path / "w")
-    stores.append(ws)
+    ws = store("w")
     run(["ingest", str(chats[0])], ws, e=_auto_env())
     holder = lock_holder(ws / ".memfs")
     wait(lambda: (ws / ".memfs" / "daemon.sock").exists(), 60, "the started daemon listens")
@@ -361,14 +352,13 @@ def test_a_cli_with_other_settings_is_refused_and_the_daemon_stays(tmp_path: Pat
 
 
 def test_a_request_sent_late_to_a_stopping_daemon_is_answered(tmp_path: Path, chats: list[Path],
-                                                              stores: list[Path]) -> None:
+                                                              store: Callable[[str], Path]) -> None:
     """A client connected, stalled, and sent its request after the daemon was told to stop:
     it gets a whole answer (the process waits for the request being read), not a cut-off
     connection that the CLI must report as a lost answer."""
     import socket
 
-    ws = init(tmp_path / "w")
-    stores.append(ws)
+    ws = store("w")
     e = env()
     mine = serving(ws, tmp_path / "mine.log", e)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
